@@ -66,6 +66,11 @@ class TorchCPUStream:
             data[n - 16 :] = _normal_fill_16(self._uniform_f32(16), mean, std)
         return data.reshape(shape)
 
+    def randint(self, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
+        """``torch.randint(low, high, shape)``: a 32-bit draw modulo the range, plus low."""
+        raw = self._raw32(math.prod(shape))
+        return ((raw % (high - low)).astype(np.int64) + low).reshape(shape)
+
 
 def _fma32(a, b, c) -> np.ndarray:
     """Correctly rounded float32 ``a*b + c``: exact product, round-to-odd sum, then float32."""
@@ -143,6 +148,9 @@ class NumpyStream:
 
     def normal(self, shape: tuple[int, ...], mean: float = 0.0, std: float = 1.0) -> np.ndarray:
         return self._rng.normal(mean, std, size=shape).astype(_F32)
+
+    def randint(self, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
+        return self._rng.integers(low, high, size=shape)
 
 
 STREAMS = {"torch": TorchCPUStream, "numpy": NumpyStream}

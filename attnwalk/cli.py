@@ -1,0 +1,125 @@
+"""The ``attnwalk`` command line (typer). Bad input: one line naming the option, exit 2."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import ConfigError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Step-by-step worked examples of attention, with numbers PyTorch agrees with.")
+
+# Scenario options shared by render, crosscheck and check. None means "not given": the
+# scenario file's value, else the Config default. Every command taking a scenario lists all of them
+# and passes them through ``scenario()``, so make_config is the one place that validates.
+ScenarioFile = Annotated[Path | None, typer.Option("--scenario", help="scenario TOML file; flags override it")]
+Variant = Annotated[str | None, typer.Option("--variant", help="yolo | sdpa | mha [yolo]")]
+Tokens = Annotated[int | None, typer.Option("--tokens", help="sdpa/mha: query tokens N")]
+KvTokens = Annotated[int | None, typer.Option("--kv-tokens", help="sdpa: key/value tokens M (cross-attention when != N)")]
+Mask = Annotated[str | None, typer.Option("--mask", help="sdpa: none | causal | padding:K")]
+MaskFill = Annotated[str | None, typer.Option("--mask-fill", help="sdpa: -inf | -1e9 | -10000")]
+H = Annotated[int | None, typer.Option("--h", help="feature-map height H [3]")]
+W = Annotated[int | None, typer.Option("--w", help="feature-map width W [3]")]
+Dim = Annotated[int | None, typer.Option("--dim", help="channels C = dim [4]")]
+Heads = Annotated[int | None, typer.Option("--heads", help="num_heads, divides dim [2]")]
+AttnRatio = Annotated[float | None, typer.Option("--attn-ratio", help="key_dim = int(head_dim * ratio) [0.5]")]
+Batch = Annotated[int | None, typer.Option("--batch", help="batch size B [1]")]
+Seed = Annotated[int | None, typer.Option("--seed", help="random seed [42]")]
+Input = Annotated[str | None, typer.Option("--input", help="ramp | randint | normal [ramp]")]
+InitStd = Annotated[float | None, typer.Option("--init-std", help="std of the normal weights [0.02]")]
+Rng = Annotated[str | None, typer.Option("--rng", help="torch | numpy [torch]")]
+PeOn = Annotated[str | None, typer.Option("--pe-on", help="v (the module) | o (the seed notes) [v]")]
+Lang = Annotated[str | None, typer.Option("--lang", help="vi | en [vi]")]
+Decimals = Annotated[int | None, typer.Option("--decimals", help="printed decimals [4]")]
+
+
+def scenario(scenario_file: Path | None = None, **options) -> dict:
+    """The options the user gave (None dropped), over the scenario file's, for ``make_config``."""
+    given = {k: v for k, v in options.items() if v is not None}
+    if scenario_file is None:
+        return given
+    from .scenario import load_scenario  # sdpa/mha issue: TOML scenario files
+
+    return {**load_scenario(scenario_file), **given}
+
+
+def fail(message: str, code: int = 2) -> None:
+    typer.echo(f"attnwalk: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def render(
+    scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
+    mask: Mask = None, mask_fill: MaskFill = None, h: H = None, w: W = None, dim: Dim = None, heads: Heads = None,
+    attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
+    init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
+    decimals: Decimals = None,
+    format: Annotated[str, typer.Option("--format", help="md | json")] = "md",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
+) -> None:
+    """Render one walkthrough (Markdown+LaTeX or the JSON trace)."""
+    from .api import walk
+    from .render import render as render_doc
+    from .writefile import write_atomic
+
+    if format not in ("md", "json"):
+        fail(f"--format: got {format!r}; allowed: md, json")
+    try:
+        opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
+                        mask_fill=mask_fill, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio, batch=batch,
+                        seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
+                        decimals=decimals)
+        trace = walk(**opts)
+    except ConfigError as err:
+        fail(str(err))
+    text = render_doc(trace, format, trace.config["lang"])
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        write_atomic(output, text)
+    except OSError as err:
+        fail(f"-o: cannot write {output}: {err.strerror or err}")
+
+
+@app.callback()
+def _root() -> None:
+    """Step-by-step worked examples of attention, with numbers PyTorch agrees with."""
+
+
+def _click_exceptions():
+    """Typer >= 0.20 vendors click as ``typer._click``; older releases use click itself."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import exceptions
+    return exceptions
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: usage errors become one line on stderr, exit 2, no usage dump."""
+    cx = _click_exceptions()
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="attnwalk", standalone_mode=False)
+    except typer.Exit as e:
+        return e.exit_code
+    except typer.Abort:
+        return 130
+    except cx.UsageError as e:
+        where = e.ctx.command_path if e.ctx else "attnwalk"
+        typer.echo(f"{where}: error: {e.format_message()}", err=True)
+        return 2
+    except cx.ClickException as e:
+        typer.echo(f"attnwalk: error: {e.format_message()}", err=True)
+        return e.exit_code
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Pure-NumPy float64 forward passes, one module per variant, each filling a Trace."""

@@ -1,0 +1,62 @@
+"""Ultralytics ``Attention`` (PSABlock / C2PSA), read top to bottom (DESIGN §2, yolo).
+
+Layouts follow PyTorch: x (B, C, H, W); q, k (B, heads, key_dim, N); v (B, heads, head_dim, N);
+scores and attn (B, heads, N, N) with row i = query position i, column j = key position j.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import Config
+from ..trace import Trace
+from .softmax import record_softmax
+
+IMAGE = ("batch", "channel", "row", "col")
+HEADS = ("batch", "head")
+
+
+def conv1x1(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """1x1 convolution: out[:, o] = sum_c w[o, c] * x[:, c] + b[o]."""
+    return np.einsum("oc,bchw->bohw", w[:, :, 0, 0], x) + b[None, :, None, None]
+
+
+def depthwise3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """3x3 depthwise convolution (groups = C, zero padding 1), as Conv2d cross-correlates."""
+    _, _, h, wd = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros_like(x)
+    for di in range(3):
+        for dj in range(3):
+            out += w[None, :, 0, di, dj, None, None] * padded[:, :, di : di + h, dj : dj + wd]
+    return out + b[None, :, None, None]
+
+
+def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace:
+    d = cfg.derived
+    B, C, H, W = x.shape
+    N, heads, key_dim, head_dim = H * W, cfg.heads, d["key_dim"], d["head_dim"]
+    t = Trace(config=cfg.to_dict(), derived=dict(d))
+
+    x = t.record("x", x, IMAGE, "input")
+    for name in ("w_qkv", "b_qkv", "w_proj", "b_proj", "w_pe", "b_pe"):
+        axes = ("out_channel",) if name.startswith("b_") else ("out_channel", "in_channel", "kh", "kw")
+        t.record(name, weights[name], axes, "weight")
+
+    qkv = t.record("qkv", conv1x1(x, t["w_qkv"], t["b_qkv"]), IMAGE, "conv1x1")
+    # Channels are interleaved per head: head 0's [q, k, v], then head 1's [q, k, v], ...
+    per_head = qkv.reshape(B, heads, 2 * key_dim + head_dim, N)
+    q = t.record("q", per_head[:, :, :key_dim], HEADS + ("key_dim", "pos"), "split")
+    k = t.record("k", per_head[:, :, key_dim : 2 * key_dim], HEADS + ("key_dim", "pos"), "split")
+    v = t.record("v", per_head[:, :, 2 * key_dim :], HEADS + ("head_dim", "pos"), "split")
+
+    scores = t.record("scores", np.swapaxes(q, -2, -1) @ k, HEADS + ("query", "key"), "qt_k")
+    scaled = t.record("scores_scaled", scores * d["scale"], HEADS + ("query", "key"), "scale")
+    attn = record_softmax(t, scaled, HEADS + ("query",))
+
+    o = t.record("o", (v @ np.swapaxes(attn, -2, -1)).reshape(B, C, H, W), IMAGE, "v_attn_t")
+    pe_input = v.reshape(B, C, H, W) if cfg.pe_on == "v" else o
+    pe = t.record("pe", depthwise3x3(pe_input, t["w_pe"], t["b_pe"]), IMAGE, f"pe_on_{cfg.pe_on}")
+    o_pe = t.record("o_pe", o + pe, IMAGE, "add")
+    t.record("out", conv1x1(o_pe, t["w_proj"], t["b_proj"]), IMAGE, "conv1x1")
+    return t

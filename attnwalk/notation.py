@@ -1,0 +1,56 @@
+"""The labels documents use for tensors (DESIGN §5), shared by templates and checker.
+
+Each label is a pattern with named fields; ``TENSOR_OF`` says which trace tensor and index
+it denotes. Batch index ``b`` prints as ``:`` when the batch has one element, as the seeds do.
+"""
+
+from __future__ import annotations
+
+import re
+
+# name -> (LaTeX pattern, trace tensor, index fields in tensor order). Plain-text labels
+# (code blocks, prose) drop ``\text{}`` and write ``\hat{S}`` as ``Ŝ``: see ``plain``.
+LABELS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "x": ("X[{b},{c},:,:]", "x", ("b", "c")),
+    "qkv": (r"\text{{QKV}}[{b},{c},:,:]", "qkv", ("b", "c")),
+    "q": ("Q_{h}", "q", ("b", "h")),
+    "k": ("K_{h}", "k", ("b", "h")),
+    "v": ("V_{h}", "v", ("b", "h")),
+    "scores": ("S_{h}", "scores", ("b", "h")),
+    "scores_row": ("S_{h}[{i}, :]", "scores", ("b", "h", "i")),
+    "scores_scaled": (r"\hat{{S}}_{h}", "scores_scaled", ("b", "h")),
+    "scores_scaled_row": (r"\hat{{S}}_{h}[{i}, :]", "scores_scaled", ("b", "h", "i")),
+    "exp_row": ("E_{h}[{i}, :]", "exp", ("b", "h", "i")),
+    "attn": ("A_{h}", "attn", ("b", "h")),
+    "attn_row": ("A_{h}[{i}, :]", "attn", ("b", "h", "i")),
+    "o": ("O[{b},{c},:,:]", "o", ("b", "c")),
+    "pe": (r"\text{{PE}}[{b},{c},:,:]", "pe", ("b", "c")),
+    "o_pe": ("O'[{b},{c},:,:]", "o_pe", ("b", "c")),
+    "out": (r"\text{{Out}}[{b},{c},:,:]", "out", ("b", "c")),
+    "w_qkv": (r"W_{{qkv}}", "w_qkv", ()),
+    "w_proj": (r"W_{{proj}}", "w_proj", ()),
+    "w_pe": (r"W_{{pe}}[{c}]", "w_pe", ("c",)),
+}
+
+
+def _sub(h: int) -> str:
+    """A subscript as the seeds write it: ``0`` for one digit, ``{12}`` otherwise."""
+    return str(h) if 0 <= h < 10 else "{" + str(h) + "}"
+
+
+def plain(tex_label: str) -> str:
+    """A LaTeX label as plain text for code blocks: ``\text{QKV}`` -> ``QKV``, ``\\hat{S}`` -> ``Ŝ``."""
+    out = re.sub(r"\\text\{([^}]*)\}", r"\1", tex_label)
+    out = out.replace(r"\hat{S}", "Ŝ")
+    return re.sub(r"_\{(\w+)\}", r"_\1", out).replace("{", "").replace("}", "")
+
+
+def label(name: str, batch_size: int = 1, **index) -> str:
+    """The printed LaTeX label of ``name`` at ``index`` (b, c, h, i as the pattern needs)."""
+    pattern = LABELS[name][0]
+    fields = dict(index)
+    if "b" in fields:
+        fields["b"] = ":" if batch_size == 1 else str(fields["b"])
+    if "h" in fields:
+        fields["h"] = _sub(fields["h"])
+    return pattern.format(**fields)

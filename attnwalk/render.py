@@ -1,0 +1,46 @@
+"""Trace -> document: Markdown+LaTeX through Jinja templates, or JSON (DESIGN §1)."""
+
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+from pathlib import Path
+
+from .trace import Trace
+
+
+def templates_dir() -> Path:
+    """``attnwalk/templates`` inside an installed wheel, else the repository's ``templates/``."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("attnwalk templates not found next to the package")
+
+
+@lru_cache(maxsize=1)
+def environment():
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_markdown(trace: Trace, lang: str) -> str:
+    variant = trace.config["variant"]
+    view = importlib.import_module(f".views.{variant}", __package__).build(trace)
+    text = environment().get_template(f"{variant}/{lang}.md.j2").render(**view)
+    return text.rstrip("\n") + "\n"
+
+
+def render(trace: Trace, fmt: str, lang: str) -> str:
+    """The document for ``trace`` in format ``fmt`` ("md" or "json")."""
+    if fmt == "json":
+        return trace.to_json()
+    return render_markdown(trace, lang)

@@ -1,0 +1,70 @@
+"""The record of one forward pass: ordered, named steps (DESIGN §4).
+
+Each step holds a float64 array in PyTorch's layout, the meaning of each axis and a
+formula key the templates use to explain it. Names are a stable API: see README.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    data: np.ndarray
+    axes: tuple[str, ...]
+    formula: str
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
+
+
+@dataclass
+class Trace:
+    config: dict
+    derived: dict
+    steps: dict[str, Step] = field(default_factory=dict)
+
+    def record(self, name: str, data, axes: tuple[str, ...], formula: str) -> np.ndarray:
+        """Store ``data`` (as float64) under ``name``; return the stored array."""
+        arr = np.asarray(data, dtype=np.float64)
+        if arr.ndim != len(axes):
+            raise ValueError(f"step {name}: {arr.ndim} axes but {len(axes)} axis names")
+        self.steps[name] = Step(name, arr, tuple(axes), formula)
+        return arr
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.steps[name].data
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.steps
+
+    def names(self) -> list[str]:
+        return list(self.steps)
+
+    def to_dict(self) -> dict:
+        return {
+            "config": self.config,
+            "derived": self.derived,
+            "tensors": {
+                s.name: {"shape": list(s.shape), "axes": list(s.axes), "formula": s.formula, "data": s.data.tolist()}
+                for s in self.steps.values()
+            },
+        }
+
+    def to_json(self) -> str:
+        """Deterministic JSON: floats as shortest round-trip reprs, keys in step order."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Trace:
+        t = cls(config=d["config"], derived=d.get("derived", {}))
+        for name, s in d["tensors"].items():
+            data = np.asarray(s["data"], dtype=np.float64).reshape(s["shape"])
+            t.record(name, data, tuple(s.get("axes", ())), s.get("formula", ""))
+        return t

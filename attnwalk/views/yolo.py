@@ -1,0 +1,183 @@
+"""The view model of the yolo walkthrough (batch 0, worked row: head 0, query 0)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import __version__
+from ..config import Config
+from ..frontmatter import front_matter
+from ..latex import bmatrix, is_elided
+from ..notation import label, plain
+from ..numfmt import fmt, fmt_list
+from ..trace import Trace
+
+MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
+MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
+
+
+def shown(n: int) -> list[int]:
+    return list(range(n)) if n <= MAX_CHANNELS_SHOWN else [0, 1, 2, 3, n - 1]
+
+
+def cli_command(cfg: dict) -> str:
+    """The ``attnwalk render`` command that reproduces this walkthrough."""
+    defaults = Config().to_dict()
+    always = ("h", "w", "heads", "seed")
+    parts = ["attnwalk render"]
+    for key in ("h", "w", "dim", "heads", "attn_ratio", "batch", "seed", "input", "init_std", "rng", "pe_on",
+                "decimals", "lang"):
+        if key in always or cfg[key] != defaults[key] or key == "lang":
+            val = f"{cfg[key]:g}" if isinstance(cfg[key], float) else cfg[key]
+            parts.append(f"--{key.replace('_', '-')} {val}")
+    return " ".join(parts)
+
+
+def build(trace: Trace) -> dict:
+    cfg, d = trace.config, trace.derived
+    dec = cfg["decimals"]
+    B, C, H, W = trace["x"].shape
+    N, heads, kd, hd = H * W, cfg["heads"], d["key_dim"], d["head_dim"]
+    # Worked-by-hand arithmetic prints its operands at a working precision 4 places finer
+    # than the matrices, so that redoing the sum by hand gives the printed result.
+    wp = min(dec + 4, 15)
+    f = lambda v: fmt(v, dec)  # noqa: E731
+    fw = lambda v: fmt(v, wp)  # noqa: E731
+    mat = lambda a: bmatrix(a, dec)  # noqa: E731
+    lab = lambda name, **ix: label(name, B, **ix)  # noqa: E731
+    b = 0
+
+    def channel_maps(name: str, tensor: str, channels: list[int]) -> list[dict]:
+        return [{"c": c, "label": lab(name, b=0, c=c), "tex": mat(trace[tensor][b, c])} for c in channels]
+
+    x = trace["x"]
+    chans = shown(C)
+    qkv_chans = shown(d["qkv_channels"])
+    per_head = 2 * kd + hd
+    roles = []
+    for ch in range(d["qkv_channels"]):
+        h, r = divmod(ch, per_head)
+        role, idx = ("q", r) if r < kd else ("k", r - kd) if r < 2 * kd else ("v", r - 2 * kd)
+        roles.append({"channel": ch, "head": h, "role": role, "index": idx})
+
+    # Worked 1x1 conv: QKV channel 0 at pixel p0.
+    w_qkv = trace["w_qkv"][:, :, 0, 0]
+    qkv_terms = [f"({fw(w_qkv[0, c])})({_num(x[b, c, 0, 0])})" for c in range(C)]
+
+    # Worked score row: head 0, query 0.
+    q, k, v = trace["q"][b], trace["k"][b], trace["v"][b]
+    i, h0 = 0, 0
+    s_row = trace["scores"][b, h0, i]
+    s_terms = []
+    for j in range(min(N, 3)):
+        s_terms.append({
+            "j": j,
+            "expr": " + ".join(f"({fw(q[h0, dd, i])})({fw(k[h0, dd, j])})" for dd in range(kd)),
+            "value": fw(s_row[j]),
+        })
+
+    ss_row = trace["scores_scaled"][b, h0, i]
+    e_row = trace["exp"][b, h0, i]
+    a_row = trace["attn"][b, h0, i]
+    attn = trace["attn"][b]
+    row_sums = attn.sum(axis=-1)
+
+    heads_view = []
+    for h in range(heads):
+        heads_view.append({
+            "h": h,
+            "q_label": lab("q", h=h), "q_tex": mat(q[h]),
+            "k_label": lab("k", h=h), "k_tex": mat(k[h]),
+            "v_label": lab("v", h=h), "v_tex": mat(v[h]),
+            "s_label": lab("scores", h=h), "s_tex": mat(trace["scores"][b, h]),
+            "ss_label": lab("scores_scaled", h=h), "ss_tex": mat(trace["scores_scaled"][b, h]),
+            "a_label": lab("attn", h=h), "a_tex": mat(attn[h]),
+            "row_sum_min": fmt(row_sums[h].min(), 12), "row_sum_max": fmt(row_sums[h].max(), 12),
+            "a_max": f(attn[h].max()), "a_min": f(attn[h].min()),
+            "s_first_row": fmt_list(trace["scores"][b, h, 0], dec),
+            "q_first": f(q[h, 0, 0]),
+        })
+
+    n_terms = N if N <= 16 else 3
+    # Worked O column: head 0, position 0: O_0[:, 0] = sum_j A_0[0, j] V_0[:, j].
+    o_terms = [{"d": dd, "expr": " + ".join(f"({fw(a_row[j])})({fw(v[h0, dd, j])})" for j in range(n_terms)),
+                "value": f(trace["o"][b, dd, 0, 0])} for dd in range(hd)]
+
+    # Worked PE value: channel 0, pixel (0, 0): 3x3 window of the zero-padded input.
+    pe_src = trace["v"][b].reshape(C, H, W) if cfg["pe_on"] == "v" else trace["o"][b]
+    padded = np.pad(pe_src[0], 1)
+    window = padded[0:3, 0:3]
+    kernel = trace["w_pe"][0, 0]
+
+    uniform = 1.0 / N
+    spread = float(attn.max() - attn.min())
+    title = {"vi": f"Attention trong YOLO — ví dụ số {H}×{W}, {heads} head, seed {cfg['seed']}",
+             "en": f"Attention in YOLO — a worked {H}×{W} example, {heads} heads, seed {cfg['seed']}"}[cfg["lang"]]
+    return {
+        "front_matter": front_matter(trace, title),
+        "version": __version__,
+        "command": cli_command(cfg),
+        "cfg": cfg, "d": d, "dec": dec,
+        "B": B, "C": C, "H": H, "W": W, "N": N, "heads": heads, "key_dim": kd, "head_dim": hd,
+        "scale": _scale_str(kd, d["scale"], dec), "scale_is_one": kd == 1,
+        "nh_kd": d["nh_kd"], "qkv_channels": d["qkv_channels"], "per_head": per_head,
+        "attn_ratio": f"{cfg['attn_ratio']:g}", "init_std": f"{cfg['init_std']:g}",
+        "channels_elided": len(chans) < C, "qkv_channels_elided": len(qkv_chans) < d["qkv_channels"],
+        "positions": [f"p{p}" for p in range(N)],
+        "pixel_table": _pixel_table(x[b]) if N <= MAX_TABLE_POSITIONS and C <= MAX_CHANNELS_SHOWN else None,
+        "x_maps": [{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=_num)} for c in chans],
+        "w_qkv_tex": mat(w_qkv), "w_qkv_elided": is_elided(w_qkv),
+        "w_proj_tex": mat(trace["w_proj"][:, :, 0, 0]),
+        "w_pe": [{"c": c, "label": label("w_pe", c=c), "tex": mat(trace["w_pe"][c, 0])} for c in chans],
+        "biases_zero": all(not trace[n].any() for n in ("b_qkv", "b_proj", "b_pe")),
+        "qkv_maps": channel_maps("qkv", "qkv", qkv_chans),
+        "roles": roles,
+        "qkv_worked": {"terms": " + ".join(qkv_terms), "value": f(trace["qkv"][b, 0, 0, 0]),
+                       "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]")},
+        "heads_view": heads_view,
+        "worked": {
+            "h": h0, "i": i, "kd1": kd == 1,
+            "wp": wp,
+            "q_i": fw(q[h0, 0, i]), "k_row": fmt_list(k[h0, 0], wp),
+            "s_row": fmt_list(s_row, wp), "s_terms": s_terms, "s_row_elided": N > 3,
+            "ss_row": fmt_list(ss_row, wp), "row_max": fw(trace["row_max"][b, h0, i]),
+            "argmax": int(np.argmax(ss_row)),
+            "exp_terms": [{"j": j, "s": fw(ss_row[j]), "e": fw(e_row[j])} for j in range(N)],
+            "exp_row": fmt_list(e_row, wp), "row_sum": fw(trace["row_sum"][b, h0, i]),
+            "a_row": fmt_list(a_row, dec),
+            "a_row_sum": fmt(a_row.sum(), 12),
+            "o_terms": o_terms, "o_elided": n_terms < N,
+            "exp_label": plain(lab("exp_row", h=h0, i=i)), "a_label": plain(lab("attn_row", h=h0, i=i)),
+            "s_label": plain(lab("scores_row", h=h0, i=i)), "ss_label": plain(lab("scores_scaled_row", h=h0, i=i)),
+        },
+        "o_maps": channel_maps("o", "o", chans),
+        "pe_maps": channel_maps("pe", "pe", chans),
+        "o_pe_maps": channel_maps("o_pe", "o_pe", chans),
+        "out_maps": channel_maps("out", "out", chans),
+        "pe_worked": {"window": bmatrix(window, wp), "kernel": bmatrix(kernel, wp),
+                      "value": f(trace["pe"][b, 0, 0, 0]), "label": lab("pe", b=0, c=0).replace(",:,:]", ",0,0]"),
+                      "src": "V" if cfg["pe_on"] == "v" else "O"},
+        "summary": {
+            "uniform": f(uniform), "attn_max": f(attn.max()), "attn_min": f(attn.min()),
+            "near_uniform": spread < 0.5 * uniform,
+            "out_absmax": f(np.abs(trace["out"][b]).max()),
+        },
+    }
+
+
+def _num(v: float) -> str:
+    """Input values: integers print without decimals, as a reader typed them."""
+    v = float(v)
+    return str(int(v)) if v.is_integer() else repr(v)
+
+
+def _scale_str(kd: int, scale: float, dec: int) -> str:
+    return "1" if kd == 1 else fmt(scale, dec)
+
+
+def _pixel_table(xb: np.ndarray) -> dict:
+    C, H, W = xb.shape
+    flat = xb.reshape(C, H * W)
+    return {"header": [f"c{c}" for c in range(C)],
+            "rows": [{"p": f"p{p}", "rc": (p // W, p % W), "vals": [_num(flat[c, p]) for c in range(C)]}
+                     for p in range(H * W)]}
