@@ -19,7 +19,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 ScenarioFile = Annotated[Path | None, typer.Option("--scenario", help="scenario TOML file; flags override it")]
 Variant = Annotated[str | None, typer.Option("--variant", help="yolo | sdpa | mha [yolo]")]
 Tokens = Annotated[int | None, typer.Option("--tokens", help="sdpa/mha: query tokens N")]
-KvTokens = Annotated[int | None, typer.Option("--kv-tokens", help="sdpa: key/value tokens M (cross-attention when != N)")]
+KvTokens = Annotated[int | None, typer.Option("--kv-tokens", help="sdpa: key/value tokens M (cross when != N)")]
 Mask = Annotated[str | None, typer.Option("--mask", help="sdpa: none | causal | padding:K")]
 MaskFill = Annotated[str | None, typer.Option("--mask-fill", help="sdpa: -inf | -1e9 | -10000")]
 H = Annotated[int | None, typer.Option("--h", help="feature-map height H [3]")]
