@@ -1,0 +1,60 @@
+"""Shared helpers for the tests: a faithful PyTorch copy of Ultralytics' Attention."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def ultralytics_attention(trace, dtype="float64"):
+    """Run Ultralytics ``Attention.forward`` in torch on the trace's input and weights.
+
+    Each conv is laid out as in Ultralytics: Conv2d(bias=False) + BatchNorm2d in eval mode,
+    whose statistics make the BN the identity plus the trace's bias (running_var = 1 - eps).
+    Returns the intermediates by name, as numpy float64 arrays.
+    """
+    torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
+    nn = torch.nn
+    dt = getattr(torch, dtype)
+    cfg, d = trace.config, trace.derived
+    x = torch.tensor(trace["x"], dtype=dt)
+    B, C, H, W = x.shape
+    N, heads, kd, hd = H * W, cfg["heads"], d["key_dim"], d["head_dim"]
+
+    def conv_bn(w, b, groups=1):
+        w = torch.tensor(w, dtype=dt)
+        conv = nn.Conv2d(w.shape[1] * groups, w.shape[0], w.shape[2], padding=w.shape[2] // 2, groups=groups,
+                         bias=False).to(dt)
+        bn = nn.BatchNorm2d(w.shape[0]).to(dt).eval()
+        with torch.no_grad():
+            conv.weight.copy_(w)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.tensor(b, dtype=dt))
+        return nn.Sequential(conv, bn)
+
+    qkv_m = conv_bn(trace["w_qkv"], trace["b_qkv"])
+    proj_m = conv_bn(trace["w_proj"], trace["b_proj"])
+    pe_m = conv_bn(trace["w_pe"], trace["b_pe"], groups=C)
+    with torch.no_grad():
+        qkv = qkv_m(x)
+        q, k, v = qkv.view(B, heads, kd * 2 + hd, N).split([kd, kd, hd], dim=2)
+        scores = q.transpose(-2, -1) @ k
+        scaled = scores * (kd**-0.5)
+        attn = scaled.softmax(dim=-1)
+        o = (v @ attn.transpose(-2, -1)).view(B, C, H, W)
+        pe = pe_m(v.reshape(B, C, H, W) if cfg["pe_on"] == "v" else o)
+        out = proj_m(o + pe)
+    got = dict(x=x, qkv=qkv, q=q, k=k, v=v, scores=scores, scores_scaled=scaled, attn=attn, o=o, pe=pe,
+               o_pe=o + pe, out=out)
+    return {name: t.double().numpy() for name, t in got.items()}
+
+
+def assert_close_f64(a, b, name=""):
+    """float64 agreement: relative to the tensor's scale, a few ulps of accumulated rounding."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    assert a.shape == b.shape, f"{name}: shape {a.shape} vs {b.shape}"
+    scale = max(float(np.abs(b).max()), 1e-300)
+    err = float(np.abs(a - b).max()) / scale if a.size else 0.0
+    assert err < 1e-13, f"{name}: max error {err:.3g} relative to scale {scale:.3g}"
