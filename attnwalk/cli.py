@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Abort:
         return 130
     except cx.UsageError as e:
+        if type(e).__name__ == "NoArgsIsHelpError":  # bare `attnwalk`: show the help
+            typer.echo(e.format_message())
+            return 0
         where = e.ctx.command_path if e.ctx else "attnwalk"
         typer.echo(f"{where}: error: {e.format_message()}", err=True)
         return 2
