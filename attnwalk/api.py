@@ -5,26 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 from .config import make_config
-from .inputs import draw
 from .trace import Trace
 
 
 def walk(*, x=None, weights: dict | None = None, **options) -> Trace:
     """Run one variant on the options of ``Config`` and return its Trace.
 
-    ``x`` (B, C, H, W) and ``weights`` (any of w_qkv, b_qkv, w_proj, b_proj, w_pe, b_pe in
+    yolo: ``x`` (B, C, H, W) and ``weights`` (any of w_qkv, b_qkv, w_proj, b_proj, w_pe, b_pe in
     PyTorch layout) replace the seeded ones when given; their shapes must match the config.
+    sdpa/mha: ``x`` is the input table (one row per token; the ``x`` option of a scenario) and
+    ``weights`` (sdpa: w_q, w_k, w_v; mha: w_qkv, b_qkv, w_out, b_out) replace the drawn ones.
     """
+    if options.get("variant", "yolo") not in (None, "yolo"):
+        return _walk_sequence(x, weights, options)
+    from .inputs import draw
+
     cfg = make_config(**options)
     drawn_w, drawn_x = draw(cfg)
     if weights:
-        for name, value in weights.items():
-            if name not in drawn_w:
-                raise ValueError(f"weights: unknown name {name!r}; allowed: {', '.join(drawn_w)}")
-            value = np.asarray(value, dtype=np.float64)
-            if value.shape != drawn_w[name].shape:
-                raise ValueError(f"weights[{name!r}]: shape {value.shape}, expected {drawn_w[name].shape}")
-            drawn_w[name] = value
+        _replace(drawn_w, weights)
     if x is not None:
         x = np.asarray(x, dtype=np.float64)
         if x.shape != drawn_x.shape:
@@ -33,3 +32,32 @@ def walk(*, x=None, weights: dict | None = None, **options) -> Trace:
     from .engine import yolo
 
     return yolo.forward(cfg, drawn_w, drawn_x)
+
+
+def _replace(drawn: dict, weights: dict) -> None:
+    names = [n for n in drawn if n.startswith(("w_", "b_"))]
+    for name, value in weights.items():
+        if name not in names:
+            raise ValueError(f"weights: unknown name {name!r}; allowed: {', '.join(names)}")
+        value = np.asarray(value, dtype=np.float64)
+        if value.shape != drawn[name].shape:
+            raise ValueError(f"weights[{name!r}]: shape {value.shape}, expected {drawn[name].shape}")
+        drawn[name] = value
+
+
+def _walk_sequence(x, weights: dict | None, options: dict) -> Trace:
+    from .seq_inputs import draw
+
+    if x is not None:
+        options["x"] = np.asarray(x, dtype=np.float64)
+    cfg = make_config(**options)
+    inputs = draw(cfg)
+    if weights:
+        _replace(inputs, weights)
+    if cfg.variant == "sdpa":
+        from .engine import sdpa
+
+        return sdpa.forward(cfg, inputs)
+    from .engine import mha
+
+    return mha.forward(cfg, inputs)

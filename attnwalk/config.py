@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
 
 from .errors import ConfigError
 
-VARIANTS = ("yolo",)
+VARIANTS = ("yolo", "sdpa", "mha")
 INPUTS = ("ramp", "randint", "normal")
 RNGS = ("torch", "numpy")
 PE_ON = ("v", "o")
@@ -43,11 +46,71 @@ class Config:
     pe_on: str = "v"
     lang: str = "vi"
     decimals: int = 4
+    # Sequence variants (sdpa, mha): see docs/scenarios.md. Tables are tuples of rows.
+    tokens: int = 3
+    kv_tokens: int | None = None
+    mask: str = "none"
+    mask_fill: str = "-inf"
+    source: str = "direct"
+    bias: bool = True
+    labels: tuple | None = None
+    kv_labels: tuple | None = None
+    x: tuple | None = None
+    x_kv: tuple | None = None
+    q: tuple | None = None
+    k: tuple | None = None
+    v: tuple | None = None
+    w_q: tuple | None = None
+    w_k: tuple | None = None
+    w_v: tuple | None = None
+    q_cols: tuple | None = None
+    k_cols: tuple | None = None
+    v_cols: tuple | None = None
     derived: dict = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict:
-        """The user-facing options (no derived sizes), in declaration order."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "derived"}
+        """The user-facing options of this variant (no derived sizes), in declaration order.
+
+        Options of other variants are left out, and so are tables that were not given, so a
+        yolo config is exactly what it was before the sequence variants existed.
+        """
+        keep = OPTIONS_OF[self.variant]
+        out = {}
+        for f in dataclasses.fields(self):
+            if f.name not in keep:
+                continue
+            value = getattr(self, f.name)
+            if f.name in OPTIONAL_FIELDS and value is None:
+                continue
+            out[f.name] = _plain(value)
+        return out
+
+
+def _plain(value):
+    """Tuples as lists, recursively: the JSON/YAML shape of a table."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+COMMON = ("variant", "dim", "heads", "batch", "seed", "input", "init_std", "rng", "lang", "decimals")
+TABLES = ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v")
+COLUMNS = ("q_cols", "k_cols", "v_cols")
+OPTIONAL_FIELDS = ("kv_tokens", "labels", "kv_labels") + TABLES + COLUMNS
+# Which options each variant takes. An option of another variant given explicitly is an
+# error (one line naming it and the variants it belongs to); left out, it is ignored.
+OPTIONS_OF = {
+    "yolo": ("variant", "h", "w", "dim", "heads", "attn_ratio", "batch", "seed", "input", "init_std", "rng",
+             "pe_on", "lang", "decimals"),
+    "sdpa": COMMON + ("tokens", "kv_tokens", "mask", "mask_fill", "source", "labels", "kv_labels") + TABLES
+    + COLUMNS,
+    "mha": COMMON + ("tokens", "mask", "mask_fill", "bias", "labels", "x"),
+}
+SOURCES = ("direct", "columns", "project")
+MASK_FILLS = ("-inf", "-1e9", "-10000")
+MASK_FILL_VALUES = {"-inf": float("-inf"), "-1e9": -1e9, "-10000": -10000.0}
+# Closed forms (exact mode) up to this many attention weights; past it, decimals only.
+MAX_EXACT_WEIGHTS = 256
 
 
 def _choice(option: str, value, allowed: tuple) -> None:
@@ -73,14 +136,31 @@ def _positive_float(option: str, value) -> float:
     return v
 
 
+def _flag(name: str) -> str:
+    return f"--{name.replace('_', '-')}"
+
+
 def make_config(**options) -> Config:
-    """Validate ``options`` (unknown names rejected) and return a complete Config."""
+    """Validate ``options`` (unknown names rejected) and return a complete Config.
+
+    ``None`` means "not given". An option that belongs to another variant only (``--h`` with
+    sdpa, ``--mask`` with yolo, ...) is rejected, naming the variants it applies to.
+    """
     known = {f.name for f in dataclasses.fields(Config)} - {"derived"}
     for name in options:
         if name not in known:
-            raise ConfigError(f"--{name.replace('_', '-')}", f"unknown option; allowed: {', '.join(sorted(known))}")
+            raise ConfigError(_flag(name), f"unknown option; allowed: {', '.join(sorted(known))}")
+    options = {k: v for k, v in options.items() if v is not None}
+    variant = options.get("variant", "yolo")
+    _choice("--variant", variant, VARIANTS)
+    for name in options:
+        if name not in OPTIONS_OF[variant]:
+            owners = [v for v in VARIANTS if name in OPTIONS_OF[v]]
+            where = "--scenario" if name in TABLES + COLUMNS + ("labels", "kv_labels") else _flag(name)
+            raise ConfigError(where, f"{name} applies to --variant {' | '.join(owners)} only, not {variant}")
+    if variant != "yolo":
+        return _sequence_config(options)
     cfg = Config(**options)
-    _choice("--variant", cfg.variant, VARIANTS)
     _choice("--input", cfg.input, INPUTS)
     _choice("--rng", cfg.rng, RNGS)
     _choice("--pe-on", cfg.pe_on, PE_ON)
@@ -120,3 +200,257 @@ def make_config(**options) -> Config:
     }
     object.__setattr__(cfg, "derived", derived)
     return cfg
+
+
+# ---------------------------------------------------------------------------------------------
+# Sequence variants: sdpa and mha (docs/scenarios.md).
+
+
+def _entry(key: str, r: int, c: int, value):
+    """One table entry: int, float (finite), or a rational written as a string ("1/3", "0.25")."""
+    where = f"{key}: row {r}, column {c}: got {value!r}; allowed: an integer, a finite number or a string like \"1/3\""
+    if isinstance(value, bool):
+        raise ConfigError("--scenario", where)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ConfigError("--scenario", where)
+        return value
+    if isinstance(value, str):
+        try:
+            f = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ConfigError("--scenario", where) from None
+        return int(f) if f.denominator == 1 else str(f)
+    if isinstance(value, (np.integer, np.floating)):
+        return _entry(key, r, c, value.item())
+    raise ConfigError("--scenario", where)
+
+
+def _table(key: str, value) -> tuple[tuple, ...]:
+    """A table (one row per token) as a tuple of rows, every row the same length."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(r, (list, tuple)) for r in value):
+        raise ConfigError("--scenario", f"{key}: allowed: a non-empty list of rows, e.g. [[1, 0], [2, 1]]")
+    width = len(value[0])
+    rows = []
+    for r, row in enumerate(value):
+        if len(row) != width or width == 0:
+            raise ConfigError("--scenario", f"{key}: row {r} has {len(row)} values, row 0 has {width}; "
+                                            "allowed: every row the same non-zero length")
+        rows.append(tuple(_entry(key, r, c, v) for c, v in enumerate(row)))
+    if len(rows) > MAX_TOKENS or width > MAX_DIM:
+        raise ConfigError("--scenario", f"{key}: {len(rows)} x {width}; allowed: at most {MAX_TOKENS} x {MAX_DIM}")
+    return tuple(rows)
+
+
+def _columns(key: str, value, width: int) -> tuple[int, ...]:
+    """Column indices into a table of ``width`` columns: 0, 1, ... or "c0", "c1", ..."""
+    allowed = f"allowed: a non-empty list of column indices 0..{width - 1} (or \"c0\"..\"c{width - 1}\")"
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ConfigError("--scenario", f"{key}: got {value!r}; {allowed}")
+    out = []
+    for c in value:
+        if isinstance(c, str) and c.startswith("c") and c[1:].isdigit():
+            c = int(c[1:])
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < width:
+            raise ConfigError("--scenario", f"{key}: got {value!r}; {allowed}")
+        out.append(c)
+    return tuple(out)
+
+
+def _labels(key: str, value, n: int) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or len(value) != n or not all(isinstance(s, str) and s for s in value):
+        shown = list(value) if isinstance(value, tuple) else value
+        raise ConfigError("--scenario", f"{key}: got {shown!r}; allowed: a list of {n} non-empty strings")
+    return tuple(value)
+
+
+def _mask(value, m: int) -> str:
+    allowed = f"allowed: none, causal, padding:K with K from 0 to {m} (the last K keys are padding)"
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in ("none", "causal"):
+            return v
+        if v.startswith("padding:") and v[8:].isdigit() and int(v[8:]) <= m:
+            return f"padding:{int(v[8:])}"
+    raise ConfigError("--mask", f"got {value!r}; {allowed}")
+
+
+def _mask_fill(value) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = None
+    for name, fill in MASK_FILL_VALUES.items():
+        if v == fill:
+            return name
+    raise ConfigError("--mask-fill", f"got {value!r}; allowed: {', '.join(MASK_FILLS)}")
+
+
+def _width(table) -> int:
+    return len(table[0])
+
+
+def _sequence_config(options: dict) -> Config:
+    variant = options["variant"]
+    options = dict(options)
+    options.setdefault("input", "randint")  # small integers: readable, and exact (closed forms)
+    for key in TABLES:
+        if key in options:
+            options[key] = _table(key, options[key])
+    for name in ("labels", "kv_labels", "q_cols", "k_cols", "v_cols"):
+        if name in options and isinstance(options[name], list):
+            options[name] = tuple(options[name])
+    cfg = Config(**options)
+    _choice("--input", cfg.input, INPUTS)
+    _choice("--rng", cfg.rng, RNGS)
+    _choice("--lang", cfg.lang, LANGS)
+    _int_range("--batch", cfg.batch, 1, MAX_BATCH)
+    _int_range("--seed", cfg.seed, 0, 2**64 - 1)
+    _int_range("--decimals", cfg.decimals, 0, MAX_DECIMALS)
+    init_std = _positive_float("--init-std", cfg.init_std)
+    tables = {k: getattr(cfg, k) for k in TABLES if getattr(cfg, k) is not None}
+    if tables and cfg.batch != 1:
+        raise ConfigError("--batch", f"got {cfg.batch}; allowed: 1 when the scenario gives tables "
+                                     f"({', '.join(tables)}), which hold one sequence")
+    source = cfg.source if variant == "sdpa" else "project"
+    if variant == "sdpa":
+        _choice("--source", cfg.source, SOURCES)
+        allowed_tables = {"direct": ("q", "k", "v"), "columns": ("x", "x_kv"),
+                          "project": ("x", "x_kv", "w_q", "w_k", "w_v")}[source]
+        for key in TABLES + COLUMNS:
+            if getattr(cfg, key) is not None and key not in allowed_tables + (COLUMNS if source == "columns" else ()):
+                owners = [s for s in SOURCES if key in {"direct": ("q", "k", "v"), "columns": ("x", "x_kv") + COLUMNS,
+                                                        "project": ("x", "x_kv", "w_q", "w_k", "w_v")}[s]]
+                raise ConfigError("--scenario", f"{key} applies to source = {' | '.join(owners)} only, "
+                                                f"not {source}")
+
+    # Query tokens N: from the query-side table, else --tokens.
+    q_side = cfg.q if source == "direct" else cfg.x
+    n = _rows_or("tokens", options, q_side, "q" if source == "direct" else "x")
+    if variant == "mha":
+        if "bias" in options and not isinstance(cfg.bias, bool):
+            raise ConfigError("--bias", f"got {cfg.bias!r}; allowed: true, false")
+        m = n
+    else:
+        kv_side = [t for t in ((cfg.k, cfg.v) if source == "direct" else (cfg.x_kv,)) if t is not None]
+        m = options.get("kv_tokens", None)
+        if m is not None:
+            _int_range("--kv-tokens", m, 1, MAX_TOKENS)
+        for key, t in zip(("k", "v") if source == "direct" else ("x_kv",), (cfg.k, cfg.v) if source == "direct"
+                          else (cfg.x_kv,)):
+            if t is None:
+                continue
+            if m is not None and len(t) != m:
+                raise ConfigError("--kv-tokens", f"got {m} but table {key} has {len(t)} rows; allowed: {len(t)}")
+            m = len(t)
+        if m is None:
+            m = n
+        if source != "direct" and cfg.x is not None and cfg.x_kv is None and m != n:
+            raise ConfigError("--scenario", f"x_kv: needed for cross-attention ({m} key tokens, x has {n} rows); "
+                                            "allowed: a table of key/value tokens")
+        del kv_side
+
+    # Widths: model dim D (x or q), the q/k width and the v width (all heads together).
+    dim_given = options.get("dim")
+    if dim_given is not None:
+        _int_range("--dim", dim_given, 1, MAX_DIM)
+
+    def width_of(key: str, table, default: int) -> int:
+        if table is None:
+            return default
+        if dim_given is not None and key in ("x", "q") and _width(table) != dim_given:
+            raise ConfigError("--dim", f"got {dim_given} but table {key} has {_width(table)} columns; "
+                                       f"allowed: {_width(table)}")
+        return _width(table)
+
+    cols = {}
+    if source == "direct":
+        dim = width_of("q", cfg.q, cfg.dim)
+        qk_width = dim
+        if cfg.k is not None and _width(cfg.k) != qk_width:
+            raise ConfigError("--scenario", f"k: {_width(cfg.k)} columns, q has {qk_width}; allowed: {qk_width}")
+        v_width = _width(cfg.v) if cfg.v is not None else dim
+    else:
+        dim = width_of("x", cfg.x, cfg.dim)
+        if cfg.x_kv is not None and _width(cfg.x_kv) != dim:
+            raise ConfigError("--scenario", f"x_kv: {_width(cfg.x_kv)} columns, x has {dim}; allowed: {dim}")
+        if source == "columns":
+            if dim < 3 and (cfg.q_cols is None or cfg.k_cols is None or cfg.v_cols is None):
+                raise ConfigError("--scenario", f"q_cols/k_cols/v_cols: needed when x has {dim} < 3 columns")
+            defaults = {"q_cols": (0,), "k_cols": (1,), "v_cols": tuple(range(2, dim))}
+            for key in COLUMNS:
+                value = getattr(cfg, key)
+                cols[key] = defaults[key] if value is None else _columns(key, value, dim)
+            if len(cols["q_cols"]) != len(cols["k_cols"]):
+                raise ConfigError("--scenario", f"k_cols: {len(cols['k_cols'])} columns but q_cols has "
+                                                f"{len(cols['q_cols'])}; allowed: the same number")
+            qk_width, v_width = len(cols["q_cols"]), len(cols["v_cols"])
+        elif variant == "sdpa":
+            qk_width = v_width = dim
+            for key in ("w_q", "w_k", "w_v"):
+                t = getattr(cfg, key)
+                if t is not None and _width(t) != dim:
+                    raise ConfigError("--scenario", f"{key}: {_width(t)} columns; allowed: {dim} (Linear layout "
+                                                    "(out, in), in = the columns of x)")
+            if cfg.w_q is not None:
+                qk_width = len(cfg.w_q)
+            if cfg.w_k is not None:
+                if cfg.w_q is None and len(cfg.w_k) != dim or cfg.w_q is not None and len(cfg.w_k) != qk_width:
+                    raise ConfigError("--scenario", f"w_k: {len(cfg.w_k)} rows; allowed: {qk_width} (as w_q)")
+                qk_width = len(cfg.w_k)
+            if cfg.w_v is not None:
+                v_width = len(cfg.w_v)
+        else:  # mha
+            qk_width = v_width = dim
+    heads = cfg.heads
+    _int_range("--heads", heads, 1, MAX_DIM)
+    for what, width in (("q/k", qk_width), ("v", v_width)):
+        if width % heads:
+            divisors = [d for d in range(1, width + 1) if width % d == 0]
+            raise ConfigError("--heads", f"got {heads}, which does not divide the {what} width {width}; "
+                                         f"allowed: {', '.join(map(str, divisors))}")
+    mask = _mask(cfg.mask, m)
+    mask_fill = _mask_fill(cfg.mask_fill)
+    if cfg.labels is not None:
+        _labels("labels", cfg.labels, n)
+    if cfg.kv_labels is not None:
+        if variant == "mha":
+            raise ConfigError("--scenario", "kv_labels applies to --variant sdpa only, not mha")
+        _labels("kv_labels", cfg.kv_labels, m)
+
+    d_k, d_v = qk_width // heads, v_width // heads
+    if variant == "sdpa":
+        needed = {"direct": ("q", "k", "v"), "columns": ("x",) + (("x_kv",) if m != n or cfg.x_kv else ()),
+                  "project": ("x", "w_q", "w_k", "w_v") + (("x_kv",) if m != n or cfg.x_kv else ())}[source]
+        drawn_exact = cfg.input in ("ramp", "randint")
+        exact = all(getattr(cfg, key) is not None or (drawn_exact and not key.startswith("w_")) for key in needed)
+    else:
+        exact = False  # mha's weights are always drawn from normals
+    exact = exact and n * m * heads <= MAX_EXACT_WEIGHTS
+    cross = m != n or (variant == "sdpa" and source != "direct" and cfg.x_kv is not None)
+    cfg = dataclasses.replace(
+        cfg, tokens=n, kv_tokens=m if variant == "sdpa" else None, dim=dim, mask=mask, mask_fill=mask_fill,
+        source=source if variant == "sdpa" else "direct", init_std=init_std,
+        **({k: cols[k] for k in COLUMNS} if cols else {}))
+    derived = {
+        "n": n, "m": m, "d_model": dim, "qk_width": qk_width, "v_width": v_width, "d_k": d_k, "d_v": d_v,
+        "head_dim": d_k, "scale": d_k**-0.5, "exact": exact,
+        "cross": cross,
+    }
+    object.__setattr__(cfg, "derived", derived)
+    return cfg
+
+
+def _rows_or(option: str, options: dict, table, key: str) -> int:
+    given = options.get(option)
+    if given is not None:
+        _int_range(_flag(option), given, 1, MAX_TOKENS)
+    if table is None:
+        return given if given is not None else Config.tokens
+    if given is not None and given != len(table):
+        raise ConfigError(_flag(option), f"got {given} but table {key} has {len(table)} rows; allowed: {len(table)}")
+    return len(table)

@@ -1,0 +1,111 @@
+"""mha: the trace equals nn.MultiheadAttention and seed 002's module with the same weights (float64)."""
+
+import numpy as np
+import pytest
+from conftest import assert_close_f64
+
+import attnwalk
+
+torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
+nn = torch.nn
+
+
+class Seed002(nn.Module):
+    """Seed 002's MultiHeadAttention, with einops' rearrange written as view/transpose."""
+
+    def __init__(self, dim, num_heads):
+        super().__init__()
+        self.qkv = nn.Linear(dim, dim * 3)
+        self.out = nn.Linear(dim, dim)
+        self.num_heads = num_heads
+        self.scale = (dim // num_heads) ** -0.5
+
+    def forward(self, x, keep=None):
+        b, n, _ = x.shape
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k, v = (t.view(b, n, self.num_heads, -1).transpose(1, 2) for t in (q, k, v))  # b n (h d) -> b h n d
+        attn = (q @ k.transpose(-2, -1)) * self.scale
+        if keep is not None:
+            attn = attn.masked_fill(~keep, float("-inf"))
+        attn = attn.softmax(dim=-1)
+        out = (attn @ v).transpose(1, 2).reshape(b, n, -1)  # b h n d -> b n (h d)
+        return self.out(out), attn, q, k, v
+
+
+def seeded_module(opts):
+    """The weights as the walkthrough's snippet draws them: manual_seed, normal_ in order."""
+    D, H, std = opts["dim"], opts["heads"], opts.get("init_std", 0.02)
+    m = Seed002(D, H)  # builds (and draws) nn.Linear's default init: seed after it
+    torch.manual_seed(opts.get("seed", 42))
+    with torch.no_grad():
+        for p in (m.qkv.weight, m.qkv.bias, m.out.weight, m.out.bias):
+            if p.ndim == 2 or opts.get("bias", True):
+                p.normal_(0, std)
+            else:
+                p.zero_()
+    B, n = opts.get("batch", 1), opts["tokens"]
+    x = torch.randint(-4, 5, (B, n, D)) if opts.get("input", "randint") == "randint" else torch.randn(B, n, D)
+    return m.double(), x.double()
+
+
+CASES = [
+    dict(tokens=3, dim=4, heads=2, seed=42),
+    dict(tokens=4, dim=8, heads=2, seed=1, init_std=0.3, mask="causal"),
+    dict(tokens=5, dim=6, heads=3, seed=3, init_std=0.5, input="normal", batch=2),
+    dict(tokens=3, dim=4, heads=1, seed=4, bias=False, init_std=0.2),
+    dict(tokens=6, dim=8, heads=4, seed=5, init_std=0.2, mask="padding:2"),
+]
+
+
+@pytest.mark.parametrize("opts", CASES)
+def test_trace_equals_seed_002_module_and_nn_multiheadattention(opts):
+    t = attnwalk.walk(variant="mha", **opts)
+    m, x = seeded_module(opts)
+    assert_close_f64(t["x"], x.numpy(), "x")
+    for name, p in (("w_qkv", m.qkv.weight), ("b_qkv", m.qkv.bias), ("w_out", m.out.weight), ("b_out", m.out.bias)):
+        assert np.array_equal(t[name], p.detach().numpy()), name  # bit-exact float32 draws
+    n = opts["tokens"]
+    mask = opts.get("mask", "none")
+    keep = None
+    if mask == "causal":
+        keep = torch.ones(n, n, dtype=torch.bool).tril()
+    elif mask.startswith("padding"):
+        keep = torch.ones(n, n, dtype=torch.bool)
+        keep[:, n - int(mask.split(":")[1]):] = False
+    with torch.no_grad():
+        out, attn, q, k, v = m(x, keep)
+    for name, ref in dict(q=q, k=k, v=v, attn=attn, out=out).items():
+        assert_close_f64(t[name], ref.numpy(), name)
+    assert t["attn"].shape == (opts.get("batch", 1), opts["heads"], n, n)  # per head, never averaged
+
+    # nn.MultiheadAttention with the same weights; its boolean attn_mask means *drop* (True = masked).
+    ref = nn.MultiheadAttention(opts["dim"], opts["heads"], batch_first=True, bias=True).double()
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(m.qkv.weight)
+        ref.in_proj_bias.copy_(m.qkv.bias)
+        ref.out_proj.weight.copy_(m.out.weight)
+        ref.out_proj.bias.copy_(m.out.bias)
+        y, w = ref(x, x, x, attn_mask=None if keep is None else ~keep, need_weights=True,
+                   average_attn_weights=False)
+    assert_close_f64(t["out"], y.numpy(), "out vs nn.MultiheadAttention")
+    assert_close_f64(t["attn"], w.numpy(), "attn vs nn.MultiheadAttention")
+
+
+def test_trace_names_and_shapes_follow_design():
+    t = attnwalk.walk(variant="mha", tokens=3, dim=6, heads=3)
+    shapes = {n: t[n].shape for n in t.names()}
+    assert shapes == {"w_qkv": (18, 6), "b_qkv": (18,), "w_out": (6, 6), "b_out": (6,), "x": (1, 3, 6),
+                      "qkv": (1, 3, 18), "q": (1, 3, 3, 2), "k": (1, 3, 3, 2), "v": (1, 3, 3, 2),
+                      "scores": (1, 3, 3, 3), "scores_scaled": (1, 3, 3, 3), "row_max": (1, 3, 3),
+                      "exp": (1, 3, 3, 3), "row_sum": (1, 3, 3), "attn": (1, 3, 3, 3), "o": (1, 3, 3, 2),
+                      "o_merged": (1, 3, 6), "out": (1, 3, 6)}
+    assert t.derived["scale"] == 2**-0.5 and not t.derived["exact"]
+
+
+def test_mha_rejects_sdpa_only_options():
+    from attnwalk.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--kv-tokens: kv_tokens applies to --variant sdpa only, not mha"):
+        attnwalk.walk(variant="mha", kv_tokens=3)
+    with pytest.raises(ConfigError, match="--heads"):
+        attnwalk.walk(variant="mha", dim=6, heads=4)
