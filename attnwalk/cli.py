@@ -87,6 +87,36 @@ def render(
         fail(f"-o: cannot write {output}: {err.strerror or err}")
 
 
+@app.command()
+def crosscheck(
+    scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
+    mask: Mask = None, mask_fill: MaskFill = None, h: H = None, w: W = None, dim: Dim = None, heads: Heads = None,
+    attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
+    init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
+    decimals: Decimals = None,
+    device: Annotated[str, typer.Option("--device", help="cpu | cuda | auto [cpu]")] = "cpu",
+    dtype: Annotated[str, typer.Option("--dtype", help="float64 | float32 [float64]")] = "float64",
+    reference: Annotated[str, typer.Option("--reference", help="explicit | ultralytics [explicit]")] = "explicit",
+) -> None:
+    """Compare every recorded tensor with PyTorch's; exit 1 if any disagrees (needs torch)."""
+    from .api import walk
+    from .crosscheck import check_options, format_table
+    from .crosscheck import crosscheck as run_crosscheck
+
+    try:
+        check_options(device, dtype, reference)
+        opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
+                        mask_fill=mask_fill, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio, batch=batch,
+                        seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
+                        decimals=decimals)
+        result = run_crosscheck(walk(**opts), device=device, dtype=dtype, reference=reference)
+    except ConfigError as err:
+        fail(str(err))
+    sys.stdout.write(format_table(result))
+    if not result["passed"]:
+        raise typer.Exit(1)
+
+
 @app.callback()
 def _root() -> None:
     """Step-by-step worked examples of attention, with numbers PyTorch agrees with."""

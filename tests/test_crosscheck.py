@@ -1,0 +1,298 @@
+"""attnwalk crosscheck: every recorded tensor against PyTorch, broken engines caught, one-line errors."""
+
+import dataclasses
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import attnwalk
+import attnwalk.engine.yolo as yolo_engine
+from attnwalk.cli import main
+from attnwalk.crosscheck import (
+    RTOL,
+    crosscheck,
+    format_table,
+    resolve_device,
+    tf32_off,
+    yolo_attention_class,
+)
+from attnwalk.errors import ConfigError
+from attnwalk.trace import Trace
+
+torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0 "
+                                            "(attnwalk crosscheck needs it)")
+
+SEED_000 = ["--h", "3", "--w", "3", "--heads", "2", "--seed", "42", "--device", "cpu"]
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def table_rows(out: str) -> dict[str, list[str]]:
+    """The table's body as {tensor name: its cells}, read from the printed text."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("tensor "))
+    return {line.split()[0]: line.split() for line in lines[start + 1 : -1]}
+
+
+def failing(result) -> list[str]:
+    return [r["name"] for r in result["rows"] if not r["ok"]]
+
+
+# ---------------------------------------------------------------- done-when cases
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cli_seed_000_passes_and_its_table_names_every_recorded_tensor(capsys, dtype):
+    code, out, err = run(capsys, "crosscheck", *SEED_000, "--dtype", dtype)
+    assert code == 0 and err == "", err
+    header = out.splitlines()[1]
+    assert f"device cpu | dtype {dtype} | TF32 n/a" in header
+    rows = table_rows(out)
+    names = attnwalk.walk(h=3, w=3, heads=2, seed=42).names()
+    assert list(rows) == names
+    assert {"x", "qkv", "q", "k", "v", "scores", "scores_scaled", "row_max", "exp", "row_sum", "attn", "o", "pe",
+            "o_pe", "out", "w_qkv", "b_qkv", "w_proj", "b_proj", "w_pe", "b_pe"} <= set(rows)
+    assert all(cells[-1] == "ok" for cells in rows.values())
+    for cells in rows.values():  # max rel err and step rel err columns within the dtype's tolerance
+        assert float(cells[-3]) <= RTOL[dtype] and float(cells[-2]) <= RTOL[dtype]
+    assert out.splitlines()[-1] == f"PASS: all {len(names)} tensors agree"
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("input", ["ramp", "normal"])
+def test_8x8_map_dim_64_heads_4_passes(dtype, input):
+    trace = attnwalk.walk(h=8, w=8, dim=64, heads=4, input=input)
+    result = crosscheck(trace, dtype=dtype)
+    assert result["passed"], format_table(result)
+    assert [r["name"] for r in result["rows"]] == trace.names()
+
+
+def test_float64_errors_are_a_few_ulps_not_just_under_the_tolerance():
+    """The verdict is not loose: float64 torch and the engine differ by rounding only (< 1e-14)."""
+    result = crosscheck(attnwalk.walk(h=4, w=5, dim=16, heads=4, input="normal", init_std=0.3), dtype="float64")
+    assert max(r["max_rel"] for r in result["rows"]) < 1e-14
+    assert max(r["step_rel"] for r in result["rows"]) < 1e-14
+
+
+def test_float32_errors_are_reported_honestly_not_zero():
+    """float32 rounding shows up in the table (abs errors > 0) while staying within its tolerance."""
+    result = crosscheck(attnwalk.walk(h=4, w=4, dim=8, heads=2, input="normal"), dtype="float32")
+    rows = {r["name"]: r for r in result["rows"]}
+    assert result["passed"]
+    assert rows["qkv"]["max_abs"] > 0 and rows["out"]["max_abs"] > 0
+    assert 1e-9 < rows["scores"]["step_rel"] < RTOL["float32"]
+
+
+# ---------------------------------------------------------------- a grid of shapes (hypothesis)
+
+
+@st.composite
+def yolo_options(draw):
+    heads = draw(st.sampled_from([1, 2, 4]))
+    head_dim = draw(st.sampled_from([1, 2, 4, 8]))
+    ratio = draw(st.sampled_from([0.5, 1.0, 0.25, 0.75, 2.0]))
+    if int(head_dim * ratio) < 1:
+        ratio = 1.0
+    return dict(h=draw(st.integers(1, 6)), w=draw(st.integers(1, 6)), dim=heads * head_dim, heads=heads,
+                attn_ratio=ratio, batch=draw(st.integers(1, 3)), seed=draw(st.integers(0, 2**32 - 1)),
+                input=draw(st.sampled_from(["ramp", "randint", "normal"])),
+                rng=draw(st.sampled_from(["torch", "numpy"])), pe_on=draw(st.sampled_from(["v", "o"])),
+                init_std=draw(st.sampled_from([0.02, 0.5])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(opts=yolo_options())
+def test_every_tensor_agrees_with_torch_over_a_grid_of_shapes(opts):
+    trace = attnwalk.walk(**opts)
+    for dtype in ("float64", "float32"):
+        result = crosscheck(trace, dtype=dtype)
+        assert result["passed"], f"{opts}\n{format_table(result)}"
+        assert [r["name"] for r in result["rows"]] == trace.names()
+        assert all(r["max_rel"] <= RTOL[dtype] and r["step_rel"] <= RTOL[dtype] for r in result["rows"])
+
+
+# ---------------------------------------------------------------- broken engines are caught and named
+
+
+@pytest.mark.parametrize("dtype, size", [("float64", 1e-9), ("float32", 1e-3)])
+@pytest.mark.parametrize("name", ["qkv", "q", "scores", "scores_scaled", "row_max", "exp", "row_sum", "attn", "o",
+                                  "pe", "o_pe", "out"])
+def test_a_perturbed_step_fails_and_is_named_first(name, dtype, size):
+    trace = attnwalk.walk(h=3, w=3, heads=2, seed=42, input="normal")
+    data = trace[name].copy()  # a copy: q, k, v are views of qkv in the trace
+    flat = np.unravel_index(np.argmax(np.abs(data)), data.shape)
+    data[flat] += size * max(1.0, abs(data[flat]))
+    trace.steps[name] = dataclasses.replace(trace.steps[name], data=data)
+    result = crosscheck(trace, dtype=dtype)
+    assert not result["passed"]
+    assert failing(result)[0] == name
+    assert f"first at {name}:" in format_table(result).splitlines()[-1]
+
+
+def test_a_flipped_pe_kernel_in_the_engine_fails_at_pe(monkeypatch):
+    """A real bug: convolution (flipped kernel) where Conv2d cross-correlates; only seen from pe on."""
+    original = yolo_engine.depthwise3x3
+    monkeypatch.setattr(yolo_engine, "depthwise3x3", lambda x, w, b: original(x, w[..., ::-1, ::-1], b))
+    result = crosscheck(attnwalk.walk(h=3, w=4, heads=2, input="normal"), dtype="float32")
+    assert failing(result)[0] == "pe"
+    assert "qkv" not in failing(result) and "attn" not in failing(result)
+
+
+def test_attn_instead_of_its_transpose_in_the_engine_fails_at_o(monkeypatch):
+    """o = v · attn instead of v · attnᵀ: attn itself is right, the step after it is named."""
+    original = yolo_engine.record_softmax
+    monkeypatch.setattr(yolo_engine, "record_softmax", lambda *a: np.swapaxes(original(*a), -2, -1))
+    result = crosscheck(attnwalk.walk(h=3, w=3, heads=2, seed=42), dtype="float64")
+    assert failing(result)[0] == "o" and "attn" not in failing(result)
+
+
+def test_cli_exits_1_and_names_the_step_when_the_engine_is_broken(capsys, monkeypatch):
+    original = yolo_engine.conv1x1
+    monkeypatch.setattr(yolo_engine, "conv1x1", lambda x, w, b: original(x, w, b) + 1e-6)
+    code, out, err = run(capsys, "crosscheck", *SEED_000)
+    assert code == 1 and err == ""
+    assert table_rows(out)["qkv"][-1] != "ok"
+    assert out.splitlines()[-1].startswith("FAIL: ") and "first at qkv:" in out
+
+
+def test_a_tensor_torch_does_not_compute_fails_and_a_missing_one_is_named():
+    trace = attnwalk.walk(h=2, w=2)
+    trace.record("surprise", np.zeros(3), ("i",), "x")
+    rows = {r["name"]: r for r in crosscheck(trace)["rows"]}
+    assert not rows["surprise"]["ok"] and rows["surprise"]["note"] == "no torch counterpart"
+    del trace.steps["row_sum"]
+    with pytest.raises(ValueError, match=r"^trace lacks row_sum: crosscheck yolo needs all of x, w_qkv"):
+        crosscheck(trace)
+
+
+# ---------------------------------------------------------------- the module's layout, the real-module path
+
+
+def test_module_is_laid_out_as_ultralytics_attention():
+    m = yolo_attention_class(torch)(64, num_heads=4, attn_ratio=0.5)
+    assert (m.head_dim, m.key_dim, m.scale) == (16, 8, 8**-0.5)
+    keys = set(m.state_dict())
+    for part in ("qkv", "proj", "pe"):
+        assert {f"{part}.conv.weight", f"{part}.bn.weight", f"{part}.bn.bias", f"{part}.bn.running_mean",
+                f"{part}.bn.running_var"} <= keys
+        assert getattr(m, part).conv.bias is None
+    assert tuple(m.qkv.conv.weight.shape) == (128, 64, 1, 1)
+    assert tuple(m.pe.conv.weight.shape) == (64, 1, 3, 3) and m.pe.conv.groups == 64
+
+
+def test_reference_path_against_our_own_module_adds_ultralytics_rows():
+    trace = attnwalk.walk(h=3, w=4, dim=8, heads=2, input="normal", batch=2)
+    result = crosscheck(trace, reference="ultralytics", reference_class=yolo_attention_class(torch))
+    assert result["passed"], format_table(result)
+    names = [r["name"] for r in result["rows"]]
+    assert names[-4:] == ["ultralytics:qkv", "ultralytics:pe", "ultralytics:o_pe", "ultralytics:out"]
+    assert result["reference"] == "explicit + ultralytics"
+
+
+def test_reference_path_catches_a_module_that_splits_q_k_v_differently():
+    """A module with all-q, all-k, all-v channels (not per head) fails at its out, our rows still pass."""
+    base = yolo_attention_class(torch)
+
+    class Chunked(base):
+        def forward(self, x):
+            B, C, H, W = x.shape
+            q, k, v = self.qkv(x).split([self.key_dim * self.num_heads] * 2 + [C], dim=1)
+            q, k, v = (t.reshape(B, self.num_heads, -1, H * W) for t in (q, k, v))
+            attn = ((q.transpose(-2, -1) @ k) * self.scale).softmax(dim=-1)
+            x = (v @ attn.transpose(-2, -1)).view(B, C, H, W) + self.pe(v.reshape(B, C, H, W))
+            return self.proj(x)
+
+    trace = attnwalk.walk(h=3, w=3, dim=8, heads=2, input="normal")
+    result = crosscheck(trace, reference="ultralytics", reference_class=Chunked)
+    bad = failing(result)
+    assert "ultralytics:out" in bad and "ultralytics:qkv" not in bad
+    assert all(not name.startswith(("q", "k", "v", "o", "x")) for name in bad)
+
+
+def test_reference_ultralytics_with_pe_on_o_is_one_clear_error():
+    trace = attnwalk.walk(h=2, w=2, pe_on="o")
+    with pytest.raises(ConfigError, match=r"^--reference: the real module applies pe to v"):
+        crosscheck(trace, reference="ultralytics", reference_class=yolo_attention_class(torch))
+
+
+# ---------------------------------------------------------------- options, devices, TF32, errors
+
+
+def test_tf32_is_switched_off_on_cuda_and_restored(monkeypatch):
+    matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
+    monkeypatch.setattr(matmul, "allow_tf32", True)
+    monkeypatch.setattr(cudnn, "allow_tf32", True)
+    with tf32_off(torch, "cuda") as state:
+        assert matmul.allow_tf32 is False and cudnn.allow_tf32 is False
+        assert state.startswith("off")
+    assert matmul.allow_tf32 is True and cudnn.allow_tf32 is True
+    with tf32_off(torch, "cpu") as state:
+        assert state.startswith("n/a") and cudnn.allow_tf32 is True
+
+
+def test_auto_device_follows_cuda_availability(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device(torch, "auto") == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device(torch, "auto") == "cuda" and resolve_device(torch, "cpu") == "cpu"
+
+
+def one_line_error(capsys, *args) -> str:
+    code, out, err = run(capsys, "crosscheck", *args)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    return err.strip()
+
+
+def test_cuda_without_a_gpu_is_one_line_naming_the_option(capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert one_line_error(capsys, "--device", "cuda") == (
+        "attnwalk: error: --device: cuda requested but torch.cuda.is_available() is False; allowed: cpu, auto")
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--dtype", "float16"], "attnwalk: error: --dtype: got 'float16'; allowed: float64, float32"),
+    (["--device", "tpu"], "attnwalk: error: --device: got 'tpu'; allowed: cpu, cuda, auto"),
+    (["--reference", "timm"], "attnwalk: error: --reference: got 'timm'; allowed: explicit, ultralytics"),
+    (["--heads", "3"], "attnwalk: error: --heads: got 3, which does not divide --dim 4; allowed: 1, 2, 4"),
+])
+def test_bad_options_are_one_line(capsys, args, line):
+    assert one_line_error(capsys, *args) == line
+
+
+def test_ultralytics_not_installed_is_one_line(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ultralytics", None)  # import fails as if not installed
+    line = one_line_error(capsys, "--reference", "ultralytics")
+    assert line.startswith("attnwalk: error: --reference: ultralytics requested but the ultralytics package is "
+                           "not installed")
+
+
+def test_torch_not_installed_is_one_line(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    line = one_line_error(capsys, *SEED_000)
+    assert line.startswith("attnwalk: error: crosscheck: PyTorch is not installed; pip install")
+
+
+def test_variant_without_a_builder_is_one_clear_error():
+    trace = Trace(config={"variant": "conv"}, derived={})
+    with pytest.raises(ConfigError, match=r"^--variant: no crosscheck for variant 'conv'; allowed: yolo"):
+        crosscheck(trace)
+
+
+def test_render_and_importing_crosscheck_never_import_torch():
+    code = ("import sys; from attnwalk.cli import main; import attnwalk.crosscheck; "
+            "main(['render', '--h', '2', '--w', '2', '-o', sys.argv[1]]); "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-c", code, f"{tmp}/n.md"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
