@@ -82,7 +82,8 @@ def tf32_off(torch, device: str):
 def _errors(ours: np.ndarray, theirs: np.ndarray, magnitude: np.ndarray, eps: float) -> tuple[float, float]:
     """(max abs error, max error relative to each element's magnitude, floored at one ulp of the largest)."""
     same = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))  # equal infinities / matching NaNs agree
-    diff = np.where(same, 0.0, np.abs(ours - theirs))
+    with np.errstate(invalid="ignore"):
+        diff = np.where(same, 0.0, np.abs(ours - theirs))
     if diff.size == 0:
         return 0.0, 0.0
     floor = max(eps * float(np.nanmax(magnitude, initial=0.0)), float(np.finfo(np.float64).tiny))
@@ -361,18 +362,185 @@ def check_yolo(torch, trace, device: str, dtype: str, reference_class=None) -> l
                               prefix="ultralytics:", names=list(seen))
 
 
-def check_not_yet(variant: str):
-    """Builder for a variant whose torch counterpart is still to be written."""
+# ---------------------------------------------------------------- sdpa and mha: sequences
 
-    def builder(*_args, **_kwargs):
-        raise ConfigError("--variant", f"crosscheck for variant {variant} is not available yet; "
-                                       f"allowed: {', '.join(sorted(READY))}")
-
-    return builder
+MASK_FILL = {"-inf": float("-inf"), "-1e9": -1e9, "-10000": -10000.0}
 
 
-READY = {"yolo": check_yolo}
-BUILDERS = {**READY, "sdpa": check_not_yet("sdpa"), "mha": check_not_yet("mha")}
+def split_heads(t, heads: int):
+    """``b n (h d) -> b h n d`` (torch or NumPy)."""
+    B, n, width = t.shape
+    t = t.reshape(B, n, heads, width // heads)
+    return t.transpose(0, 2, 1, 3) if isinstance(t, np.ndarray) else t.transpose(1, 2)
+
+
+def merge_heads(t):
+    """``b h n d -> b n (h d)`` (torch or NumPy)."""
+    B, h, n, d = t.shape
+    if isinstance(t, np.ndarray):
+        return t.transpose(0, 2, 1, 3).reshape(B, n, h * d)
+    return t.transpose(1, 2).reshape(B, n, h * d)
+
+
+def keep_matrix(torch, mask: str, n: int, m: int, device: str):
+    """(Lq, Lk) bool, True = the query may look at the key (``F.scaled_dot_product_attention``'s meaning)."""
+    keep = torch.ones(n, m, dtype=torch.bool, device=device)
+    if mask == "causal":
+        keep = keep.tril()
+    elif mask.startswith("padding:") and int(mask.split(":")[1]):
+        keep[:, m - int(mask.split(":")[1]):] = False
+    return keep
+
+
+def sdpa_expressible(cfg: dict, keep) -> bool:
+    """True when torch's own attention (SDPA, nn.MultiheadAttention) means what the trace means.
+
+    Both drop masked keys with -inf; a finite fill differs only in a row whose keys are all dropped.
+    """
+    return keep is None or cfg["mask_fill"] == "-inf" or bool(keep.any(dim=-1).all())
+
+
+def attend_steps(torch, s: dict, get, cfg: dict, d: dict, chained: bool) -> None:
+    """scores ... o in torch ops (DESIGN §2 sdpa); o by F.scaled_dot_product_attention in a chained run."""
+    device = get("q").device
+    s["scores"] = get("q") @ get("k").transpose(-2, -1)
+    s["scores_scaled"] = get("scores") * d["scale"]
+    last, keep = "scores_scaled", None
+    if cfg["mask"] != "none":
+        keep = keep_matrix(torch, cfg["mask"], d["n"], d["m"], device)
+        s["mask"] = keep.to(get("q").dtype)
+        s["scores_masked"] = get("scores_scaled").masked_fill(~keep, MASK_FILL[cfg["mask_fill"]])
+        last = "scores_masked"
+    s["row_max"] = get(last).amax(dim=-1)
+    shift = torch.where(torch.isfinite(get("row_max")), get("row_max"), torch.zeros_like(get("row_max")))
+    s["exp"] = torch.exp(get(last) - shift.unsqueeze(-1))
+    s["row_sum"] = get("exp").sum(dim=-1)
+    attn = get(last).softmax(dim=-1)
+    if keep is not None and cfg["mask_fill"] == "-inf":  # policy: a row with no key kept weighs 0 (as SDPA)
+        attn = attn.masked_fill(~keep.any(dim=-1, keepdim=True), 0.0)
+    s["attn"] = attn
+    F = torch.nn.functional
+    if chained and sdpa_expressible(cfg, keep):
+        s["o"] = F.scaled_dot_product_attention(get("q"), get("k"), get("v"), attn_mask=keep, scale=d["scale"])
+    else:
+        s["o"] = get("attn") @ get("v")
+
+
+def sequence_steps(torch, inputs: dict, cfg: dict, d: dict, feed: dict | None = None) -> dict:
+    """The sdpa/mha forward in torch, each tensor named as in the trace; ``feed``: step by step."""
+    F = torch.nn.functional
+    s = dict(inputs)
+    get = feed.__getitem__ if feed is not None else s.__getitem__
+    heads = cfg["heads"]
+    if cfg["variant"] == "mha":
+        s["qkv"] = F.linear(get("x"), get("w_qkv"), get("b_qkv"))
+        flats = get("qkv").chunk(3, dim=-1)
+    elif cfg["source"] == "project":
+        x_kv = get("x_kv") if "x_kv" in s else get("x")
+        flats = F.linear(get("x"), get("w_q")), F.linear(x_kv, get("w_k")), F.linear(x_kv, get("w_v"))
+    elif cfg["source"] == "columns":
+        x_kv = get("x_kv") if "x_kv" in s else get("x")
+        flats = get("x")[..., list(cfg["q_cols"])], x_kv[..., list(cfg["k_cols"])], x_kv[..., list(cfg["v_cols"])]
+    else:
+        flats = None  # direct: q, k, v are the inputs
+    if flats is not None:
+        s["q"], s["k"], s["v"] = (split_heads(t, heads) for t in flats)
+    attend_steps(torch, s, get, cfg, d, chained=feed is None)
+    if cfg["variant"] == "mha":
+        s["o_merged"] = merge_heads(get("o"))
+        s["out"] = F.linear(get("o_merged"), get("w_out"), get("b_out"))
+    else:
+        s["out"] = merge_heads(get("o"))
+    return s
+
+
+def sequence_magnitudes(trace, band: float | None = None) -> dict[str, np.ndarray]:
+    """``yolo_magnitudes`` for sdpa/mha: |a|·|b| for products, softmax amplification from exp on.
+
+    Masked scores are the fill value itself on both sides (exact), so their magnitude is 0.
+    """
+    t, cfg, d, chained = trace, trace.config, trace.derived, band is not None
+    heads = cfg["heads"]
+    a = {name: np.abs(t[name]) for name in t.names()}
+    m = dict(a)
+    src = m if chained else a
+    x_kv = src["x_kv"] if "x_kv" in t else src.get("x")
+    if cfg["variant"] == "mha":
+        m["qkv"] = src["x"] @ a["w_qkv"].T + a["b_qkv"]
+        flats = np.split(src["qkv"], 3, axis=-1)
+    elif cfg["source"] == "project":
+        flats = src["x"] @ a["w_q"].T, x_kv @ a["w_k"].T, x_kv @ a["w_v"].T
+    elif cfg["source"] == "columns":
+        flats = src["x"][..., list(cfg["q_cols"])], x_kv[..., list(cfg["k_cols"])], x_kv[..., list(cfg["v_cols"])]
+    else:
+        flats = None
+    if flats is not None:
+        m["q"], m["k"], m["v"] = (split_heads(f, heads) for f in flats)
+    m["scores"] = src["q"] @ np.swapaxes(src["k"], -2, -1)
+    m["scores_scaled"] = src["scores"] * d["scale"]
+    last = "scores_scaled"
+    if "mask" in t:
+        m["scores_masked"] = np.where(t["mask"].astype(bool), src["scores_scaled"], 0.0)
+        last = "scores_masked"
+    m["row_max"] = src[last].max(axis=-1)
+    with np.errstate(all="ignore"):  # rows whose keys are all dropped with -inf: max -inf, sum 0
+        amp = softmax_amplification(t[last], t["row_max"], src[last], src["row_max"], band)
+        m["exp"] = np.nan_to_num(t["exp"] * amp)
+        m["row_sum"] = src["exp"].sum(axis=-1)
+        ratio = np.nan_to_num((t["exp"] * amp).sum(axis=-1) / t["row_sum"], nan=0.0, posinf=0.0)
+        m["attn"] = np.nan_to_num(t["attn"] * (amp + ratio[..., None]))
+    m["o"] = src["attn"] @ src["v"]
+    if cfg["variant"] == "mha":
+        m["o_merged"] = merge_heads(src["o"])
+        m["out"] = src["o_merged"] @ a["w_out"].T + a["b_out"]
+    else:
+        m["out"] = merge_heads(src["o"])
+    return m
+
+
+INPUT_NAMES = ("x", "x_kv", "w_q", "w_k", "w_v", "w_qkv", "b_qkv", "w_out", "b_out")
+
+
+def mha_module(torch, trace, device: str, dt):
+    """``nn.MultiheadAttention(D, heads, batch_first=True)`` holding the trace's in_proj/out_proj."""
+    D, heads = trace.derived["d_model"], trace.config["heads"]
+    m = torch.nn.MultiheadAttention(D, heads, bias=True, batch_first=True).to(device=device, dtype=dt).eval()
+    with torch.no_grad():
+        for param, name in ((m.in_proj_weight, "w_qkv"), (m.in_proj_bias, "b_qkv"),
+                            (m.out_proj.weight, "w_out"), (m.out_proj.bias, "b_out")):
+            param.copy_(torch.from_numpy(trace[name]))
+    return m
+
+
+def check_sequence(torch, trace, device: str, dtype: str, reference_class=None) -> list[dict]:
+    """sdpa/mha rows: chained (o by F.scaled_dot_product_attention) and step by step; mha adds
+    ``nn.MultiheadAttention``'s out and per-head weights when it means what the trace means."""
+    dt = getattr(torch, dtype)
+    cfg, d = trace.config, trace.derived
+    feed = {name: torch.from_numpy(trace[name]).to(device=device, dtype=dt) for name in trace.names()}
+    direct = cfg["variant"] == "sdpa" and cfg["source"] == "direct"
+    inputs = {n: feed[n] for n in INPUT_NAMES + (("q", "k", "v") if direct else ()) if n in feed}
+    with torch.no_grad():
+        chained = to_numpy(sequence_steps(torch, inputs, cfg, d))
+        step = to_numpy(sequence_steps(torch, inputs, cfg, d, feed=feed))
+        chained_mags = sequence_magnitudes(trace, band=RTOL[dtype])
+        rows = compare(trace, chained, chained_mags, dtype, step=(step, sequence_magnitudes(trace)))
+        keep = keep_matrix(torch, cfg["mask"], d["n"], d["m"], device) if cfg["mask"] != "none" else None
+        if cfg["variant"] != "mha" or not (keep is None or bool(keep.any(dim=-1).all())):
+            return rows  # a query with no key kept: NaN in nn.MultiheadAttention, 0 or uniform in the trace
+        m = mha_module(torch, trace, device, dt)
+        x = feed["x"]
+        out, weights = m(x, x, x, need_weights=True, average_attn_weights=False,
+                         attn_mask=None if keep is None else ~keep)  # nn.MultiheadAttention: True = drop
+        seen = to_numpy({"attn": weights, "out": out})
+        return rows + compare(trace, seen, chained_mags, dtype, prefix="nn.MultiheadAttention:", names=list(seen))
+
+
+# One comparison builder per variant: (torch, trace, device, dtype, reference_class) -> rows.
+BUILDERS = {"yolo": check_yolo, "sdpa": check_sequence, "mha": check_sequence}
+REFERENCE = {"yolo": "explicit Ultralytics Attention", "sdpa": "explicit, o by F.scaled_dot_product_attention",
+             "mha": "explicit, o by F.scaled_dot_product_attention, + nn.MultiheadAttention unless a query "
+                    "keeps no key"}
 
 
 # ---------------------------------------------------------------- entry point and table
@@ -388,16 +556,20 @@ def crosscheck(trace, device: str = "cpu", dtype: str = "float64", reference: st
     check_options(device, dtype, reference)
     variant = trace.config.get("variant", "yolo")
     if variant not in BUILDERS:
-        raise ConfigError("--variant", f"no crosscheck for variant {variant!r}; allowed: {', '.join(READY)}")
+        raise ConfigError("--variant", f"crosscheck for variant {variant} is not available yet; "
+                                       f"allowed: {', '.join(BUILDERS)}")
+    if reference == "ultralytics" and variant != "yolo":
+        raise ConfigError("--reference", f"ultralytics applies to --variant yolo only, not {variant}; "
+                                         "allowed: explicit")
     torch = import_torch()
     where = resolve_device(torch, device)
     if reference == "ultralytics" and reference_class is None:
         reference_class = ultralytics_attention_class()
     with tf32_off(torch, where) as tf32:
         rows = BUILDERS[variant](torch, trace, where, dtype, reference_class)
+    described = REFERENCE[variant] + (", + ultralytics' Attention" if reference_class is not None else "")
     return {"variant": variant, "device": where, "dtype": dtype, "tf32": tf32, "torch": torch.__version__,
-            "reference": "explicit + ultralytics" if reference_class is not None else "explicit",
-            "rtol": RTOL[dtype], "rows": rows, "passed": all(r["ok"] for r in rows)}
+            "reference": described, "rtol": RTOL[dtype], "rows": rows, "passed": all(r["ok"] for r in rows)}
 
 
 def _num(value) -> str:

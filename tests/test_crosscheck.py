@@ -194,7 +194,7 @@ def test_reference_path_against_our_own_module_adds_ultralytics_rows():
     assert result["passed"], format_table(result)
     names = [r["name"] for r in result["rows"]]
     assert names[-4:] == ["ultralytics:qkv", "ultralytics:pe", "ultralytics:o_pe", "ultralytics:out"]
-    assert result["reference"] == "explicit + ultralytics"
+    assert result["reference"].endswith("+ ultralytics' Attention")
 
 
 def test_reference_path_catches_a_module_that_splits_q_k_v_differently():
@@ -281,9 +281,11 @@ def test_torch_not_installed_is_one_line(capsys, monkeypatch):
     assert line.startswith("attnwalk: error: crosscheck: PyTorch is not installed; pip install")
 
 
-def test_variant_without_a_builder_is_one_clear_error():
+def test_variant_without_a_builder_is_one_clear_error(monkeypatch):
+    """A variant added to the engine before its torch counterpart: one line, not a KeyError."""
     trace = Trace(config={"variant": "conv"}, derived={})
-    with pytest.raises(ConfigError, match=r"^--variant: no crosscheck for variant 'conv'; allowed: yolo"):
+    expected = r"^--variant: crosscheck for variant conv is not available yet; allowed: yolo, sdpa, mha$"
+    with pytest.raises(ConfigError, match=expected):
         crosscheck(trace)
 
 
@@ -296,3 +298,92 @@ def test_render_and_importing_crosscheck_never_import_torch():
     with tempfile.TemporaryDirectory() as tmp:
         done = subprocess.run([sys.executable, "-c", code, f"{tmp}/n.md"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------- sdpa and mha
+
+
+@st.composite
+def sequence_options(draw):
+    variant = draw(st.sampled_from(["sdpa", "mha"]))
+    heads, head_dim, n = draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([1, 2, 4])), draw(st.integers(1, 6))
+    opts = dict(variant=variant, tokens=n, dim=heads * head_dim, heads=heads, batch=draw(st.integers(1, 2)),
+                seed=draw(st.integers(0, 2**32 - 1)), input=draw(st.sampled_from(["ramp", "randint", "normal"])),
+                rng=draw(st.sampled_from(["torch", "numpy"])), init_std=draw(st.sampled_from([0.02, 1.0])))
+    m = n
+    if variant == "sdpa":
+        opts["source"] = draw(st.sampled_from(["direct", "columns", "project"]))
+        m = opts["kv_tokens"] = draw(st.integers(1, 6))
+        if opts["source"] == "columns":
+            opts.update(dim=draw(st.integers(3, 6)), heads=1)
+    mask = draw(st.sampled_from(["none", "causal", "padding"]))
+    opts["mask"] = f"padding:{draw(st.integers(0, m))}" if mask == "padding" else mask
+    opts["mask_fill"] = draw(st.sampled_from(["-inf", "-1e9", "-10000"]))
+    return opts
+
+
+@settings(max_examples=60, deadline=None)
+@given(opts=sequence_options())
+def test_sdpa_and_mha_agree_with_torch_over_a_grid(opts):
+    trace = attnwalk.walk(**opts)
+    for dtype in ("float64", "float32"):
+        result = crosscheck(trace, dtype=dtype)
+        assert result["passed"], f"{opts}\n{format_table(result)}"
+        names = [r["name"] for r in result["rows"]]
+        assert names[: len(trace.names())] == trace.names()
+        module_rows = names[len(trace.names()):]
+        assert all(n.startswith("nn.MultiheadAttention:") for n in module_rows)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mha_is_also_compared_with_nn_multiheadattention(capsys, dtype):
+    code, out, err = run(capsys, "crosscheck", "--variant", "mha", "--tokens", "4", "--dim", "8", "--heads", "2",
+                         "--mask", "causal", "--dtype", dtype)
+    assert code == 0, out + err
+    rows = table_rows(out)
+    assert rows["nn.MultiheadAttention:attn"][-1] == "ok" and rows["nn.MultiheadAttention:out"][-1] == "ok"
+    assert {"qkv", "q", "k", "v", "mask", "scores_masked", "attn", "o", "o_merged", "out"} <= set(rows)
+
+
+def test_sdpa_o_is_checked_against_f_scaled_dot_product_attention(monkeypatch):
+    """The chained o comes from F.scaled_dot_product_attention: a wrong SDPA result is seen at o."""
+    F = torch.nn.functional
+    original = F.scaled_dot_product_attention
+    monkeypatch.setattr(F, "scaled_dot_product_attention", lambda *a, **k: original(*a, **k) * 1.001)
+    result = crosscheck(attnwalk.walk(variant="sdpa", tokens=3, dim=4, heads=2, mask="causal"))
+    assert failing(result)[0] == "o"
+
+
+def test_bottom_right_causal_mask_in_the_engine_fails_at_mask(monkeypatch):
+    """A causal mask aligned bottom-right (Lq != Lk) where PyTorch aligns it top-left: named at mask."""
+    import attnwalk.engine.sdpa as sdpa_engine
+
+    original = sdpa_engine.keep_mask
+    monkeypatch.setattr(sdpa_engine, "keep_mask", lambda mask, n, m: np.tril(np.ones((n, m), bool), m - n)
+                        if mask == "causal" else original(mask, n, m))
+    result = crosscheck(attnwalk.walk(variant="sdpa", tokens=3, kv_tokens=5, mask="causal", input="normal"))
+    assert failing(result)[0] == "mask"
+
+
+def test_heads_merged_in_the_wrong_order_fail_at_o_merged(monkeypatch):
+    """``b h n d -> b n (d h)`` instead of ``b n (h d)``: the mha step after o is named."""
+    import attnwalk.engine.mha as mha_engine
+
+    monkeypatch.setattr(mha_engine, "merge_heads", lambda t: t.transpose(0, 2, 3, 1).reshape(
+        t.shape[0], t.shape[2], -1))
+    result = crosscheck(attnwalk.walk(variant="mha", tokens=3, dim=4, heads=2, input="normal"), dtype="float32")
+    assert failing(result)[0] == "o_merged"
+
+
+@pytest.mark.parametrize("name", ["scores_masked", "exp", "attn", "o"])
+def test_a_perturbed_sdpa_step_fails_and_is_named_first(name):
+    trace = attnwalk.walk(variant="sdpa", tokens=4, dim=4, heads=2, mask="padding:1", input="normal")
+    data = trace[name].copy()
+    data[0, 0, 0, 0] += 1e-3 * max(1.0, abs(data[0, 0, 0, 0]))  # well above float32's resolution
+    trace.steps[name] = dataclasses.replace(trace.steps[name], data=data)
+    assert failing(crosscheck(trace, dtype="float32"))[0] == name
+
+
+def test_reference_ultralytics_with_sdpa_is_one_line(capsys):
+    assert one_line_error(capsys, "--variant", "sdpa", "--reference", "ultralytics") == (
+        "attnwalk: error: --reference: ultralytics applies to --variant yolo only, not sdpa; allowed: explicit")
