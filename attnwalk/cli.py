@@ -94,9 +94,10 @@ def crosscheck(
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
-    device: Annotated[str, typer.Option("--device", help="cpu | cuda | auto [cpu]")] = "cpu",
-    dtype: Annotated[str, typer.Option("--dtype", help="float64 | float32 [float64]")] = "float64",
-    reference: Annotated[str, typer.Option("--reference", help="explicit | ultralytics [explicit]")] = "explicit",
+    device: Annotated[str, typer.Option("--device", help="cpu | cuda | auto [cpu]", show_default=False)] = "cpu",
+    dtype: Annotated[str, typer.Option("--dtype", help="float64 | float32 [float64]", show_default=False)] = "float64",
+    reference: Annotated[str, typer.Option("--reference", help="explicit | ultralytics [explicit]",
+                                              show_default=False)] = "explicit",
 ) -> None:
     """Compare every recorded tensor with PyTorch's; exit 1 if any disagrees (needs torch)."""
     from .api import walk

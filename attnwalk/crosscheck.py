@@ -4,12 +4,17 @@ One builder per variant (``BUILDERS``) runs the torch counterpart on the trace's
 weights and returns its tensors by trace name; ``compare`` turns both sides into table rows.
 torch is imported lazily, here only: ``attnwalk render`` never imports it.
 
-Verdict (the same for every tensor): ``max rel err <= RTOL[dtype]``, where each element's error
-is divided by the *magnitude of the terms that produced it* (``yolo_magnitudes``): |W|·|x| for a
-convolution, |q|ᵀ·|k| for the scores, and after ``exp`` the softmax amplification
-``1 + |s_ij| + |row max|``, because exp turns an absolute error in its argument into a relative
-error of the same size. A float32 run therefore reports its real rounding error, scaled by what
-float32 could possibly resolve, instead of a tolerance widened until everything passes.
+Each tensor is compared twice. *max rel err*: torch runs the whole forward from x and the
+weights alone (chained), so the row says what PyTorch computes. *step rel err*: each torch op
+runs on the trace's own inputs to that step, so a wrong step fails by itself and is named.
+A tensor agrees when both are <= ``RTOL[dtype]``.
+
+Each element's error is divided by the *magnitude of the terms that produced it*
+(``yolo_magnitudes``, ``sequence_magnitudes``): |W|·|x| for a convolution or Linear, |q|ᵀ·|k|
+for the scores, and from ``exp`` on the softmax amplification ``1 + |s_ij| + |row max|``
+(exp turns an absolute error in its argument into a relative error of the same size), floored
+at one ulp of the tensor's largest magnitude. A float32 run thus reports its real rounding
+error against what float32 can resolve, instead of a tolerance widened until everything passes.
 """
 
 from __future__ import annotations
@@ -581,8 +586,9 @@ def format_table(result: dict) -> str:
     head = (f"attnwalk crosscheck {result['variant']}: NumPy float64 trace vs PyTorch {result['torch']} "
             f"({result['reference']})\n"
             f"device {result['device']} | dtype {result['dtype']} | TF32 {result['tf32']}\n"
-            f"pass: max rel err and step rel err <= {result['rtol']:g} (error / magnitude of the terms behind "
-            f"each element; max: torch from x and the weights, step: each op on the trace's own inputs)\n")
+            f"pass: max rel err and step rel err <= {result['rtol']:g}, errors divided by the magnitude of the "
+            f"terms behind each element\n"
+            f"max: torch from x and the weights alone; step: each torch op on the trace's own inputs\n")
     table = [("tensor", "shape", "max abs err", "max rel err", "step rel err", "verdict")]
     for r in result["rows"]:
         verdict = "ok" if r["ok"] else "FAIL" + (f" ({r['note']})" if r["note"] else "")
