@@ -100,7 +100,7 @@ def build(trace: Trace) -> dict:
 
     n_terms = N if N <= 16 else 3
     # Worked O column: head 0, position 0: O_0[:, 0] = sum_j A_0[0, j] V_0[:, j].
-    o_terms = [{"d": dd, "expr": " + ".join(f"({fw(a_row[j])})({fw(v[h0, dd, j])})" for j in range(n_terms)),
+    o_terms = [{"d": dd, "terms": [f"({fw(a_row[j])})({fw(v[h0, dd, j])})" for j in range(n_terms)],
                 "value": f(trace["o"][b, dd, 0, 0])} for dd in range(hd)]
 
     # Worked PE value: channel 0, pixel (0, 0): 3x3 window of the zero-padded input.
