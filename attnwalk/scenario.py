@@ -1,0 +1,49 @@
+"""Scenario files: one TOML file describes one walkthrough completely (docs/scenarios.md).
+
+Keys are the options of ``Config`` (``kv-tokens`` may be written ``kv_tokens``); tables are
+arrays of rows. A scenario must be valid by itself: it is checked with ``make_config`` here,
+so a bad file is reported as one line naming the file and the key. Flags given beside
+``--scenario`` override its keys (cli.scenario merges them before the final ``make_config``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+
+from .config import Config, make_config
+from .errors import ConfigError
+
+KEYS = tuple(f.name for f in dataclasses.fields(Config) if f.name != "derived")
+
+
+def load_scenario(path) -> dict:
+    """The options of the scenario file at ``path``, validated; ConfigError("--scenario", ...) if bad."""
+    path = Path(path)
+    name = path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError("--scenario", f"cannot read {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise ConfigError("--scenario", f"{name}: not UTF-8 text; allowed: a UTF-8 TOML file") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError("--scenario", f"{name}: not valid TOML: {err}") from None
+    options = {}
+    for key, value in data.items():
+        opt = key.replace("-", "_")
+        if opt not in KEYS or isinstance(value, dict):
+            raise ConfigError("--scenario", f"{name}: unknown key {key!r}; allowed: {', '.join(KEYS)}")
+        options[opt] = value
+    try:
+        make_config(**options)
+    except ConfigError as err:
+        message = str(err)[len(err.option) + 2:]
+        if err.option == "--scenario":
+            raise ConfigError("--scenario", f"{name}: {message}") from None
+        key = err.option.lstrip("-").replace("-", "_")
+        raise ConfigError("--scenario", f"{name}: key {key}: {message}") from None
+    return options
