@@ -49,7 +49,7 @@ def _walk_sequence(x, weights: dict | None, options: dict) -> Trace:
     from .seq_inputs import draw
 
     if x is not None:
-        options["x"] = np.asarray(x, dtype=np.float64)
+        options["x"] = x
     cfg = make_config(**options)
     inputs = draw(cfg)
     if weights:

@@ -249,6 +249,7 @@ def _table(key: str, value) -> tuple[tuple, ...]:
 def _columns(key: str, value, width: int) -> tuple[int, ...]:
     """Column indices into a table of ``width`` columns: 0, 1, ... or "c0", "c1", ..."""
     allowed = f"allowed: a non-empty list of column indices 0..{width - 1} (or \"c0\"..\"c{width - 1}\")"
+    value = list(value) if isinstance(value, tuple) else value
     if not isinstance(value, (list, tuple)) or not value:
         raise ConfigError("--scenario", f"{key}: got {value!r}; {allowed}")
     out = []

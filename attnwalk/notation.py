@@ -30,6 +30,24 @@ LABELS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "w_qkv": (r"W_{{qkv}}", "w_qkv", ()),
     "w_proj": (r"W_{{proj}}", "w_proj", ()),
     "w_pe": (r"W_{{pe}}[{c}]", "w_pe", ("c",)),
+    # Sequence variants (sdpa, mha): matrices have one row per token (batch 0 when b is absent).
+    "x_seq": ("X", "x", ("b",)),
+    "x_kv": (r"X_{{kv}}", "x_kv", ("b",)),
+    "w_q": ("W_Q", "w_q", ()),
+    "w_k": ("W_K", "w_k", ()),
+    "w_v": ("W_V", "w_v", ()),
+    "b_qkv": (r"b_{{qkv}}", "b_qkv", ()),
+    "w_out": (r"W_{{out}}", "w_out", ()),
+    "b_out": (r"b_{{out}}", "b_out", ()),
+    "qkv_seq": (r"\text{{QKV}}", "qkv", ("b",)),
+    "mask": ("M", "mask", ()),
+    "scores_masked": (r"\tilde{{S}}_{h}", "scores_masked", ("b", "h")),
+    "o_h": ("O_{h}", "o", ("b", "h")),
+    "o_merged": (r"O_{{cat}}", "o_merged", ("b",)),
+    "out_seq": (r"\text{{Out}}", "out", ("b",)),
+    "alpha": ("α(p{i}→p{j})", "attn", ("i", "j")),  # head 0; keys of a cross-attention are m0, m1, ...
+    "alpha_cross": ("α(p{i}→m{j})", "attn", ("i", "j")),
+    "out_row": ("Out(p{i})", "out", ("i",)),  # the row of token i: all heads merged (sdpa) / after W_out (mha)
 }
 
 

@@ -109,3 +109,62 @@ def test_mha_rejects_sdpa_only_options():
         attnwalk.walk(variant="mha", kv_tokens=3)
     with pytest.raises(ConfigError, match="--heads"):
         attnwalk.walk(variant="mha", dim=6, heads=4)
+
+
+# ---------------------------------------------------------------------------------------------
+# The walkthrough.
+
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import re  # noqa: E402
+
+from test_render_yolo import assert_printed_matches, displays  # noqa: E402
+from test_sdpa import assert_markdown_safe  # noqa: E402
+
+from attnwalk.render import render  # noqa: E402
+
+
+@pytest.mark.parametrize("opts", CASES)
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_printed_matrices_are_pytorchs_and_latex_is_clean(opts, lang):
+    md = render(attnwalk.walk(variant="mha", lang=lang, **opts), "md", lang)
+    assert_markdown_safe(md)
+    m, x = seeded_module(opts)
+    n = opts["tokens"]
+    keep = None
+    if opts.get("mask") == "causal":
+        keep = torch.ones(n, n, dtype=torch.bool).tril()
+    elif opts.get("mask", "none").startswith("padding"):
+        keep = torch.ones(n, n, dtype=torch.bool)
+        keep[:, n - int(opts["mask"].split(":")[1]):] = False
+    with torch.no_grad():
+        out, attn, q, k, v = m(x, keep)
+        qkv = m.qkv(x)
+    exp = {"X": x[0].numpy(), "W_{qkv}": m.qkv.weight.detach().numpy(), "W_{out}": m.out.weight.detach().numpy(),
+           r"\text{QKV}": qkv[0].numpy(), r"\text{Out}": out[0].numpy(),
+           "O_{cat}": (attn @ v).transpose(1, 2).reshape(x.shape[0], n, -1)[0].numpy()}
+    for h in range(opts["heads"]):
+        for lab, val in [("Q", q), ("K", k), ("V", v), ("A", attn), ("O", attn @ v)]:
+            exp[f"{lab}_{h}"] = val[0, h].numpy()
+    shown = displays(md)
+    assert set(exp) <= set(shown), set(exp) - set(shown)
+    for lab, val in exp.items():
+        assert_printed_matches(shown[lab], val, lab)
+    other = render(attnwalk.walk(variant="mha", lang="en" if lang == "vi" else "vi", **opts), "md", "vi")
+    assert displays(other) == shown
+    body = md.split("---", 2)[2]
+    if lang == "vi":
+        assert "Bước 1 — Sinh QKV" in body and "Step" not in body and "Tái tạo bằng PyTorch" in body
+    else:
+        assert "Step 1 — QKV from one Linear" in body and "Reproduce it in PyTorch" in body
+
+
+@pytest.mark.parametrize("opts", CASES)
+def test_pytorch_snippet_in_the_note_reproduces_the_trace(opts):
+    trace = attnwalk.walk(variant="mha", **opts)
+    code = re.findall(r"```python\n(.*?)```", render(trace, "md", "en"), re.S)[-1]
+    ns = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "<snippet>", "exec"), ns)
+    np.testing.assert_allclose(ns["attn"].numpy(), trace["attn"], rtol=0, atol=1e-13)
+    np.testing.assert_allclose(ns["out"].numpy(), trace["out"], rtol=0, atol=1e-13)

@@ -201,3 +201,144 @@ def test_yolo_config_is_unchanged_by_the_sequence_fields():
                                              "input", "init_std", "rng", "pe_on", "lang", "decimals"]
     with pytest.raises(ConfigError, match="--mask: mask applies to --variant sdpa | mha only"):
         make_config(mask="causal")
+
+
+# ---------------------------------------------------------------------------------------------
+# The walkthrough: printed numbers are PyTorch's, LaTeX is clean, both languages, snippet runs.
+
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from test_render_yolo import assert_printed_matches, displays  # noqa: E402
+
+from attnwalk.render import render  # noqa: E402
+
+RENDER_CASES = [
+    dict(source="columns", x=[[1, 0, 1, 2], [2, 1, 0, 2], [3, 0, 1, 2], [4, 1, 0, 2]], heads=1, decimals=6),
+    dict(tokens=3, dim=4, heads=2, seed=42, mask="causal", mask_fill="-10000", labels=["Tôi", "đi", "học"]),
+    dict(tokens=2, kv_tokens=3, dim=4, heads=2, seed=11, mask="padding:3"),
+    dict(tokens=4, dim=4, heads=2, seed=5, source="project", init_std=0.5, mask="causal", mask_fill="-1e9"),
+    dict(tokens=20, dim=8, heads=2, seed=9, input="normal", mask="padding:2", decimals=5),
+    dict(tokens=3, kv_tokens=4, dim=4, heads=1, seed=6, source="columns", batch=2),
+]
+
+
+def expected_sdpa(opts: dict) -> dict:
+    """Label -> PyTorch's value (batch 0) for every matrix the sdpa notes print."""
+    t = attnwalk.walk(variant="sdpa", **opts)
+    if "x" in opts or opts.get("source") == "columns":
+        x = torch.tensor(t["x"])
+        x_kv = torch.tensor(t["x_kv"]) if "x_kv" in t else x
+        qc, kc, vc = (list(t.config[k]) for k in ("q_cols", "k_cols", "v_cols"))
+        q, k, v = x[..., qc], x_kv[..., kc], x_kv[..., vc]
+    else:
+        q, k, v = torch_inputs(opts)
+    h = t.config["heads"]
+    q, k, v = (heads_split(a, h) for a in (q, k, v))
+    scaled = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    mask = t.config["mask"]
+    keep = torch_keep(mask, q.shape[2], k.shape[2])
+    masked = scaled.masked_fill(~keep, FILLS[t.config["mask_fill"]])
+    attn = torch.nan_to_num(masked.softmax(-1), nan=0.0)
+    exp = {"M": keep.double()} if mask != "none" else {}
+    pairs = [("Q", q), ("K", k), ("V", v), ("S", q @ k.transpose(-2, -1)), ("A", attn), ("O", attn @ v)]
+    if q.shape[-1] != 1:  # with d_k = 1 the note says Ŝ = S and prints no second copy
+        pairs.append((r"\hat{S}", scaled))
+    for i in range(h):
+        for lab, val in pairs:
+            exp[f"{lab}_{i}"] = val[0, i].numpy()
+        if t.config["mask_fill"] != "-inf":
+            exp[rf"\tilde{{S}}_{i}"] = masked[0, i].numpy()
+    return exp
+
+
+@pytest.mark.parametrize("opts", RENDER_CASES)
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_every_printed_matrix_is_pytorchs_value_correctly_rounded(opts, lang):
+    md = render(attnwalk.walk(variant="sdpa", lang=lang, **opts), "md", lang)
+    shown = displays(md)
+    expected = expected_sdpa(opts)
+    checked = 0
+    for lab, cells in shown.items():
+        if lab in expected:
+            checked += assert_printed_matches(cells, expected[lab], lab)
+    assert set(expected) <= set(shown), set(expected) - set(shown)
+    assert checked > 20
+
+
+@pytest.mark.parametrize("opts", RENDER_CASES)
+def test_both_languages_print_the_same_math_and_vietnamese_is_vietnamese(opts):
+    vi = render(attnwalk.walk(variant="sdpa", lang="vi", **opts), "md", "vi")
+    en = render(attnwalk.walk(variant="sdpa", lang="en", **opts), "md", "en")
+    assert displays(vi) == displays(en)
+    body = vi.split("---", 2)[2]
+    assert "Bước 1 — Độ tương đồng" in body and "Ý nghĩa" in body and "Tái tạo bằng PyTorch" in body
+    assert "Step" not in body and "Step 1 — Similarities" in en
+    if "mask" in opts:
+        assert "**giữ**" in vi and "**bỏ**" in vi and "**keep**" in en and "**drop**" in en
+        assert "Quy ước của attnwalk" in vi and "attnwalk's policy" in en
+
+
+def assert_markdown_safe(md: str) -> None:
+    body = md.split("---", 2)[2]
+    for line in body.splitlines():
+        assert "$$" not in line or line == "$$", line
+    prose = re.sub(r"^```.*?^```", "CODE", body, flags=re.M | re.S)
+    blocks = re.findall(r"^\$\$\n(.*?)\n\$\$$", prose, re.M | re.S)
+    inline = re.findall(r"(?<!\$)\$(?!\$)([^$\n]+)\$", re.sub(r"^\$\$\n.*?\n\$\$$", "", prose, flags=re.M | re.S))
+    for tex in blocks + inline:
+        for bad in (r"\{", r"\}", r"\,", r"\;", r"\_"):
+            assert bad not in tex, (bad, tex)
+        assert tex.count("{") == tex.count("}"), tex
+        assert not re.search(r"\\text\{[^}]*[À-ỹ]", tex), f"Vietnamese inside \\text: {tex}"
+    for block in blocks:
+        if r"\begin{bmatrix}" in block:
+            rows = block.split(r"\begin{bmatrix}")[1].split(r"\end{bmatrix}")[0].strip().splitlines()
+            assert all(r.endswith(r" \\") for r in rows), block
+    for line in prose.splitlines():
+        if line.startswith("|"):
+            for tex in re.findall(r"\$([^$]+)\$", line):
+                assert "|" not in tex
+    assert "\n\n\n" not in prose
+
+
+@pytest.mark.parametrize("opts", RENDER_CASES)
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_latex_is_markdown_safe_and_bytes_deterministic(opts, lang):
+    md = render(attnwalk.walk(variant="sdpa", lang=lang, **opts), "md", lang)
+    assert_markdown_safe(md)
+    assert md == render(attnwalk.walk(variant="sdpa", lang=lang, **opts), "md", lang)
+
+
+@pytest.mark.parametrize("opts", RENDER_CASES + [dict(tokens=2, kv_tokens=3, mask="padding:3", mask_fill="-1e9")])
+def test_pytorch_snippet_in_the_note_reproduces_the_trace(opts):
+    trace = attnwalk.walk(variant="sdpa", **opts)
+    md = render(trace, "md", "en")
+    code = re.findall(r"```python\n(.*?)```", md, re.S)[-1]
+    ns = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "<snippet>", "exec"), ns)
+    np.testing.assert_allclose(ns["attn"].numpy(), trace["attn"], rtol=0, atol=1e-13)
+    np.testing.assert_allclose(ns["out"].numpy(), trace["out"], rtol=0, atol=1e-13)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (ROOT / ".ci/node/node_modules/katex").is_dir(),
+                    reason="KaTeX is not installed here: run `npm install --prefix .ci/node katex@0.16` (CI does)")
+def test_every_formula_of_sequence_notes_parses_in_katex():
+    from test_katex import formulas, katex_errors
+
+    items = []
+    for lang in ("vi", "en"):
+        for opts in RENDER_CASES:
+            items += formulas(render(attnwalk.walk(variant="sdpa", lang=lang, **opts), "md", lang))
+        for opts in (dict(tokens=3, mask="causal"), dict(tokens=20, dim=32, heads=4, input="normal")):
+            items += formulas(render(attnwalk.walk(variant="mha", lang=lang, **opts), "md", lang))
+    assert len(items) > 200
+    errors = katex_errors(items)
+    assert not errors, "\n".join(errors[:10])

@@ -1,0 +1,393 @@
+"""The view model of the sdpa walkthrough (batch 0; every head; one worked query row)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from .. import __version__
+from ..config import MASK_FILL_VALUES
+from ..frontmatter import front_matter
+from ..latex import bmatrix
+from ..notation import label, plain
+from ..numfmt import fmt, fmt_list
+from ..trace import Trace
+
+MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
+MAX_ALPHA_TABLE = 12  # the α table (queries x keys) up to 12 x 12
+MAX_FORM_CHARS = 120  # closed forms of the outputs are listed when each is at most this long
+
+
+def cli_command(cfg: dict, scenario: bool) -> str:
+    """The command that reproduces this walkthrough (a scenario file when tables were given)."""
+    if scenario:
+        return "attnwalk render --scenario SCENARIO.toml"
+    parts = ["attnwalk render", f"--variant {cfg['variant']}", f"--tokens {cfg['tokens']}"]
+    if cfg["variant"] == "sdpa" and cfg["kv_tokens"] != cfg["tokens"]:
+        parts.append(f"--kv-tokens {cfg['kv_tokens']}")
+    parts += [f"--dim {cfg['dim']}", f"--heads {cfg['heads']}"]
+    if cfg["mask"] != "none":
+        parts += [f"--mask {cfg['mask']}", f"--mask-fill {cfg['mask_fill']}"]
+    parts += [f"--seed {cfg['seed']}", f"--input {cfg['input']}"]
+    if cfg["init_std"] != 0.02:
+        parts.append(f"--init-std {cfg['init_std']:g}")
+    if cfg["rng"] != "torch":
+        parts.append(f"--rng {cfg['rng']}")
+    parts += [f"--decimals {cfg['decimals']}", f"--lang {cfg['lang']}"]
+    return " ".join(parts)
+
+
+def uses_scenario(cfg: dict) -> bool:
+    return any(k in cfg for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v", "labels", "kv_labels",
+                                  "q_cols", "k_cols", "v_cols")) or cfg.get("source", "direct") != "direct" or (
+        cfg["variant"] == "mha" and not cfg.get("bias", True))
+
+
+def exact_cell(v) -> str:
+    """An input value as typed: 2, -3, \\frac{1}{3}, 0.1."""
+    if isinstance(v, str):
+        f = Fraction(v)
+        sign = "-" if f < 0 else ""
+        return f"{sign}\\frac{{{abs(f.numerator)}}}{{{f.denominator}}}"
+    if isinstance(v, float) and not v.is_integer():
+        return repr(v)
+    return str(int(v))
+
+
+def plain_cell(v) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, float) and not v.is_integer():
+        return repr(v)
+    return str(int(v))
+
+
+def is_integral(a: np.ndarray) -> bool:
+    return bool(np.all(np.isfinite(a)) and np.all(np.mod(a, 1) == 0) and np.abs(a).max(initial=0) < 2**53)
+
+
+def matrix(a: np.ndarray, dec: int, table=None) -> str:
+    """A matrix: inputs as typed (integers without decimals), computed values at ``dec`` places."""
+    if table is not None:
+        return _rows_tex([[exact_cell(v) for v in row] for row in table])
+    if is_integral(a):
+        return bmatrix(a, dec, cell=lambda v: str(int(v)))
+    return bmatrix(a, dec)
+
+
+def _rows_tex(rows: list[list[str]]) -> str:
+    from ..latex import _keep
+
+    r_idx, c_idx = _keep(len(rows)), _keep(len(rows[0]))
+    lines = []
+    for i in r_idx:
+        if i is None:
+            lines.append(" & ".join(r"\ddots" if j is None else r"\vdots" for j in c_idx) + r" \\")
+        else:
+            lines.append(" & ".join(r"\cdots" if j is None else rows[i][j] for j in c_idx) + r" \\")
+    return "\\begin{bmatrix}\n" + "\n".join(lines) + "\n\\end{bmatrix}"
+
+
+def num(v: float, places: int, integral: bool) -> str:
+    return str(int(v)) if integral else fmt(v, places)
+
+
+def python_table(table) -> str:
+    """A scenario table as a Python literal (fractions as divisions: 1/3)."""
+    return "[" + ", ".join("[" + ", ".join(plain_cell(v) for v in row) + "]" for row in table) + "]"
+
+
+def fill_str(fill: str) -> str:
+    return {"-inf": "float(\"-inf\")", "-1e9": "-1e9", "-10000": "-10000.0"}[fill]
+
+
+def fill_tex(fill: str) -> str:
+    return {"-inf": r"-\infty", "-1e9": r"-10^{9}", "-10000": "-10000"}[fill]
+
+
+def token_labels(cfg: dict, n: int, m: int) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(query ids, key ids, query words, key words): ids p0, p1, ... (keys of a cross-attention: m0, ...)."""
+    cross = cfg["variant"] == "sdpa" and (m != n or "x_kv" in cfg)
+    q_ids = [f"p{i}" for i in range(n)]
+    k_ids = [f"m{j}" for j in range(m)] if cross else [f"p{j}" for j in range(m)]
+    q_words = list(cfg.get("labels") or [])
+    k_words = list(cfg.get("kv_labels") or ([] if cross else q_words))
+    return q_ids, k_ids, q_words, k_words
+
+
+def named(ids: list[str], words: list[str]) -> list[str]:
+    return [f"{i} ({w})" if words else i for i, w in zip(ids, words or ids)]
+
+
+def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
+    """Scores ... outputs, per head, shared by the sdpa and mha views."""
+    cfg, d = trace.config, trace.derived
+    dec = cfg["decimals"]
+    wp = min(dec + 4, 15)
+    n, m = trace["attn"].shape[-2:]
+    heads = cfg["heads"]
+    q, k, v = trace["q"][0], trace["k"][0], trace["v"][0]
+    masked = "mask" in trace
+    q_ids, k_ids, q_words, k_words = token_labels(cfg, n, m)
+    ints = is_integral(q) and is_integral(k)
+    v_int = is_integral(v)
+    fq = lambda x: num(x, wp, ints)  # noqa: E731
+    fv = lambda x: num(x, wp, v_int)  # noqa: E731
+    scores_int = is_integral(trace["scores"][0])
+    heads_view = []
+    for h in range(heads):
+        a = trace["attn"][0, h]
+        heads_view.append({
+            "h": h,
+            "q_label": label("q", h=h), "q_tex": matrix(q[h], dec),
+            "k_label": label("k", h=h), "k_tex": matrix(k[h], dec),
+            "v_label": label("v", h=h), "v_tex": matrix(v[h], dec),
+            "s_label": label("scores", h=h), "s_tex": matrix(trace["scores"][0, h], dec),
+            "ss_label": label("scores_scaled", h=h), "ss_tex": bmatrix(trace["scores_scaled"][0, h], dec),
+            "sm_label": label("scores_masked", h=h),
+            "sm_tex": bmatrix(trace["scores_masked"][0, h], dec, cell=_masked_cell(cfg, dec)) if masked else "",
+            "a_label": label("attn", h=h), "a_tex": bmatrix(a, dec),
+            "o_label": label("o_h", h=h), "o_tex": bmatrix(trace["o"][0, h], dec),
+            "row_sums": fmt_list(a.sum(-1), 12),
+            "alpha_rows": [{"q": q_ids[i], "vals": [fmt(a[i, j], dec) for j in range(m)]} for i in range(n)]
+            if n <= MAX_ALPHA_TABLE and m <= MAX_ALPHA_TABLE else None,
+            "favourite": [{"q": named([q_ids[i]], q_words[i:i + 1])[0],
+                           "k": named([k_ids[int(np.argmax(a[i]))]], k_words[int(np.argmax(a[i])):][:1])[0],
+                           "w": fmt(a[i].max(), dec), "empty": not a[i].any()} for i in range(min(n, 8))],
+        })
+
+    # Worked row: head 0, query i.
+    h0, i = 0, worked_i
+    ss = trace["scores_scaled"][0, h0, i]
+    s_masked = trace["scores_masked"][0, h0, i] if masked else ss
+    keep = trace["mask"][i] if masked else np.ones(m)
+    row_max = trace["row_max"][0, h0, i]
+    e = trace["exp"][0, h0, i]
+    s_terms = [{"j": j, "k": k_ids[j],
+                "expr": " + ".join(f"({fq(q[h0, i, c])})({fq(k[h0, j, c])})" for c in range(q.shape[-1])),
+                "value": num(trace["scores"][0, h0, i, j], wp, scores_int)} for j in range(min(m, 4))]
+    fill = cfg.get("mask_fill", "-inf")
+    ss_int = is_integral(np.where(keep > 0, ss, 0))
+    fs = lambda x: num(x, wp, ss_int)  # noqa: E731
+    exp_terms = []
+    for j in range(m):
+        s_txt = fs(ss[j]) if keep[j] else fill
+        exp_terms.append({"j": j, "k": k_ids[j], "s": s_txt, "kept": bool(keep[j]), "e": fmt(e[j], wp)})
+    row_empty = not keep.any()
+    o_terms = [{"c": c, "expr": " + ".join(f"({fmt(trace['attn'][0, h0, i, j], wp)})({fv(v[h0, j, c])})"
+                                           for j in range(min(m, 8))) + (" + ..." if m > 8 else ""),
+                "value": fmt(trace["o"][0, h0, i, c], dec)} for c in range(v.shape[-1])]
+    fill_value = MASK_FILL_VALUES[fill]
+    empty_rows = [q_ids[r] for r in range(n) if masked and not trace["mask"][r].any()]
+    return {
+        "n": n, "m": m, "heads": heads, "d_k": d["d_k"], "d_v": d["d_v"], "wp": wp,
+        "scale_str": "1" if d["d_k"] == 1 else fmt(d["scale"], dec), "sqrt_dk": _sqrt_str(d["d_k"], dec),
+        "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
+        "heads_view": heads_view, "masked": masked,
+        "mask_tex": bmatrix(trace["mask"], 0, cell=lambda x: str(int(x))) if masked else "",
+        "fill": fill, "fill_tex": fill_tex(fill), "fill_finite": np.isfinite(fill_value),
+        "empty_rows": empty_rows,
+        "worked": {
+            "h": h0, "i": i, "q": q_ids[i], "q_name": named([q_ids[i]], q_words[i:i + 1])[0],
+            "s_terms": s_terms, "s_elided": m > 4,
+            "s_label": plain(label("scores_row", h=h0, i=i)), "ss_label": plain(label("scores_scaled_row", h=h0, i=i)),
+            "a_label": plain(label("attn_row", h=h0, i=i)),
+            "s_row": fmt_list(trace["scores"][0, h0, i], wp) if not scores_int
+            else ", ".join(str(int(x)) for x in trace["scores"][0, h0, i]),
+            "ss_row": ", ".join(fs(x) if keep[j] else fill for j, x in enumerate(s_masked)),
+            "row_max": fs(row_max) if np.isfinite(row_max) else "-inf", "empty": row_empty,
+            "exp_terms": exp_terms, "row_sum": fmt(trace["row_sum"][0, h0, i], wp),
+            "a_row": fmt_list(trace["attn"][0, h0, i], dec), "a_row_sum": fmt(trace["attn"][0, h0, i].sum(), 12),
+            "o_terms": o_terms, "o_label": plain(label("o_h", h=h0)),
+        },
+    }
+
+
+def _masked_cell(cfg: dict, dec: int):
+    fill = cfg.get("mask_fill", "-inf")
+
+    def cell(x: float) -> str:
+        if x == MASK_FILL_VALUES[fill]:
+            return r"-\infty" if fill == "-inf" else str(int(x))  # -1e9 prints as -1000000000: a number
+        return fmt(x, dec)
+    return cell
+
+
+def _sqrt_str(d_k: int, dec: int) -> str:
+    r = d_k**0.5
+    return str(int(r)) if r.is_integer() else fmt(r, dec)
+
+
+def closed_form_part(trace: Trace) -> dict | None:
+    """Closed forms (exact mode), or None. Imports sympy only here."""
+    if not trace.derived.get("exact"):
+        return None
+    from ..exact import closed_forms
+
+    cfg = trace.config
+    dec = cfg["decimals"]
+    cf = closed_forms(trace)
+    n, m = trace["attn"].shape[-2:]
+    q_ids, k_ids, _, _ = token_labels(cfg, n, m)
+    heads = cfg["heads"]
+    listed = n * m * heads <= MAX_CLOSED_FORMS
+    alphas, outs = [], []
+    for h in range(heads):
+        for i in range(n):
+            for j in range(m):
+                if listed or (h == 0 and i == 0):
+                    f = cf.attn[h][i][j]
+                    alphas.append({"h": h, "label": f"α({q_ids[i]}→{k_ids[j]})", "tex": f.tex(), "text": f.text(),
+                                   "value": fmt(trace["attn"][0, h, i, j], dec)})
+    d_v = trace.derived["d_v"]
+    for i in range(n if listed else 1):
+        vals = []
+        for h in range(heads):
+            for c in range(d_v):
+                f = cf.o[h][i][c]
+                vals.append({"tex": f.tex(), "text": f.text(), "value": fmt(trace["out"][0, i, h * d_v + c], dec)})
+        outs.append({"label": f"Out({q_ids[i]})", "vals": vals})
+    if any(len(v["tex"]) > MAX_FORM_CHARS for o in outs for v in o["vals"]):
+        outs = []  # long sums of exponentials help nobody: the decimals stand alone
+    return {"alphas": alphas, "outs": outs, "listed": listed, "first": alphas[0],
+            "den_tex": _den_tex(cf.den[0][0])}
+
+
+def _den_tex(den) -> str:
+    from ..exact import tex
+
+    return tex(den)
+
+
+def out_table(trace: Trace) -> dict:
+    """Out(pi): one row per query token, one column per output channel (all heads merged)."""
+    cfg = trace.config
+    out = trace["out"][0]
+    n = out.shape[0]
+    q_ids, _, q_words, _ = token_labels(cfg, n, trace["attn"].shape[-1])
+    return {"header": [f"c{c}" for c in range(out.shape[1])],
+            "rows": [{"p": q_ids[i], "word": q_words[i] if q_words else "", "label": f"Out({q_ids[i]})",
+                      "vals": [fmt(x, cfg["decimals"]) for x in out[i]]} for i in range(n)]}
+
+
+def input_table(trace: Trace, name: str, ids: list[str], words: list[str]) -> dict | None:
+    cfg = trace.config
+    a = trace[name][0]
+    if a.shape[0] > 16 or a.shape[1] > 8:
+        return None
+    table = cfg.get(name)
+    cells = [[plain_cell(v) for v in row] for row in table] if table is not None else [
+        [str(int(x)) if is_integral(a) else fmt(x, cfg["decimals"]) for x in row] for row in a]
+    return {"header": [f"c{c}" for c in range(a.shape[1])],
+            "rows": [{"p": ids[i], "word": words[i] if words else "", "vals": cells[i]} for i in range(a.shape[0])]}
+
+
+def build(trace: Trace) -> dict:
+    cfg, d = trace.config, trace.derived
+    dec = cfg["decimals"]
+    n, m = d["n"], d["m"]
+    source = cfg["source"]
+    worked_i = n - 1 if cfg["mask"] == "causal" else 0
+    att = attention_part(trace, False, worked_i)
+    q_ids, k_ids, q_words, k_words = token_labels(cfg, n, m)
+    view = {
+        "version": __version__, "cfg": cfg, "d": d, "dec": dec, "source": source,
+        "command": cli_command(cfg, uses_scenario(cfg)), "scenario": uses_scenario(cfg),
+        "B": trace["q"].shape[0], "cross": d["cross"], "exact": closed_form_part(trace),
+        "q_words": q_words, "k_words": k_words,
+        "out_table": out_table(trace), "init_std": f"{cfg['init_std']:g}",
+        **att,
+    }
+    if source in ("columns", "project"):
+        view["x_table"] = input_table(trace, "x", q_ids, q_words)
+        view["x_tex"] = matrix(trace["x"][0], dec, cfg.get("x"))
+        view["x_kv_table"] = input_table(trace, "x_kv", k_ids, k_words) if "x_kv" in trace else None
+        view["x_kv_tex"] = matrix(trace["x_kv"][0], dec, cfg.get("x_kv")) if "x_kv" in trace else ""
+    if source == "columns":
+        view["cols"] = {k: [f"c{c}" for c in cfg[k]] for k in ("q_cols", "k_cols", "v_cols")}
+        view["qkv_rows"] = _qkv_rows(trace, q_ids, k_ids)
+    if source == "project":
+        view["w"] = [{"name": nm, "label": label(nm), "tex": matrix(trace[nm], dec, cfg.get(nm)),
+                      "shape": list(trace[nm].shape), "given": nm in cfg} for nm in ("w_q", "w_k", "w_v")]
+    if source == "direct":
+        view["direct_tables"] = [nm for nm in ("q", "k", "v") if nm in cfg]
+    view["snippet"] = snippet_sdpa(trace)
+    title = {"vi": f"Scaled dot-product attention — ví dụ số, {n} query × {m} key, {cfg['heads']} head",
+             "en": f"Scaled dot-product attention — a worked example, {n} queries × {m} keys, {cfg['heads']} heads"}
+    view["title"] = title[cfg["lang"]]
+    view["front_matter"] = front_matter(trace, view["title"])
+    return view
+
+
+def _qkv_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] | None:
+    """Seed 004's table: one row per token with its Q, K and V (heads side by side)."""
+    n, m = trace["attn"].shape[-2:]
+    if n != m or n > 16:
+        return None
+    q = trace["q"][0].transpose(1, 0, 2).reshape(n, -1)
+    k = trace["k"][0].transpose(1, 0, 2).reshape(m, -1)
+    v = trace["v"][0].transpose(1, 0, 2).reshape(m, -1)
+    dec = trace.config["decimals"]
+    c = lambda x: str(int(x)) if float(x).is_integer() else fmt(x, dec)  # noqa: E731
+    vec = lambda r: c(r[0]) if len(r) == 1 else "[" + ", ".join(c(x) for x in r) + "]"  # noqa: E731
+    return [{"p": q_ids[i], "q": vec(q[i]), "k": vec(k[i]), "v": vec(v[i])} for i in range(n)]
+
+
+def snippet_sdpa(trace: Trace) -> dict:
+    """What the PyTorch snippet needs: how each of q, k, v (or x, weights) is built."""
+    cfg, d = trace.config, trace.derived
+    B, n, m = trace["q"].shape[0], d["n"], d["m"]
+
+    def drawn(shape: str) -> str:
+        return {"randint": f"torch.randint(-4, 5, ({shape}))", "normal": f"torch.randn({shape})",
+                "ramp": f"torch.arange(1, {eval_prod(shape) + 1}).reshape({shape})"}[cfg["input"]]
+
+    lines = []
+    seeded = False
+    src = cfg["source"]
+    need_seed = any(nm not in cfg for nm in (("q", "k", "v") if src == "direct" else ("x",))) or src == "project"
+    if need_seed:
+        lines.append(f"torch.manual_seed({cfg['seed']})")
+        seeded = True
+    if src == "project":
+        for nm in ("w_q", "w_k", "w_v"):
+            if nm in cfg:
+                lines.append(f"{nm} = torch.tensor({python_table(cfg[nm])}, dtype=torch.float64)")
+            else:
+                o, i = trace[nm].shape
+                lines.append(f"{nm} = torch.empty({o}, {i}).normal_(0, {cfg['init_std']:g}).double()")
+    names = ("q", "k", "v") if src == "direct" else ("x", "x_kv") if "x_kv" in trace else ("x",)
+    for nm in names:
+        if nm in cfg:
+            lines.append(f"{nm} = torch.tensor([{python_table(cfg[nm])}], dtype=torch.float64)")
+        else:
+            rows = n if nm in ("q", "x") else m
+            width = trace[nm].shape[-1] if nm in ("x", "x_kv") else (d["v_width"] if nm == "v" else d["qk_width"])
+            lines.append(f"{nm} = {drawn(f'{B}, {rows}, {width}')}.double()")
+    if src == "columns":
+        kv = "x_kv" if "x_kv" in trace else "x"
+        lines.append(f"q, k, v = x[..., {list(cfg['q_cols'])}], {kv}[..., {list(cfg['k_cols'])}], "
+                     f"{kv}[..., {list(cfg['v_cols'])}]")
+    elif src == "project":
+        kv = "x_kv" if "x_kv" in trace else "x"
+        lines.append(f"q, k, v = x @ w_q.T, {kv} @ w_k.T, {kv} @ w_v.T")
+    mask_lines = []
+    if cfg["mask"] == "causal":
+        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool).tril()  # True = attend")
+    elif cfg["mask"].startswith("padding:"):
+        pad = int(cfg["mask"].split(":")[1])
+        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool)  # True = attend")
+        if pad:
+            mask_lines.append(f"keep[:, {m - pad}:] = False  # the last {pad} keys are padding")
+    empty = "mask" in trace and not trace["mask"].any(axis=-1).all()
+    return {"lines": lines, "seeded": seeded, "mask_lines": mask_lines, "fill": fill_str(cfg["mask_fill"]),
+            "masked": cfg["mask"] != "none", "minus_inf": cfg["mask_fill"] == "-inf", "empty_rows": empty,
+            "heads": cfg["heads"], "d_k": d["d_k"]}
+
+
+def eval_prod(shape: str) -> int:
+    out = 1
+    for s in shape.split(","):
+        out *= int(s)
+    return out
