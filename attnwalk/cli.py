@@ -118,6 +118,70 @@ def crosscheck(
         raise typer.Exit(1)
 
 
+@app.command()
+def check(
+    files: Annotated[list[Path], typer.Argument(help="Markdown notes to check")],
+    scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
+    mask: Mask = None, mask_fill: MaskFill = None, h: H = None, w: W = None, dim: Dim = None, heads: Heads = None,
+    attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
+    init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
+    decimals: Decimals = None,
+    show_unknown: Annotated[bool, typer.Option("--show-unknown", help="also list numbers not understood")] = False,
+) -> None:
+    """Check every number of published notes against the recomputed trace; exit 1 if any is wrong."""
+    from .check import CheckError, check_file
+
+    try:
+        opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
+                        mask_fill=mask_fill, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio, batch=batch,
+                        seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
+                        decimals=decimals)
+    except ConfigError as err:
+        fail(str(err))
+    wrong = 0
+    for path in files:
+        try:
+            report = check_file(path, opts)
+        except CheckError as err:
+            fail(f"{path}: {err}" if not str(err).startswith(str(path)) else str(err))
+        for line in report.failure_lines():
+            typer.echo(line)
+        if show_unknown:
+            for r in report.unknown:
+                typer.echo(f"{path}:{r.line}: not understood: {r.text}")
+        typer.echo(report.summary())
+        wrong += len(report.wrong)
+    if wrong:
+        raise typer.Exit(1)
+
+
+@app.command()
+def build(
+    manifest: Annotated[Path, typer.Argument(help="course manifest (TOML)")] = Path("examples/course.toml"),
+    check: Annotated[bool, typer.Option("--check", help="write nothing; exit 1 with a diff if stale")] = False,
+) -> None:
+    """Render every walkthrough of a course manifest; rewrite only the notes that change."""
+    from .build import BuildError
+    from .build import build as run_build
+
+    def progress(n: int, total: int, shown: str, status: str) -> None:
+        typer.echo(f"[{n}/{total}] {shown}: {status}", err=True)
+
+    try:
+        res = run_build(manifest, check=check, progress=progress)
+    except BuildError as err:
+        fail(str(err))
+    if check:
+        for diff in res.diffs:
+            sys.stdout.write(diff)
+        if res.stale:
+            typer.echo(f"attnwalk build --check: {len(res.stale)} stale note(s): {', '.join(res.stale)}", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"attnwalk build --check: {len(res.unchanged)} note(s) up to date", err=True)
+        return
+    typer.echo(f"attnwalk build: {len(res.written)} written, {len(res.unchanged)} unchanged", err=True)
+
+
 @app.callback()
 def _root() -> None:
     """Step-by-step worked examples of attention, with numbers PyTorch agrees with."""

@@ -72,3 +72,52 @@ def label(name: str, batch_size: int = 1, **index) -> str:
     if "h" in fields:
         fields["h"] = _sub(fields["h"])
     return pattern.format(**fields)
+
+
+# Labels the checker also reads: worked sums print the per-head output O_h[d, i] (the columns of
+# O before the view back to (B, C, H, W)). Not rendered through ``label()``.
+CHECK_EXTRA: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "o_head": ("O_{h}", "o", ("b", "h")),
+}
+
+
+def check_patterns() -> list[tuple[str, re.Pattern, int]]:
+    """Regexes for every label, in the checker's normalized text (``plain`` forms).
+
+    Each entry is (name, compiled regex, optional_index) where the regex has named groups
+    ``ix`` (a full ``[b,c,:,:]`` index), ``b``, ``c``, ``h``, ``i``, ``j``; optional_index is 1
+    when a trailing ``[i, :]``-style index may follow. Row labels (``S_{h}[{i}, :]``) fold into
+    their matrix label plus that trailing index.
+    """
+    global _CHECK_PATTERNS
+    if _CHECK_PATTERNS is not None:
+        return _CHECK_PATTERNS
+    out, seen = [], set()
+    marks = {k: "\x01" + k.upper() for k in "bchij"}
+    groups = {"B": r"(?P<b>\d+)", "C": r"(?P<c>\d+)", "H": r"(?P<h>\d+)", "I": r"(?P<i>\d+)",
+              "J": r"(?P<j>\d+)"}
+    for name, (pattern, _tensor, _fields) in {**LABELS, **CHECK_EXTRA}.items():
+        text = plain(pattern.format(**marks))
+        text = re.sub(r"\[\x01I, :\]$", "", text)  # a row label: the matrix label plus an index
+        if text in seen:
+            continue
+        seen.add(text)
+        rx = re.escape(text)
+        optional = 1
+        full = re.escape("[\x01B,\x01C,:,:]")
+        if full in rx:
+            rx = rx.replace(full, r"\[(?P<ix>[^\]\n]*)\]")
+            optional = -1
+        for k, g in groups.items():
+            rx = rx.replace("\x01" + k, g)
+        rx = rx.replace(r"\[(?P<c>", r"\[\s*(?P<c>").replace(r"(?P<c>\d+)\]", r"(?P<c>\d+)\s*\]")
+        if rx[-1].isalnum() or rx.endswith(r"\d+)"):
+            rx += r"(?![\w'])"
+        out.append((len(text), name, re.compile(rx), optional))
+    # the longest literal first: ``Out(p0)`` before ``Out``, ``X_{kv}`` before ``X``
+    out = [entry[1:] for entry in sorted(out, key=lambda e: -e[0])]
+    _CHECK_PATTERNS = out
+    return out
+
+
+_CHECK_PATTERNS: list | None = None

@@ -1,0 +1,144 @@
+"""``attnwalk check``: verify the numbers of published notes without changing them (DESIGN §7).
+
+The config comes from the note's YAML front matter (with its stored weights), a scenario file
+or the render options; the note is read with markdown-it-py, every number is matched against
+the recomputed trace (labelled values) or against its own arithmetic (claims), and each wrong
+number is reported as ``FILE:LINE: label: published X, expected Y``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from .checker import Checker, NumRec
+from .labels import TraceView
+from .source import front_matter, segments
+
+# Options that do not change the weights: a stored note's weights stay valid under them.
+WEIGHT_NEUTRAL = {"pe_on", "lang", "decimals"}
+
+
+class CheckError(ValueError):
+    """A note that cannot be checked (no config, bad front matter): one line for the user."""
+
+
+@dataclass
+class Report:
+    path: str
+    recs: list[NumRec] = field(default_factory=list)
+
+    @property
+    def wrong(self) -> list[NumRec]:
+        return [r for r in self.recs if r.status == "wrong"]
+
+    @property
+    def verified(self) -> list[NumRec]:
+        return [r for r in self.recs if r.status == "verified"]
+
+    @property
+    def unknown(self) -> list[NumRec]:
+        return [r for r in self.recs if r.status == "unknown"]
+
+    def failure_lines(self) -> list[str]:
+        out = []
+        for r in self.wrong:
+            label, expected = r.failure()
+            label = " ".join(label.split()).rstrip(":= ")
+            out.append(f"{self.path}:{r.line}: {label}: published {r.text}, expected {expected}")
+        return out
+
+    def summary(self) -> str:
+        return (f"{self.path}: {len(self.verified)} verified, {len(self.wrong)} wrong, "
+                f"{len(self.unknown)} not understood")
+
+
+def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, bool, int]:
+    """(config options, stored weights or None, strict, front-matter lines) for a note."""
+    try:
+        fm = front_matter(text)
+    except ValueError as err:
+        raise CheckError(str(err)) from None
+    cfg = fm.data.get("config") if isinstance(fm.data.get("config"), dict) else None
+    options = dict(options or {})
+    if cfg is None and not options:
+        raise CheckError("no config: the note has no front matter config; give --scenario or render options")
+    merged = {**(cfg or {}), **options}
+    weights = None
+    stored = fm.data.get("weights")
+    if cfg is not None and isinstance(stored, dict) and set(options) <= WEIGHT_NEUTRAL:
+        import numpy as np
+
+        weights = {}
+        for name, w in stored.items():
+            try:
+                # stored as shortest float32 reprs: back to the float32 values, exactly
+                weights[name] = np.asarray(w["data"], dtype=np.float32).astype(np.float64).reshape(w["shape"])
+            except (KeyError, TypeError, ValueError):
+                raise CheckError(f"front matter: weights[{name!r}] is not a {{shape, data}} map") from None
+    generator = str(fm.data.get("generator", ""))
+    strict = generator.startswith("attnwalk") and "decimals" not in options
+    return merged, weights, strict, fm.lines
+
+
+def symbols(trace) -> dict[str, Fraction]:
+    cfg, d = trace.config, trace.derived
+    out: dict[str, Fraction] = {}
+
+    def put(names, value):
+        if value is None:
+            return
+        for n in names:
+            out[n] = Fraction(value) if not isinstance(value, float) else Fraction(str(value))
+
+    variant = cfg.get("variant", "yolo")
+    if variant in ("yolo", "mha"):  # sdpa takes q, k, v as they come: no dim / heads to split
+        put(("dim", "C"), cfg.get("dim"))
+        put(("num_heads", "heads"), cfg.get("heads"))
+        put(("head_dim",), d.get("head_dim"))
+    if variant == "yolo":
+        put(("attn_ratio",), cfg.get("attn_ratio"))
+        put(("key_dim",), d.get("key_dim"))
+        put(("nh_kd",), d.get("nh_kd"))
+        put(("H",), cfg.get("h"))
+        put(("W",), cfg.get("w"))
+    put(("d_k",), d.get("key_dim", d.get("d_k")))
+    put(("N",), d.get("n"))
+    put(("B",), cfg.get("batch"))
+    put(("std", "init_std"), cfg.get("init_std"))
+    put(("seed",), cfg.get("seed"))
+    if d.get("scale") is not None:
+        out["scale"] = Fraction(d["scale"])
+    return out
+
+
+def check_text(text: str, options: dict | None = None, path: str = "<note>") -> Report:
+    """Check one note's text; ``options`` override its front matter (or replace it)."""
+    from ..api import walk
+    from ..errors import ConfigError
+
+    opts, weights, strict, skip = resolve(text, options)
+    try:
+        trace = walk(weights=weights, **opts)
+    except (ConfigError, TypeError) as err:
+        raise CheckError(f"config: {err}") from None
+    except ValueError as err:
+        raise CheckError(f"weights: {err}") from None
+    body = text
+    if skip:
+        body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
+    segs = segments(body)
+    checker = Checker(TraceView(trace, strict), symbols(trace))
+    return Report(path, checker.run(segs))
+
+
+def check_file(path: str | Path, options: dict | None = None) -> Report:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise CheckError(f"{path}: cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise CheckError(f"{path}: not UTF-8 text") from None
+    return check_text(text, options, str(path))

@@ -1,0 +1,730 @@
+"""The checker proper: every number of a note against the trace and against its own arithmetic.
+
+Reading order matters: headings, "Head h" / "Hàng i" phrases and row labels set a context
+(current head, query row, whether the exponentials shown are shifted by the row max) that
+unlabelled worked lines (``m = max = ..``, ``exp(a - m) = e``, ``tổng = ..``) and pixel forms
+(``α(p0→p1)``) resolve against.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ..numfmt import fmt
+from .expr import NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
+from .labels import Ref, TraceView, label_at
+from .source import Segment
+
+F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
+
+
+@dataclass
+class NumRec:
+    line: int
+    text: str  # as printed, with its sign
+    checks: list = field(default_factory=list)  # (ok, label, expected)
+    operand: bool = False  # an operand of an evaluated arithmetic claim
+
+    @property
+    def status(self) -> str:
+        if any(not ok for ok, _, _ in self.checks):
+            return "wrong"
+        if self.checks or self.operand:
+            return "verified"
+        return "unknown"
+
+    def failure(self) -> tuple[str, str]:
+        fails = [(lab, exp) for ok, lab, exp in self.checks if not ok]
+        return fails[0]
+
+
+@dataclass
+class Ctx:
+    head: int | None = None
+    row: int | None = None
+    role: str | None = None
+    shifted: bool = False
+    exp_j: int = 0
+    dim_v: int | None = None
+    hint: str = ""
+    bound: dict = field(default_factory=dict)
+    roles: list = field(default_factory=list)
+
+
+_HEAD_RE = re.compile(r"\b[Hh]ead\s+(\d+)\b(?!\s*(?:head|kênh|channel))")
+_ROW_RE = re.compile(r"\b(?:[Hh]àng|[Rr]ow|[Pp]ixel|[Tt]oken)\s+(?:i\s*=\s*)?p?_?(\d+)\b")
+_EXP_RE = re.compile(r"exp(?=\s*=)")
+_OUTC_RE = re.compile(r"out_c(\d+)(?![\w'])")
+_ROLE_RE = re.compile(r"^\s*(?:\*\*)?(Q|K|V)(?:\*\*)?\s*(?:\(|$|:)")
+_ITEM_RE = re.compile(r"(?:(?P<head>[Hh]ead)|(?P<dim>Chiều|Dimension|Dim|dim|Chieu))\s+(?P<n>\d+)\s*:\s*")
+_SUM_RE = re.compile(r"(?<![\w])(?:[Tt]ổng|[Ss]um|[Tt]otal)(?:\s*:)?\s*(?:Σ_?\w*\s*exp\s*\([^)\n]*\)\s*)?(?=[=≈])")
+_MAX_RE = re.compile(r"(?<![\w])m(?:_i)?(?:\s*=\s*max)?(?=\s*=)")
+_BIND_RE = re.compile(r"([A-Z])\s*(=)\s*(?=⟦)")
+_WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
+
+
+_N = r"(-?\d+(?:\.\d+)?)"
+# Summary figures our walkthroughs state in prose (vi | en): regex -> what each number is.
+PHRASES: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"(?:tổng mỗi hàng nằm trong khoảng|every row sums to a value in)\s*\[\s*" + _N + r"\s*,\s*" + _N),
+     "row_sum_range"),
+    (re.compile(r"(?:trọng số nhỏ nhất|smallest weight)\s+" + _N + r"\s*,\s*(?:lớn nhất|largest)\s+" + _N),
+     "head_min_max"),
+    (re.compile(r"(?:trọng số nằm trong khoảng|the weights lie in)\s*\[\s*" + _N + r"\s*,\s*" + _N), "all_min_max"),
+    (re.compile(r"(?:tổng hàng này \(trước khi làm tròn\) là|this row sums \(before rounding\) to)\s+" + _N),
+     "row_attn_sum"),
+    (re.compile(r"normal_\(\s*0\s*,\s*" + _N + r"\s*\)"), "init_std"),
+    (re.compile(r"(?:độ lệch chuẩn|standard deviation)\s+" + _N), "init_std"),
+    (re.compile(r"(?:mọi giá trị gần|every weight is close to)\s+" + _N), "uniform"),
+    (re.compile(r"1\s*/\s*√\(1 \+ ε\)[^≈\n]{0,40}≈\s*" + _N), "bn_fold"),
+]
+
+
+class Checker:
+    def __init__(self, view: TraceView, symbols: dict[str, Fraction]):
+        self.view = view
+        self.symbols = symbols
+        self.ctx = Ctx()
+        self.recs: dict[tuple[int, int], NumRec] = {}
+        self.refs: dict[str, Ref] = {}
+        self.seg_id = 0
+
+    # ------------------------------------------------------------ driving
+
+    def run(self, segs: list[Segment]) -> list[NumRec]:
+        for seg in segs:
+            self.seg_id += 1
+            if seg.kind == "heading":
+                self.ctx.row, self.ctx.role, self.ctx.shifted, self.ctx.bound = None, None, False, {}
+                self.ctx.dim_v = None
+                self._context(normalize(seg.text))
+            elif seg.kind == "item_open":
+                self.ctx.roles.append(self.ctx.role)
+            elif seg.kind == "item_close":
+                if self.ctx.roles:
+                    self.ctx.role = self.ctx.roles.pop()
+            elif seg.kind in ("para", "code"):
+                self._text(normalize(seg.text), seg.line, seg.kind)
+            elif seg.kind == "row":
+                self._row(seg)
+        return [self.recs[k] for k in sorted(self.recs, key=lambda k: (self.recs[k].line, k))]
+
+    def _context(self, nt: str) -> None:
+        m = _ROLE_RE.match(nt)
+        if m:
+            self.ctx.role = m.group(1).lower()
+        heads = _HEAD_RE.findall(nt)
+        if heads:
+            self.ctx.head = int(heads[-1])
+        rows = _ROW_RE.findall(nt)
+        if rows:
+            self.ctx.row = int(rows[-1])
+            self.ctx.shifted, self.ctx.exp_j = False, 0
+        self.ctx.hint = nt
+
+    # ------------------------------------------------------------ numbers
+
+    def _rec(self, seg_line: int, nt: str, node_num, sign: str = "") -> NumRec:
+        key = (self.seg_id, node_num.pos)
+        rec = self.recs.get(key)
+        if rec is None:
+            line = seg_line + nt.count("\n", 0, node_num.pos)
+            rec = self.recs[key] = NumRec(line, sign + node_num.text + ("…" if node_num.truncated else ""))
+        return rec
+
+    def _text(self, nt: str, line: int, kind: str) -> None:
+        if kind == "para":
+            self._context(nt)
+        self.nt, self.line = nt, line
+        self._phrases(nt)
+        toks = tokenize(nt)
+        i = 0
+        while i < len(toks):
+            j = self._at(toks, i)
+            i = j if j > i else i + 1
+        # decimals nobody used: not understood
+        for m in NUMBER_RE.finditer(nt):
+            if "." not in m.group(1):
+                continue
+            key = (self.seg_id, m.start(1))
+            if key not in self.recs:
+                sign = "-" if m.start(1) > 0 and nt[m.start(1) - 1] == "-" else ""
+                from .expr import Num
+
+                self._rec(line, nt, Num(m.group(1), m.start(1), bool(m.group(2))), sign)
+
+    def _phrases(self, nt: str) -> None:
+        from .expr import Num
+
+        for rx, what in PHRASES:
+            for m in rx.finditer(nt):
+                try:
+                    vals = self._phrase_values(what)
+                except (KeyError, IndexError, TypeError):
+                    continue
+                for g, e in zip(range(1, len(vals) + 1), vals):
+                    text = m.group(g)
+                    sign = "-" if text.startswith("-") else ""
+                    num = Num(text.lstrip("-"), m.start(g) + len(sign))
+                    self._compare(num, sign, float(e), what.replace("_", " "))
+
+    def _phrase_values(self, what: str) -> tuple:
+        t, c = self.view.t, self.ctx
+        if what == "init_std":
+            return (self.view.cfg["init_std"],)
+        if what == "bn_fold":
+            return (1.0 / np.sqrt(1.0 + 1e-5),)
+        attn = t["attn"][self.view.b]
+        a_h = attn[c.head or 0] if attn.ndim == 3 else attn
+        if what == "row_sum_range":
+            return a_h.sum(-1).min(), a_h.sum(-1).max()
+        if what == "head_min_max":
+            return a_h.min(), a_h.max()
+        if what == "all_min_max":
+            return attn.min(), attn.max()
+        if what == "row_attn_sum":
+            return (a_h[c.row or 0].sum(),)
+        return (1.0 / attn.shape[-1],)  # uniform
+
+    def _label_cb(self, text: str, pos: int):
+        hit = label_at(text, pos)
+        if hit is None:
+            hit = self._ctx_label(text, pos)
+        if hit is None:
+            return None
+        end, ref = hit
+        key = f"{ref.kind}:{ref.index}:{ref.head}:{pos}"
+        self.refs[key] = ref
+        return end, key
+
+    def _ctx_label(self, text: str, pos: int):
+        """Worked-softmax words that mean a value of the current row: m, tổng/sum."""
+        c = self.ctx
+        if c.row is None:
+            return None
+        if pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
+            return None
+        m = _MAX_RE.match(text, pos)
+        if m:
+            return m.end(), Ref("row_max", m.group(0), (c.row,), c.head)
+        m = _EXP_RE.match(text, pos)
+        if m:
+            return m.end(), Ref("exp_row" if c.shifted else "exp_raw", "exp", (c.row, None), c.head)
+        m = _OUTC_RE.match(text, pos)
+        v_cols = self.view.cfg.get("v_cols")
+        if m and v_cols and int(m.group(1)) in list(v_cols):
+            return m.end(), Ref("out_pix", m.group(0), (c.row, list(v_cols).index(int(m.group(1)))))
+        m = _SUM_RE.match(text, pos)
+        if m:
+            line_start = text.rfind("\n", 0, pos) + 1
+            if _WORDS_CHECK.search(text, line_start, pos):
+                return m.end(), Ref("attn_sum", m.group(0), (c.row,), c.head)
+            return m.end(), Ref("row_sum" if c.shifted else "raw_sum", m.group(0), (c.row,), c.head)
+        return None
+
+    def _at(self, toks, i) -> int:
+        """Try the forms that can start at token ``i``; return the next token index."""
+        t = toks[i]
+        nt = self.nt
+        m = _ITEM_RE.match(nt, t.pos)
+        if m and (t.pos == 0 or not nt[t.pos - 1].isalnum()):
+            n = int(m.group("n"))
+            if m.group("head"):
+                self.ctx.head, self.ctx.dim_v = n, None
+            else:
+                self.ctx.dim_v = n
+            j = i
+            while j < len(toks) and toks[j].pos < m.end():
+                j += 1
+            res = parse_chain(nt, toks, j, self._label_cb, self.symbols)
+            if res and res[0][0].is_value and res[0][0].kind == "list":
+                ref = self._role_ref()
+                if ref is not None:
+                    self._check_value(ref, res[0][0])
+                return res[2]
+            return j
+        bm = _BIND_RE.match(nt, t.pos)
+        if bm and (t.pos == 0 or not nt[t.pos - 1].isalnum()) and label_at(nt, t.pos) is None:
+            j = i
+            while j < len(toks) and toks[j].pos < bm.end(1):
+                j += 1
+            j += 1
+            while j < len(toks) and toks[j].kind == "nl":
+                j += 1
+            res = parse_chain(nt, toks, j, None, frozenset())
+            if res and res[0][0].kind == "mat" and res[0][0].is_value:
+                self.ctx.bound[bm.group(1)] = (res[0][0], self.seg_id, self.nt, self.line)
+                return res[2]
+        if t.kind in ("num", "open", "ident", "op", "sqrt", "other"):
+            if t.kind == "op" and t.text != "-":
+                return i + 1
+            res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
+            if not res:
+                return i + 1
+            exprs, rels, j = res
+            if rels:
+                self._chain(exprs, rels)
+                return j
+            if exprs[0].kind == "label":
+                return j
+            return i + 1
+        return i + 1
+
+    def _role_ref(self) -> Ref | None:
+        c = self.ctx
+        if c.role is None or c.head is None:
+            return None
+        if c.role == "v" and c.dim_v is not None:
+            return Ref("v", f"V_{c.head}[{c.dim_v}, :]", (c.dim_v, None), c.head)
+        if c.dim_v is not None:
+            return None
+        return Ref(c.role, f"{c.role.upper()}_{c.head}", (), c.head)
+
+    # ------------------------------------------------------------ claims
+
+    def _chain(self, exprs: list[Node], rels: list[str]) -> None:
+        first = exprs[0]
+        ref = self.refs.get(first.name) if first.kind == "label" else None
+        if ref is not None:
+            if ref.kind in ("scores", "scores_scaled", "attn", "exp_row") and len(ref.index) >= 1 \
+                    and ref.index[0] is not None:
+                if (self.ctx.row, self.ctx.head) != (ref.index[0], ref.head):
+                    self.ctx.shifted, self.ctx.exp_j = False, 0
+                self.ctx.row = ref.index[0]
+                self.ctx.head = ref.head
+            if ref.kind == "window":
+                pass
+            for e in exprs[1:]:
+                if e.is_value:
+                    self._check_value(ref, e)
+            self._schemas(ref, exprs)
+        else:
+            self._unlabelled(exprs)
+        self._arith(exprs)
+
+    def _expected(self, ref: Ref):
+        return self.view.value(ref, self.ctx.head)
+
+    def _leaves(self, node: Node):
+        """Nested list of (Num, sign) / None (elision) for a value node."""
+        if node.kind == "num":
+            return (node.num, "")
+        if node.kind == "neg":
+            return (node.args[0].num, "-")
+        if node.kind == "ell":
+            return None
+        return [self._leaves(a) for a in node.args]
+
+    def _check_value(self, ref: Ref, node: Node) -> None:
+        exp = self._expected(ref)
+        leaves = self._leaves(node)
+        if exp is None:
+            return
+        pairs = _align(leaves, np.asarray(exp))
+        if pairs is None:
+            return
+        scale = self.view.scale(ref, self.ctx.head)
+        for (num, sign), e in pairs:
+            self._compare(num, sign, float(e), ref.text, scale)
+
+    def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0) -> bool:
+        rec = self._rec(self.line, self.nt, num, sign)
+        published = num.value * (-1 if sign else 1)
+        ok = _close(published, num, expected, scale, self.view.strict)
+        d = num.decimals or 0
+        rec.checks.append((ok, label, _show(expected, d, published)))
+        return ok
+
+    def _bind(self, node: Node, ref: Ref) -> None:
+        """Check an operand (a printed number, or a list of them) against ``ref``."""
+        if node.kind == "paren":
+            node = node.args[0]
+        if node.is_value:
+            self._check_value(ref, node)
+
+    def _schemas(self, ref: Ref, exprs: list[Node]) -> None:
+        """Operands of worked computations whose left side says what they are."""
+        v = self.view
+        for e in exprs[1:-1] if len(exprs) > 2 else exprs[1:]:
+            if e.is_value:
+                continue
+            terms = _terms(e)
+            k, ix, h = ref.kind, ref.index, ref.head
+            if k in ("qkv", "out") and len(ix) == 4 and None not in ix[1:]:
+                w = "w_qkv" if k == "qkv" else "w_proj"
+                src = "x" if k == "qkv" else "o_pe"
+                for c, term in _indexed(terms):
+                    f = _factors(term)
+                    if f and len(f) == 2:
+                        self._bind(f[0], Ref(w, f"W[{ix[1]},{c}]", (ix[1], c)))
+                        self._bind(f[1], Ref(src, f"{src}[{c}]", (ix[0], c, ix[2], ix[3])))
+            elif k == "scores" and len(ix) == 2 and None not in ix:
+                for d, term in _indexed(terms):
+                    f = _factors(term)
+                    if f and len(f) == 2:
+                        self._bind(f[0], Ref("q", f"Q_{h}[{d}, {ix[0]}]", (d, ix[0]), h))
+                        self._bind(f[1], Ref("k", f"K_{h}[{d}, {ix[1]}]", (d, ix[1]), h))
+            elif k == "scores" and len(ix) == 2 and ix[1] is None and e.kind == "bin" and e.op == "*":
+                self._bind(e.args[0], Ref("q", f"Q_{h}[0, {ix[0]}]", (0, ix[0]), h))
+                self._bind(e.args[1], Ref("k", f"K_{h}[0, :]", (0, None), h))
+            elif k == "o_head" and len(ix) == 2 and None not in ix:
+                for j, term in _indexed(terms, v.t["attn"].shape[-1]):
+                    f = _factors(term)
+                    if f and len(f) == 2:
+                        self._bind(f[0], Ref("attn", f"A_{h}[{ix[1]}, {j}]", (ix[1], j), h))
+                        self._bind(f[1], Ref("v", f"V_{h}[{ix[0]}, {j}]", (ix[0], j), h))
+            elif k == "attn" and len(ix) == 2 and ix[1] is None and e.kind == "bin" and e.op == "/":
+                i = ix[0]
+                ek = "exp_row" if self.ctx.shifted else "exp_raw"
+                self._bind(e.args[0], Ref(ek, f"exp row {i}", (i, None), h))
+                self._bind(e.args[1], Ref("row_sum" if self.ctx.shifted else "raw_sum", f"row sum {i}", (i,), h))
+            elif k in ("row_sum", "raw_sum") and len(terms) > 1 and (
+                    len(terms) == v.t["attn"].shape[-1] or any(t.kind == "ell" for t in terms)):
+                ek = "exp_row" if k == "row_sum" else "exp_raw"
+                n = v.t["attn"].shape[-1]
+                h = h or 0
+                for j, term in _indexed(terms, n):
+                    self._bind(term, Ref(ek, f"exp(S_{h}[{ix[0]}, {j}])" if ek == "exp_raw"
+                                         else f"E_{h}[{ix[0]}, {j}]", (ix[0], j), h))
+            elif k == "pe" and len(ix) == 4 and None not in ix[1:] and "P" in self.ctx.bound:
+                c, y, x = ix[1], ix[2], ix[3]
+                node, seg_id, nt, line = self.ctx.bound.pop("P")
+                here = self.seg_id, self.nt, self.line
+                self.seg_id, self.nt, self.line = seg_id, nt, line
+                try:
+                    self._check_value(Ref("window", f"P (window of channel {c})", (c, y, x)), node)
+                finally:
+                    self.seg_id, self.nt, self.line = here
+
+    def _unlabelled(self, exprs: list[Node]) -> None:
+        """``exp(a - m) = e`` lines of a worked softmax row; ``P = [..]`` bound for later."""
+        first = exprs[0]
+        c = self.ctx
+        if first.kind == "func" and first.name == "exp" and c.row is not None:
+            arg = first.args[0]
+            if arg.kind == "paren":
+                arg = arg.args[0]
+            if arg.kind == "bin" and arg.op == "-" and len(exprs) == 2 and exprs[1].is_value:
+                j, h, i = c.exp_j, c.head, c.row
+                c.shifted, c.exp_j = True, c.exp_j + 1
+                self._bind(arg.args[0], Ref("scores_scaled", f"Ŝ_{h}[{i}, {j}]", (i, j), h))
+                self._bind(arg.args[1], Ref("row_max", f"max of row {i}", (i,), h))
+                self._bind(exprs[1], Ref("exp_row", f"E_{h}[{i}, {j}]", (i, j), h))
+
+    def _arith(self, exprs: list[Node]) -> None:
+        final = exprs[-1]
+        if not final.nums() and final.kind != "sym":
+            return
+        env = self._env()
+        try:
+            f_val = evaluate(final, env, False)
+            f_iv = _interval(final, env)
+        except (NotEvaluable, ZeroDivisionError, TypeError, ValueError, OverflowError):
+            return
+        f_leaves = _flat(self._leaves(final)) if final.is_value else None
+        for a, b in zip(exprs, exprs[1:]):
+            self._struct_bind(a, b, env)
+        for e in exprs[:-1]:
+            if e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num"):
+                continue
+            try:
+                e_val = evaluate(e, env, False)
+                e_iv = _interval(e, env)
+            except (NotEvaluable, ZeroDivisionError, TypeError, ValueError, OverflowError):
+                continue
+            ev, fv, ei, fi = _flat(e_val), _flat(f_val), _flat(e_iv), _flat(f_iv)
+            if len(ev) != len(fv):
+                continue
+            for n in e.nums():
+                self._rec(self.line, self.nt, n).operand = True
+            for k in range(len(ev)):
+                ok = _overlap(ei[k], fi[k], self.view.strict)
+                if f_leaves is None or len(f_leaves) != len(fv) or f_leaves[k] is None:
+                    continue
+                num, sign = f_leaves[k]
+                rec = self._rec(self.line, self.nt, num, sign)
+                exact = float(ev[k])
+                rec.checks.append((ok, _snippet(self.nt, e), _show(exact, num.decimals or 0,
+                                                                  num.value * (-1 if sign else 1))))
+
+    def _struct_bind(self, a: Node, b: Node, env: dict) -> None:
+        """``dim // num_heads = 4 // 2``: a number standing where a symbol stood is that symbol."""
+        if a.kind == "sym" and b.kind in ("num", "neg") and b.is_value and a.name in env:
+            num, sign = self._leaves(b)
+            self._compare(num, sign, float(env[a.name]), a.name)
+            return
+        if a.kind == "paren" or b.kind == "paren":
+            self._struct_bind(a.args[0] if a.kind == "paren" else a, b.args[0] if b.kind == "paren" else b, env)
+            return
+        if a.kind != b.kind or a.op != b.op or a.name != b.name or len(a.args) != len(b.args):
+            return
+        for x, y in zip(a.args, b.args):
+            if isinstance(x, Node) and isinstance(y, Node):
+                self._struct_bind(x, y, env)
+
+    def _env(self) -> dict:
+        env = dict(self.symbols)
+        for key, ref in self.refs.items():
+            v = self._expected(ref)
+            if v is not None and np.size(v) == 1:
+                env[key] = Fraction(float(np.asarray(v).reshape(-1)[0]))
+        return env
+
+    # ------------------------------------------------------------ tables
+
+    def _row(self, seg: Segment) -> None:
+        c = self.ctx
+        if seg.header:
+            c.table_cols = [normalize(x).strip() for x in seg.cells]
+            c.table_hint = c.hint
+            c.table_line = seg.line
+            for cell in seg.cells:
+                self._cell(cell, seg.line)
+            return
+        cols = getattr(c, "table_cols", [])
+        cells = [normalize(x).strip() for x in seg.cells]
+        first = cells[0] if cells else ""
+        pm = re.fullmatch(r"p_?(\d+)", first)
+        qm = label_at(first, 0)
+        handled = set()
+        sm = re.match(r"\s*([A-Za-z_]\w*)", first)
+        if sm and sm.group(1) in self.symbols and len(cells) >= 2:
+            # a parameter table: | `attn_ratio` | 0.5 | ...
+            self.seg_id += 1
+            self.nt, self.line = cells[1], seg.line
+            res = parse_chain(cells[1], tokenize(cells[1]), 0, None, frozenset())
+            if res and not res[1] and res[0][0].is_value and res[0][0].kind in ("num", "neg"):
+                num, sign = self._leaves(res[0][0])
+                self._compare(num, sign, float(self.symbols[sm.group(1)]), sm.group(1))
+                handled.add(1)
+        if pm or (qm and qm[1].kind == "q_pix"):
+            i = int(pm.group(1)) if pm else qm[1].index[0]
+            out_k = 0
+            for k, cell in enumerate(cells[1:], start=1):
+                head = cols[k] if k < len(cols) else ""
+                ref = None
+                cm = re.fullmatch(r"c_?(\d+)", head)
+                pj = re.fullmatch(r"p_?(\d+)", head)
+                kh = label_at(head, 0)
+                if re.fullmatch(r"\((?:row|hàng),\s*(?:col|cột)\)", head) and self.view.cfg.get("w"):
+                    ref = ("rc", None)
+                elif cm:
+                    ref = ("x", int(cm.group(1)))
+                elif pj:
+                    ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", getattr(c, "table_hint", ""))
+                           else None, int(pj.group(1)))
+                elif kh and kh[1].kind == "k_pix":
+                    ref = ("scores", kh[1].index[0])
+                elif re.fullmatch(r"out_?c?\d*", head, re.I):
+                    ref = ("out_k", out_k)
+                    out_k += 1
+                elif re.match(r"(Q|K|V)\b", head):
+                    ref = (head[0].lower() + "_pix", None)
+                if ref is None or ref[0] is None:
+                    continue
+                self.nt, self.line = cell, seg.line
+                self.seg_id += 1
+                toks = tokenize(cell)
+                res = parse_chain(cell, toks, 0, None, frozenset())
+                if not res or not res[0][0].is_value:
+                    continue
+                node = res[0][0]
+                kind, a = ref
+                h = c.head or 0
+                if kind == "rc":
+                    wd = self.view.cfg["w"]
+                    exp = np.array([i // wd, i % wd], dtype=float)
+                    r = Ref("rc", f"(row, col) of p{i}", (i,))
+                elif kind == "x":
+                    exp = self.view.pixel_vec("x", i, 0)[a] if self.view.has("x") else None
+                    r = Ref("x_pix", f"x(p{i}) channel {a}", (i, a))
+                elif kind == "attn":
+                    r = Ref("attn_pix", f"α(p{i}→p{a})", (i, a))
+                    exp = self.view.value(r, h)
+                elif kind == "scores":
+                    r = Ref("scores", f"S[{i}, {a}]", (i, a), h)
+                    exp = self.view.value(r, h)
+                elif kind == "out_k":
+                    r = Ref("out_pix", f"Out(p{i})[{a}]", (i,))
+                    vec = self.view.value(r, h)
+                    exp = None if vec is None or a >= np.size(vec) else np.asarray(vec).reshape(-1)[a]
+                else:
+                    r = Ref(kind, f"{kind[0].upper()}(p{i})", (i,))
+                    exp = self.view.value(r, h)
+                if exp is None:
+                    continue
+                pairs = _align(self._leaves(node), np.asarray(exp))
+                if pairs is None:
+                    continue
+                handled.add(k)
+                for (num, sign), e in pairs:
+                    self._compare(num, sign, float(e), r.text)
+        for k, cell in enumerate(seg.cells):
+            if k not in handled:
+                self._cell(cell, seg.line)
+
+    def _cell(self, cell: str, line: int) -> None:
+        self.seg_id += 1
+        nt = normalize(cell)
+        sym = self._config_cell(nt)
+        if sym:
+            return
+        self._text(nt, line, "cell")
+
+    def _config_cell(self, nt: str) -> bool:
+        return False
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _close(published: Fraction, num, expected: float, scale: float, strict: bool) -> bool:
+    if not np.isfinite(expected):
+        return False
+    e = Fraction(expected)
+    tol = num.half_unit() if num.decimals is not None else Fraction(1, 2)
+    if num.truncated:
+        d = Fraction(1, 10 ** (num.decimals or 0))
+        lo, hi = sorted((published, published + (d if published >= 0 else -d)))
+        lo, hi = lo - (0 if strict else F32_REL * Fraction(max(abs(expected), scale))), hi
+        return lo <= e <= hi + (0 if strict else F32_REL * Fraction(max(abs(expected), scale)))
+    if not strict:
+        tol += F32_REL * Fraction(max(abs(expected), scale))
+    return abs(published - e) <= tol
+
+
+def _show(expected: float, decimals: int, published: Fraction) -> str:
+    s = fmt(expected, decimals)
+    if Fraction(s) != published:
+        return s
+    return fmt(expected, min(decimals + 3, 15))
+
+
+def _align(leaves, exp: np.ndarray):
+    """Pair printed leaves with expected values (elisions skipped); None if shapes disagree."""
+    if isinstance(leaves, tuple):
+        if exp.size != 1:
+            return None
+        return [(leaves, exp.reshape(-1)[0])]
+    if leaves and all(isinstance(x, list) or x is None for x in leaves) and any(isinstance(x, list) for x in leaves):
+        e2 = exp if exp.ndim == 2 else (exp.reshape(1, -1) if exp.ndim == 1 else None)
+        if e2 is None:
+            return None
+        rows = _idx(leaves, e2.shape[0], row_mode=True)
+        if rows is None:
+            return None
+        out = []
+        for r, i in rows:
+            cols = _idx(r, e2.shape[1])
+            if cols is None:
+                return None
+            out.extend((c, e2[i, j]) for c, j in cols if c is not None)
+        return out
+    flat = exp.reshape(-1)
+    items = _idx(leaves, flat.size)
+    if items is None:
+        return None
+    if any(isinstance(c, list) for c, _ in items):
+        return None
+    return [(c, flat[j]) for c, j in items]
+
+
+def _idx(items: list, n: int, row_mode: bool = False):
+    """(item, index) for the non-elided items of a length-n axis printed as ``items``."""
+    def is_ell(x):
+        if x is None:
+            return True
+        return row_mode and isinstance(x, list) and x and all(y is None for y in x)
+
+    ells = [k for k, x in enumerate(items) if is_ell(x)]
+    if not ells:
+        return list(zip(items, range(n))) if len(items) == n else None
+    if len(ells) != 1:
+        return None
+    p = ells[0]
+    tail = len(items) - p - 1
+    if p + tail > n:
+        return None
+    idx = list(range(p)) + [None] + list(range(n - tail, n))
+    return [(x, j) for x, j in zip(items, idx) if j is not None]
+
+
+def _flat(v):
+    if isinstance(v, list):
+        out = []
+        for x in v:
+            out.extend(_flat(x))
+        return out
+    return [v]
+
+
+def _terms(e: Node) -> list[Node]:
+    if e.kind == "bin" and e.op == "+":
+        return _terms(e.args[0]) + _terms(e.args[1])
+    return [e]
+
+
+def _indexed(terms: list[Node], n: int | None = None):
+    """(index, term) with ``…`` standing for the terms left out (when n is known)."""
+    ells = [k for k, t in enumerate(terms) if t.kind == "ell"]
+    if not ells:
+        return list(enumerate(terms))
+    if n is None or len(ells) != 1:
+        return [(k, t) for k, t in enumerate(terms[:ells[0]])]
+    p = ells[0]
+    tail = len(terms) - p - 1
+    return [(k, t) for k, t in enumerate(terms[:p])] + [(n - tail + k, t) for k, t in enumerate(terms[p + 1:])]
+
+
+def _factors(t: Node):
+    if t.kind == "bin" and t.op == "*":
+        return [t.args[0], t.args[1]]
+    return None
+
+
+def _interval(node: Node, env: dict):
+    try:
+        return evaluate(node, env, True)
+    except NotEvaluable:
+        from mpmath import iv
+
+        v = evaluate(node, env, False)
+        return _map_iv(v, iv)
+
+
+def _map_iv(v, iv):
+    if isinstance(v, list):
+        return [_map_iv(x, iv) for x in v]
+    return iv.mpf(str(v.evalf(40)))
+
+
+def _ends(x):
+    from mpmath import mpf
+
+    if hasattr(x, "a"):
+        return mpf(x.a), mpf(x.b)
+    v = mpf(str(x))
+    return v, v
+
+
+def _overlap(a, b, strict: bool) -> bool:
+    """Do the enclosures of a claim's two sides meet (float32 allowance for hand notes)?"""
+    from mpmath import mp, mpf
+
+    with mp.workdps(50):
+        a_lo, a_hi = _ends(a)
+        b_lo, b_hi = _ends(b)
+        mag = max(abs(b_lo), abs(b_hi), mpf(1))
+        slack = mag * mpf(10) ** -25
+        if not strict:
+            slack += max(abs(b_lo), abs(b_hi)) * mpf(2) ** -22
+        return a_lo <= b_hi + slack and b_lo - slack <= a_hi
+
+
+def _snippet(nt: str, e: Node) -> str:
+    s = " ".join(nt[e.start:e.end].split())
+    return s if len(s) <= 48 else s[:45] + "..."

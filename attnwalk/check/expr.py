@@ -1,0 +1,574 @@
+"""Numbers and small expressions inside math, code and prose text (DESIGN §7).
+
+``normalize`` rewrites LaTeX into a flat form (``\\text{QKV}`` -> ``QKV``, ``\\hat{S}`` -> ``Ŝ``,
+``\\begin{bmatrix}`` -> ``⟦``) without ever adding or removing a newline, so a position in the
+normalized text still tells its line. ``parse_chain`` reads ``expr (= | ≈ | :) expr ...`` with a
+small recursive-descent parser that stops at the first token it cannot use (prose after a claim).
+Evaluation is exact (sympy) for the value and interval arithmetic (mpmath) for the rounding of
+printed operands; both are imported lazily so ``attnwalk render`` never loads them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+# ---------------------------------------------------------------- normalization
+
+_SUBS: list[tuple[re.Pattern, str]] = [
+    (re.compile(p), r) for p, r in [
+        (r"\\(?:text|mathrm|operatorname|mathbf|textbf|mathit|textit|boldsymbol)\s*\{([^{}\n]*)\}", r"\1"),
+        (r"\\(?:hat|widehat)\s*\{\s*S\s*\}|\\hat\s+S", "Ŝ"),
+        (r"\\begin\{[bpvB]?matrix\}", "⟦"),
+        (r"\\end\{[bpvB]?matrix\}", "⟧"),
+        (r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}", " "),
+        (r"\\approx", "≈"),
+        (r"\\cdot(?![a-z])", "·"),
+        (r"\\times", "×"),
+        (r"\\div", "÷"),
+        (r"\\(?:left|right|big|Big|bigg|Bigg)(?![a-z])", ""),
+        (r"\\[,;!: ]|\\qquad|\\quad", " "),
+        (r"\\(?:cdots|ldots|dots)", "…"),
+        (r"\\(?:vdots|ddots)", "⋮"),
+        (r"\\(exp|ln|log|max|min)(?![a-z])", r"\1"),
+        (r"\\sqrt\s*\{([^{}\n]*)\}", r"√(\1)"),
+        (r"\\frac\s*\{([^{}\n]*)\}\s*\{([^{}\n]*)\}", r"(\1)/(\2)"),
+        (r"\\alpha", "α"),
+        (r"\\(?:to|rightarrow)(?![a-z])", "→"),
+        (r"->", "→"),
+        (r"\\pi(?![a-z])", "π"),
+        (r"\\sum", "Σ"),
+        (r"\\(?:varepsilon|epsilon)", "ε"),
+        (r"\\vert", "|"),
+        (r"_\{([^{}\n]*)\}", r"_\1"),
+        (r"\^\{([^{}\n]*)\}", r"^(\1)"),
+        (r"\\\\", "⏎"),
+        (r"(?<=\S)\*\*|\*\*(?=\S)", ""),  # Markdown bold; Python's power keeps its spaces: `a ** b`
+        (r"−|–", "-"),
+        (r"²", "^2"),
+        (r"³", "^3"),
+        (r"\$", " "),
+        (r"`", " "),
+    ]
+]
+
+
+def normalize(text: str) -> str:
+    """``text`` with LaTeX flattened; never adds or removes a newline."""
+    out = text
+    for pat, rep in _SUBS:
+        out = pat.sub(rep, out)
+    assert out.count("\n") == text.count("\n")
+    return out
+
+
+# ---------------------------------------------------------------- numbers
+
+NUMBER_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(…|\.\.\.)?(?![\w]|\.\d)")
+
+
+@dataclass
+class Num:
+    text: str  # as printed, digits and point only (sign handled by the parser)
+    pos: int  # offset in the normalized segment
+    truncated: bool = False  # printed with a trailing ellipsis: 16.778…
+
+    @property
+    def decimals(self) -> int | None:
+        """Digits after the point; None for an integer (taken as exact)."""
+        return len(self.text.split(".")[1]) if "." in self.text else None
+
+    @property
+    def value(self) -> Fraction:
+        return Fraction(self.text)
+
+    def half_unit(self) -> Fraction:
+        d = self.decimals
+        return Fraction(0) if d is None else Fraction(1, 2 * 10**d)
+
+
+# ---------------------------------------------------------------- AST
+
+
+@dataclass
+class Node:
+    kind: str  # num, neg, bin, func, const, sym, list, mat, ell, label
+    args: list = field(default_factory=list)
+    op: str = ""
+    num: Num | None = None
+    name: str = ""
+    start: int = 0
+    end: int = 0
+
+    def nums(self) -> list[Num]:
+        """Every printed number below this node, in reading order."""
+        if self.kind == "num":
+            return [self.num]
+        out = []
+        for a in self.args:
+            if isinstance(a, Node):
+                out.extend(a.nums())
+        return out
+
+    @property
+    def is_value(self) -> bool:
+        """A plain number, or a list/matrix of them (a published value, not a computation)."""
+        if self.kind == "num":
+            return True
+        if self.kind == "neg":
+            return self.args[0].kind == "num"
+        if self.kind in ("list", "mat"):
+            return all(a.kind == "ell" or a.is_value for a in self.args)
+        if self.kind == "row":
+            return all(a.kind == "ell" or a.is_value for a in self.args)
+        return False
+
+
+# ---------------------------------------------------------------- tokenizer
+
+_TOKEN_RE = re.compile(
+    r"""(?P<ws>[ \t]+)
+    |(?P<num>\d+(?:\.\d+)?)(?P<trunc>…|\.\.\.)?
+    |(?P<ell>\.\.\.|…|⋯|⋮)
+    |(?P<rel>≈|==|=|:)
+    |(?P<op>\*\*|//|[-+*/·×÷^])
+    |(?P<sqrt>√)
+    |(?P<open>[(\[⟦])
+    |(?P<close>[)\]⟧])
+    |(?P<amp>&)
+    |(?P<rowsep>⏎)
+    |(?P<comma>,)
+    |(?P<nl>\n)
+    |(?P<ident>[A-Za-zŜαεπ_][A-Za-z0-9Ŝ_']*)
+    |(?P<other>.)""",
+    re.X,
+)
+
+FUNCS = {"exp", "sqrt", "log", "ln", "int", "max", "min", "abs", "round"}
+CONSTS = {"e", "π", "pi"}
+
+
+@dataclass
+class Tok:
+    kind: str
+    text: str
+    pos: int
+    end: int
+    trunc: bool = False
+
+
+def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
+    toks = []
+    stop = len(text) if stop is None else stop
+    for m in _TOKEN_RE.finditer(text, start, stop):
+        kind = m.lastgroup
+        if kind == "trunc":
+            kind = "num"
+        if kind == "ws":
+            continue
+        if kind == "num":
+            toks.append(Tok("num", m.group("num"), m.start(), m.end(), bool(m.group("trunc"))))
+        else:
+            toks.append(Tok(kind, m.group(0), m.start(), m.end()))
+    return toks
+
+
+# ---------------------------------------------------------------- parser
+
+
+class _Stop(Exception):
+    pass
+
+
+class Parser:
+    """Recursive descent over tokens; ``labels`` recognises label references at a position."""
+
+    def __init__(self, toks: list[Tok], text: str, label_at=None, symbols=frozenset()):
+        self.toks, self.text, self.i = toks, text, 0
+        self.label_at = label_at  # (text, pos) -> (end_pos, label) | None
+        self.symbols = symbols
+
+    def peek(self, k: int = 0) -> Tok | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def take(self) -> Tok:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def _skip_to(self, pos: int) -> None:
+        while self.i < len(self.toks) and self.toks[self.i].pos < pos:
+            self.i += 1
+
+    # expr := term (('+'|'-') term)*
+    def expr(self, allow_nl: bool = False) -> Node:
+        node = self.term(allow_nl)
+        while True:
+            save = self.i
+            self._nl(allow_nl)
+            self._continued()
+            t = self.peek()
+            if t and t.kind == "op" and t.text in "+-":
+                self.take()
+                self._nl(allow_nl)
+                try:
+                    rhs = self.term(allow_nl)
+                except _Stop:
+                    self.i = save
+                    return node
+                node = Node("bin", [node, rhs], op=t.text, start=node.start, end=rhs.end)
+            else:
+                self.i = save
+                return node
+
+    def _continued(self) -> None:
+        """A line that starts with ``+ `` or ``- `` continues the sum of the line before."""
+        j = self.i
+        while j < len(self.toks) and self.toks[j].kind == "nl":
+            j += 1
+        if j > self.i and j < len(self.toks):
+            t = self.toks[j]
+            if t.kind == "op" and t.text in "+-" and self.text[t.end:t.end + 1] == " ":
+                self.i = j
+
+    def _nl(self, allow: bool) -> None:
+        while allow and self.peek() and self.peek().kind == "nl":
+            self.take()
+
+    def term(self, allow_nl: bool = False) -> Node:
+        node = self.unary(allow_nl)
+        while True:
+            t = self.peek()
+            save = self.i
+            if t and t.kind == "op" and t.text in ("*", "/", "·", "×", "÷", "//"):
+                self.take()
+                try:
+                    rhs = self.unary(allow_nl)
+                except _Stop:
+                    self.i = save
+                    return node
+                op = {"·": "*", "×": "*", "÷": "/"}.get(t.text, t.text)
+                node = Node("bin", [node, rhs], op=op, start=node.start, end=rhs.end)
+            elif t and self._implicit_ok(node, t):
+                try:
+                    rhs = self.power()
+                except _Stop:
+                    self.i = save
+                    return node
+                node = Node("bin", [node, rhs], op="*", start=node.start, end=rhs.end)
+            else:
+                return node
+
+    def _implicit_ok(self, node: Node, t: Tok) -> bool:
+        """``(a)(b)``, ``2e``, ``2·e`` written ``2e``: juxtaposition is a product."""
+        kinds = ("bin", "num", "const", "func", "sym", "label", "paren")
+        if t.kind == "open" and t.text == "(" and node.kind in kinds \
+                and self.text[node.end - 1:node.end] == ")" and t.pos == node.end:
+            return True
+        if t.kind == "ident" and t.text == "e" and node.kind == "num" and t.pos == node.end:
+            return True
+        return False
+
+    def unary(self, allow_nl: bool = False) -> Node:
+        t = self.peek()
+        if t and t.kind == "op" and t.text in "+-":
+            self.take()
+            arg = self.unary(allow_nl)
+            if t.text == "+":
+                return arg
+            return Node("neg", [arg], start=t.pos, end=arg.end)
+        return self.power()
+
+    def power(self) -> Node:
+        base = self.atom()
+        t = self.peek()
+        if t and t.kind == "op" and t.text in ("^", "**"):
+            save = self.i
+            self.take()
+            try:
+                exp = self.unary()
+            except _Stop:
+                self.i = save
+                return base
+            return Node("bin", [base, exp], op="^", start=base.start, end=exp.end)
+        return base
+
+    def atom(self) -> Node:
+        t = self.peek()
+        if t is None:
+            raise _Stop
+        if self.label_at is not None and t.kind in ("ident", "other"):
+            hit = self.label_at(self.text, t.pos)
+            if hit is not None:
+                end, lab = hit
+                self._skip_to(end)
+                return Node("label", [], name=lab, start=t.pos, end=end)
+        if t.kind == "num":
+            self.take()
+            return Node("num", num=Num(t.text, t.pos, t.trunc), start=t.pos, end=t.end)
+        if t.kind == "ell":
+            self.take()
+            return Node("ell", start=t.pos, end=t.end)
+        if t.kind == "sqrt":
+            self.take()
+            arg = self.atom()
+            return Node("func", [arg], name="sqrt", start=t.pos, end=arg.end)
+        if t.kind == "ident":
+            name = t.text
+            if name in FUNCS:
+                nxt = self.peek(1)
+                if nxt and nxt.kind == "open" and nxt.text == "(":
+                    self.take()
+                    arg = self.atom()
+                    return Node("func", [arg], name=name, start=t.pos, end=arg.end)
+                raise _Stop
+            self.take()
+            if name in CONSTS:
+                return Node("const", name=name, start=t.pos, end=t.end)
+            if name in self.symbols:
+                return Node("sym", name=name, start=t.pos, end=t.end)
+            self.i -= 1
+            raise _Stop
+        if t.kind == "open":
+            return self.group()
+        raise _Stop
+
+    def group(self) -> Node:
+        open_t = self.take()
+        close = {"(": ")", "[": "]", "⟦": "⟧"}[open_t.text]
+        if open_t.text == "⟦":
+            return self.matrix(open_t)
+        items: list[Node] = []
+        save = self.i - 1
+        try:
+            while True:
+                self._nl(True)
+                t = self.peek()
+                if t is None:
+                    raise _Stop
+                if t.kind == "close" and t.text == close and (items or open_t.text == "["):
+                    self.take()
+                    break
+                items.append(self.expr(allow_nl=True))
+                self._nl(True)
+                t = self.peek()
+                if t and t.kind == "comma":
+                    self.take()
+                    continue
+                if t and t.kind == "close" and t.text == close:
+                    self.take()
+                    break
+                raise _Stop
+        except _Stop:
+            self.i = save
+            raise
+        end = self.toks[self.i - 1].end
+        if open_t.text == "(" and len(items) == 1:
+            node = items[0]
+            return Node("paren", [node], start=open_t.pos, end=end) if node.kind != "paren" else node
+        return Node("list", items, start=open_t.pos, end=end)
+
+    def matrix(self, open_t: Tok) -> Node:
+        rows: list[Node] = []
+        cells: list[Node] = []
+        save = self.i - 1
+        row_start = open_t.end
+        while True:
+            self._nl(True)
+            t = self.peek()
+            if t is None:
+                self.i = save
+                raise _Stop
+            if t.kind == "close" and t.text == "⟧":
+                self.take()
+                if cells:
+                    rows.append(Node("row", cells, start=row_start, end=t.pos))
+                break
+            if t.kind == "rowsep":
+                self.take()
+                rows.append(Node("row", cells, start=row_start, end=t.pos))
+                cells, row_start = [], t.end
+                continue
+            if t.kind == "amp":
+                self.take()
+                continue
+            try:
+                cells.append(self.expr(allow_nl=False))
+            except _Stop:
+                self.i = save
+                raise
+        return Node("mat", rows, start=open_t.pos, end=self.toks[self.i - 1].end)
+
+
+def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset()):
+    """From token ``i``: ``expr (rel expr)*``. Returns (exprs, rels, next token index) or None.
+
+    A relation may be followed by a newline (a continued code line) and a newline may be
+    followed by a relation (``= [..]`` on the next line).
+    """
+    p = Parser(toks, text, label_at, symbols)
+    p.i = i
+    try:
+        first = p.expr()
+    except _Stop:
+        return None
+    exprs, rels = [first], []
+    while True:
+        save = p.i
+        # a continuation: newline(s) then a relation
+        j = p.i
+        while j < len(toks) and toks[j].kind == "nl":
+            j += 1
+        t = toks[j] if j < len(toks) else None
+        if t is None or t.kind != "rel" or (t.text == ":" and (rels or first.kind != "label")):
+            p.i = save
+            break
+        if t.text == ":" and (j > p.i or (j + 1 < len(toks) and toks[j + 1].kind == "nl")):
+            break
+        p.i = j + 1
+        p._nl(True)
+        try:
+            nxt = p.expr()
+        except _Stop:
+            # a formula we cannot read (``Σ_a,b P[a,b] · W[a,b]``): skip it when another relation
+            # follows on the same line, so that ``label = <formula> = value`` still binds the value
+            k, depth = p.i, 0
+            while k < len(toks) and toks[k].kind != "nl":
+                if toks[k].kind == "open":
+                    depth += 1
+                elif toks[k].kind == "close":
+                    depth -= 1
+                elif toks[k].kind == "rel" and depth == 0 and toks[k].text != ":":
+                    break
+                k += 1
+            if k >= len(toks) or toks[k].kind != "rel" or k == p.i:
+                p.i = save
+                break
+            nxt = Node("opaque", start=toks[p.i].pos, end=toks[k - 1].end)
+            p.i = k
+        rels.append(t.text)
+        exprs.append(nxt)
+    return exprs, rels, p.i
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+class NotEvaluable(Exception):
+    pass
+
+
+def _broadcast(op, a, b):
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            raise NotEvaluable("shape")
+        return [_broadcast(op, x, y) for x, y in zip(a, b)]
+    if isinstance(a, list):
+        return [_broadcast(op, x, b) for x in a]
+    if isinstance(b, list):
+        return [_broadcast(op, a, y) for y in b]
+    return op(a, b)
+
+
+def _map(f, a):
+    return [_map(f, x) for x in a] if isinstance(a, list) else f(a)
+
+
+def evaluate(node: Node, env: dict, interval: bool):
+    """Exact value (sympy) or enclosing interval (mpmath.iv) of ``node``; lists stay lists.
+
+    ``env`` maps symbol and label names to exact numbers (ints or Fractions).
+    """
+    if interval:
+        from mpmath import iv
+
+        iv.dps = 40
+        M = iv
+    else:
+        import sympy as M
+    if node.kind == "num":
+        n = node.num
+        v = n.value
+        if interval:
+            h = n.half_unit()
+            if n.truncated:
+                h = Fraction(1, 2 * 10 ** (n.decimals or 0))
+                v = v + h  # 16.778… lies in [16.778, 16.779]
+            return iv.mpf([_ivq(v - h).a, _ivq(v + h).b])
+        return M.Rational(v.numerator, v.denominator)
+    if node.kind == "paren":
+        return evaluate(node.args[0], env, interval)
+    if node.kind == "neg":
+        return _map(lambda x: -x, evaluate(node.args[0], env, interval))
+    if node.kind == "const":
+        return (M.e if interval else M.E) if node.name == "e" else M.pi
+    if node.kind in ("sym", "label"):
+        if node.name not in env:
+            raise NotEvaluable(node.name)
+        v = env[node.name]
+        return _exact(v, interval)
+    if node.kind in ("list", "row"):
+        if any(a.kind == "ell" for a in node.args):
+            raise NotEvaluable("elided")
+        return [evaluate(a, env, interval) for a in node.args]
+    if node.kind == "mat":
+        return [evaluate(r, env, interval) for r in node.args]
+    if node.kind == "func":
+        arg = evaluate(node.args[0], env, interval)
+        if isinstance(arg, list) and node.name not in ("max", "min"):
+            raise NotEvaluable("vector function")
+        if node.name == "exp":
+            return M.exp(arg)
+        if node.name == "sqrt":
+            return M.sqrt(arg)
+        if node.name in ("log", "ln"):
+            return M.log(arg)
+        if node.name == "int":
+            if interval:
+                if arg.a == arg.b or int(arg.a) == int(arg.b):
+                    import mpmath
+
+                    return iv.mpf(int(mpmath.floor(arg.a)))
+                raise NotEvaluable("int")
+            return M.floor(arg) if arg >= 0 else M.ceiling(arg)
+        raise NotEvaluable(node.name)
+    if node.kind == "bin":
+        a = evaluate(node.args[0], env, interval)
+        b = evaluate(node.args[1], env, interval)
+        op = node.op
+        if op == "+":
+            return _broadcast(lambda x, y: x + y, a, b)
+        if op == "-":
+            return _broadcast(lambda x, y: x - y, a, b)
+        if op == "*":
+            return _broadcast(lambda x, y: x * y, a, b)
+        if op == "/":
+            return _broadcast(lambda x, y: x / y, a, b)
+        if op == "//":
+            if interval:
+                raise NotEvaluable("//")
+            return _broadcast(lambda x, y: M.floor(x / y), a, b)
+        if op == "^":
+            return _broadcast(lambda x, y: x**y, a, b)
+    raise NotEvaluable(node.kind)
+
+
+def _ivq(f: Fraction):
+    """An interval enclosing the exact rational ``f``."""
+    from mpmath import iv
+
+    return iv.mpf(f.numerator) / f.denominator
+
+
+def _exact(v, interval: bool):
+    if isinstance(v, list):
+        return [_exact(x, interval) for x in v]
+    f = Fraction(v)
+    if interval:
+
+        return _ivq(f)
+    import sympy
+
+    return sympy.Rational(f.numerator, f.denominator)

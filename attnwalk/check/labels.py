@@ -1,0 +1,243 @@
+"""Labels as documents print them (DESIGN §5) -> the trace values they denote.
+
+The patterns come from ``notation.LABELS`` (the table the templates use) through
+``notation.check_patterns``, plus the seeds' pixel forms ``α(pi→pj)``, ``Out(pi)``, ``V(pi)``.
+A ``Ref`` names a tensor and an index; ``TraceView.value`` returns the expected array.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..notation import check_patterns
+
+# notation.LABELS names -> the checker's kinds (several names print the same way)
+KIND_OF = {"o_h": "o_head", "alpha": "attn_pix", "alpha_cross": "attn_pix", "out_row": "out_pix",
+           "scores_row": "scores", "scores_scaled_row": "scores_scaled", "attn_row": "attn"}
+POS_AXES = {"pos", "query", "key", "token", "position", "q_pos", "k_pos", "n", "m"}
+
+
+@dataclass(frozen=True)
+class Ref:
+    kind: str  # a notation name (x, qkv, q, scores_row, ...) or an extra one (attn_pix, out_pix, ...)
+    text: str  # as printed (normalized)
+    index: tuple = ()  # integers or None (for ':')
+    head: int | None = None
+
+    @property
+    def scalar(self) -> bool:
+        return bool(self.index) and all(i is not None for i in self.index)
+
+
+def _parse_index(s: str):
+    """``:,0,:,:`` -> (None, 0, None, None); None when an entry is a symbol (``c``, ``j``)."""
+    out = []
+    for part in s.split(","):
+        part = part.strip()
+        if part == ":":
+            out.append(None)
+        elif re.fullmatch(r"-?\d+", part):
+            out.append(int(part))
+        else:
+            return None
+    return tuple(out)
+
+
+_PIX = re.compile(r"(?<![\w'])(α|Out|V|Q|K|O)\s*\(\s*p_?(\d+)(?:\s*→\s*p_?(\d+))?\s*\)")
+_IDX = re.compile(r"\[([^\]\n]*)\]")
+
+
+def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
+    """The label starting at ``pos`` of normalized ``text``: (end, Ref), or None."""
+    if pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] in "_'\\"):
+        return None
+    for kind, rx, nidx in patterns or check_patterns():
+        m = rx.match(text, pos)
+        if not m:
+            continue
+        end = m.end()
+        kind = KIND_OF.get(kind, kind)
+        head = int(m.group("h")) if "h" in rx.groupindex and m.group("h") is not None else None
+        index: tuple = ()
+        for g in ("c", "i", "j"):
+            if g in rx.groupindex and m.group(g) is not None:
+                index = index + (int(m.group(g)),)
+        if "ix" in rx.groupindex:
+            ix = _parse_index(m.group("ix"))
+            if ix is None:
+                return None
+            index = ix
+        # an optional index after the label: S_0[0, :], Q_0[0], W_qkv[0,1]
+        im = _IDX.match(text, end)
+        if im and nidx >= 0:
+            ix = _parse_index(im.group(1))
+            if ix is None:
+                return None  # S_h[i, j] with symbols: a formula, not a value
+            index = index + ix
+            end = im.end()
+        return end, Ref(kind, text[pos:end], index, head)
+    m = _PIX.match(text, pos)
+    if m:
+        t, i, j = m.group(1), int(m.group(2)), m.group(3)
+        if t == "α":
+            if j is None:
+                return None
+            return m.end(), Ref("attn_pix", m.group(0), (i, int(j)))
+        if j is not None:
+            return None
+        return m.end(), Ref({"Out": "out_pix", "V": "v_pix", "Q": "q_pix", "K": "k_pix", "O": "o_pix"}[t],
+                            m.group(0), (i,))
+    return None
+
+
+class TraceView:
+    """Expected values for labels, in the layout the documents print."""
+
+    def __init__(self, trace, strict: bool):
+        self.t = trace
+        self.cfg = trace.config
+        self.strict = strict  # a note attnwalk generated: float64, no float32 widening
+        self.b = 0
+
+    def has(self, name: str) -> bool:
+        return name in self.t
+
+    @property
+    def seq(self) -> bool:
+        """sdpa/mha: documents print one row per token, as the trace stores them."""
+        return self.cfg.get("variant") in ("sdpa", "mha")
+
+    def _heads_fm(self, name: str, h: int) -> np.ndarray:
+        """The printed matrix of head h for q/k/v/o: (features, positions) for yolo, (tokens, d) else."""
+        step = self.t.steps[name]
+        if self.seq:
+            a = step.data[self.b]
+            return a[h] if step.axes[1:2] == ("head",) else a
+        a = step.data[self.b]
+        axes = step.axes[1:]
+        if name == "o" and len(axes) == 3 and axes[-1] not in POS_AXES:  # yolo o: (C, H, W)
+            hd = self.t.derived.get("head_dim")
+            return a.reshape(-1, hd, a.shape[-2] * a.shape[-1])[h]
+        if axes and axes[0] == "head":
+            a, axes = a[h], axes[1:]
+        elif h:
+            raise KeyError("head")
+        if axes and axes[-1] in POS_AXES:
+            return a.reshape(-1, a.shape[-1])
+        return np.atleast_2d(a).T if a.ndim == 1 else a.T
+
+    def _square(self, name: str, h: int) -> np.ndarray:
+        step = self.t.steps[name]
+        a = step.data[self.b]
+        if step.axes[1:2] == ("head",):
+            a = a[h]
+        elif h:
+            raise KeyError("head")
+        return a
+
+    def _image(self, name: str, b) -> np.ndarray:
+        a = self.t[name]
+        return a[0 if b is None else b]
+
+    def pixel_vec(self, name: str, i: int, h: int) -> np.ndarray:
+        """The vector of tensor ``name`` at position ``i`` (channels, or head features)."""
+        step = self.t.steps[name]
+        if step.axes[-2:] == ("row", "col"):
+            a = step.data[self.b]
+            return a.reshape(a.shape[0], -1)[:, i]
+        if self.seq:
+            a = step.data[self.b]
+            if step.axes[1:2] == ("head",):
+                a = a[h]
+            return a[i]
+        return self._heads_fm(name, h)[:, i]
+
+    def value(self, ref: Ref, ctx_head: int | None = None) -> np.ndarray | None:
+        """The expected array for ``ref`` (index applied), or None if the trace lacks it."""
+        k = ref.kind
+        h = ref.head if ref.head is not None else (ctx_head or 0)
+        try:
+            if k in ("x", "qkv", "o", "pe", "o_pe", "out"):
+                ix = ref.index
+                if len(ix) != 4:
+                    return None
+                a = self._image(k, ix[0])
+                return _apply(a, ix[1:])
+            if k in ("q", "k", "v", "o_head"):
+                a = self._heads_fm("o" if k == "o_head" else k, h)
+                return _apply(a, ref.index)
+            if k in ("scores", "scores_scaled", "attn", "exp_row", "exp_raw"):
+                name = {"exp_row": "exp"}.get(k, k)
+                if k == "exp_raw":
+                    a = np.exp(self._square("scores_scaled", h))
+                else:
+                    a = self._square(name, h)
+                return _apply(a, ref.index)
+            if k in ("row_max", "row_sum", "raw_sum", "attn_sum"):
+                i = ref.index[0]
+                if k == "raw_sum":
+                    return np.asarray(np.exp(self._square("scores_scaled", h)[i]).sum())
+                if k == "attn_sum":
+                    return np.asarray(self._square("attn", h)[i].sum())
+                a = self.t[k][self.b]
+                if self.t.steps[k].axes[1:2] == ("head",):
+                    a = a[h]
+                return np.asarray(a[i])
+            if self.seq and k in SEQ_WHOLE:
+                name = SEQ_WHOLE[k]
+                a = self.t[name]
+                step = self.t.steps[name]
+                if step.axes[:1] == ("batch",):
+                    a = a[self.b]
+                if step.axes[1:2] == ("head",):
+                    a = a[h]
+                return _apply(a, ref.index)
+            if k == "w_qkv" or k == "w_proj":
+                if not self.has(k):
+                    return None
+                return _apply(self.t[k][:, :, 0, 0], ref.index)
+            if k == "w_pe":
+                return _apply(self.t["w_pe"][ref.index[0], 0], ref.index[1:])
+            if k == "attn_pix":
+                return np.asarray(self._square("attn", h)[ref.index[0], ref.index[1]])
+            if k in ("out_pix", "v_pix", "q_pix", "k_pix", "o_pix"):
+                name = {"out_pix": "out" if self.has("out") else "o", "v_pix": "v", "q_pix": "q", "k_pix": "k",
+                        "o_pix": "o"}[k]
+                return _apply(self.pixel_vec(name, ref.index[0], h), ref.index[1:])
+            if k == "window":  # the zero-padded 3x3 window of the PE input around (y, x) of channel c
+                c, y, x = ref.index
+                src = self.t["v"][self.b].reshape(self.t["x"].shape[1:]) if self.cfg.get("pe_on") == "v" \
+                    else self.t["o"][self.b]
+                return np.pad(src[c], 1)[y:y + 3, x:x + 3]
+        except (KeyError, IndexError, ValueError, TypeError):
+            return None
+        return None
+
+    def scale(self, ref: Ref, ctx_head: int | None = None) -> float:
+        """Magnitude for the float32 widening: the largest value of the whole printed tensor."""
+        whole = Ref(ref.kind, ref.text, tuple(None for _ in ref.index) if ref.kind not in (
+            "w_pe", "attn_pix", "out_pix", "v_pix", "q_pix", "k_pix", "o_pix", "row_max", "row_sum", "raw_sum",
+            "attn_sum", "window") else ref.index, ref.head)
+        v = self.value(whole, ctx_head)
+        if v is None or not np.size(v):
+            return 0.0
+        return float(np.max(np.abs(v)))
+
+
+SEQ_WHOLE = {"x_seq": "x", "x_kv": "x_kv", "w_q": "w_q", "w_k": "w_k", "w_v": "w_v", "b_qkv": "b_qkv",
+             "w_qkv": "w_qkv", "w_out": "w_out", "b_out": "b_out", "qkv_seq": "qkv", "mask": "mask",
+             "scores_masked": "scores_masked", "o_merged": "o_merged", "out_seq": "out"}
+
+
+def _apply(a: np.ndarray, index: tuple) -> np.ndarray | None:
+    """Index ``a`` with ints/None (None = ':'); fewer indices than axes first drop leading 1-axes."""
+    a = np.asarray(a)
+    while len(index) < a.ndim and a.shape[0] == 1 and index:
+        a = a[0]
+    if len(index) > a.ndim:
+        return None
+    sl = tuple(slice(None) if i is None else i for i in index)
+    return np.asarray(a[sl])

@@ -1,0 +1,88 @@
+"""Reading a note: YAML front matter (PyYAML) and Markdown blocks (markdown-it-py).
+
+``segments`` yields the note's text pieces in reading order, each with its first line
+number: headings, paragraphs (prose and ``$$`` math, which CommonMark keeps in paragraphs),
+fenced code, table rows, and list-item boundaries (for the checker's context).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+SKIP_FENCES = {"python", "py", "bash", "sh", "shell", "console", "toml", "yaml", "yml", "json", "js", "javascript",
+               "html", "text-unchecked"}
+
+
+@dataclass
+class FrontMatter:
+    data: dict
+    lines: int  # lines taken by the front matter (the body starts after them)
+
+
+def front_matter(text: str) -> FrontMatter:
+    """The YAML front matter (``{}`` when absent); raises ValueError on invalid YAML."""
+    import yaml
+
+    m = FRONT_RE.match(text)
+    if not m:
+        return FrontMatter({}, 0)
+    try:
+        data = yaml.safe_load(m.group(1)) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise ValueError("front matter: not a mapping")
+    return FrontMatter(data, m.group(0).count("\n") + (0 if m.group(0).endswith("\n") else 1))
+
+
+@dataclass
+class Segment:
+    kind: str  # heading | para | code | row | item_open | item_close
+    text: str = ""
+    line: int = 0  # 1-based line of text's first line
+    cells: list = field(default_factory=list)  # row: [(text, line)]
+    header: bool = False  # row: a header row
+    table: int = 0  # row: which table
+
+
+def segments(text: str, line_offset: int = 0) -> list[Segment]:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    tokens = md.parse(text)
+    out: list[Segment] = []
+    table_no = 0
+    in_head = False
+    row: Segment | None = None
+    for i, t in enumerate(tokens):
+        start = (t.map[0] + 1 + line_offset) if t.map else 0
+        if t.type == "heading_open":
+            out.append(Segment("heading", tokens[i + 1].content, start))
+        elif t.type == "paragraph_open":
+            inline = tokens[i + 1]
+            out.append(Segment("para", inline.content, start))
+        elif t.type in ("fence", "code_block"):
+            info = (t.info or "").strip().split()[0].lower() if t.info and t.info.strip() else ""
+            if info in SKIP_FENCES:
+                continue
+            out.append(Segment("code", t.content, start + (1 if t.type == "fence" else 0)))
+        elif t.type == "list_item_open":
+            out.append(Segment("item_open", line=start))
+        elif t.type == "list_item_close":
+            out.append(Segment("item_close"))
+        elif t.type == "table_open":
+            table_no += 1
+        elif t.type == "thead_open":
+            in_head = True
+        elif t.type == "thead_close":
+            in_head = False
+        elif t.type == "tr_open":
+            row = Segment("row", line=start, header=in_head, table=table_no)
+        elif t.type == "inline" and row is not None and i > 0 and tokens[i - 1].type in ("th_open", "td_open"):
+            row.cells.append(t.content)
+        elif t.type == "tr_close" and row is not None:
+            out.append(row)
+            row = None
+    return out

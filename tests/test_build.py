@@ -1,0 +1,119 @@
+"""attnwalk build: manifests, unchanged notes left alone, --check diffs, paths kept inside."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attnwalk import render as render_mod
+from attnwalk.build import BuildError, build, load_manifest
+from attnwalk.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+COURSE = REPO / "examples" / "course.toml"
+
+SMALL = """
+[[walkthrough]]
+name = "tiny"
+options = { h = 2, w = 2, heads = 2, seed = 1 }
+langs = ["vi", "en"]
+output = "notes/{name}.{lang}.md"
+"""
+
+
+def _course(tmp_path: Path, text: str = SMALL) -> Path:
+    m = tmp_path / "course.toml"
+    m.write_text(text, encoding="utf-8")
+    return m
+
+
+def test_build_writes_then_leaves_unchanged_notes_alone(tmp_path):
+    m = _course(tmp_path)
+    res = build(m)
+    assert res.written == ["notes/tiny.vi.md", "notes/tiny.en.md"]
+    vi = tmp_path / "notes" / "tiny.vi.md"
+    assert vi.read_text(encoding="utf-8").startswith("---\n")
+    os.utime(vi, ns=(1, 1))
+    res = build(m)
+    assert res.written == [] and len(res.unchanged) == 2
+    assert os.stat(vi).st_mtime_ns == 1  # not rewritten
+
+
+def test_build_check_passes_when_fresh_and_fails_with_a_diff_when_stale(tmp_path, capsys):
+    m = _course(tmp_path)
+    build(m)
+    assert main(["build", "--check", str(m)]) == 0
+    vi = tmp_path / "notes" / "tiny.vi.md"
+    text = vi.read_text(encoding="utf-8")
+    vi.write_text(text.replace("## 1.", "## 1 (edited).", 1), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["build", "--check", str(m)]) == 1
+    out = capsys.readouterr()
+    assert "--- notes/tiny.vi.md (committed)" in out.out and "+## 1." in out.out
+    assert vi.read_text(encoding="utf-8") != text  # --check wrote nothing
+
+
+def test_build_check_fails_after_a_template_edit(tmp_path, monkeypatch, capsys):
+    """Render with a temporary copy of the templates, one line changed: every note is stale."""
+    m = _course(tmp_path)
+    build(m)
+    templates = tmp_path / "templates"
+    shutil.copytree(render_mod.templates_dir(), templates)
+    vi = templates / "yolo" / "vi.md.j2"
+    vi.write_text(vi.read_text(encoding="utf-8").replace("## 1. ", "## 1) ", 1), encoding="utf-8")
+    monkeypatch.setattr(render_mod, "templates_dir", lambda: templates)
+    render_mod.environment.cache_clear()
+    try:
+        assert main(["build", "--check", str(m)]) == 1
+        out = capsys.readouterr()
+        assert "+## 1) " in out.out and "notes/tiny.vi.md" in out.err
+        assert "notes/tiny.en.md" not in out.out  # only the edited language is stale
+    finally:
+        render_mod.environment.cache_clear()
+
+
+def test_output_outside_the_manifest_folder_is_refused(tmp_path, capsys):
+    (tmp_path / "course").mkdir()
+    m = _course(tmp_path / "course", SMALL.replace('"notes/{name}.{lang}.md"', '"../escape/{name}.{lang}.md"'))
+    assert main(["build", str(m)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "outside the manifest's folder" in err[0]
+    assert not (tmp_path / "escape").exists()
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("", "no [[walkthrough]]"),
+    ('[[walkthrough]]\nname = "a"\n', "'output' is required"),
+    ('[[walkthrough]]\nname = "a"\noutput = "a.md"\ncolour = 1\n', "unknown key 'colour'"),
+    ('[[walkthrough]]\nname = "a"\noutput = "a.md"\nlangs = ["vi", "en"]\n', "needs {lang}"),
+    ('[[walkthrough]]\nname = "a"\noutput = "x/{lang}.md"\n[[walkthrough]]\nname = "b"\noutput = "x/{lang}.md"\n',
+     "also written by"),
+])
+def test_bad_manifests_are_one_line_errors(tmp_path, bad, message):
+    with pytest.raises(BuildError, match=message.replace("[", r"\[").replace("{", r"\{")):
+        load_manifest(_course(tmp_path, bad))
+
+
+def test_bad_option_in_manifest_names_the_walkthrough(tmp_path, capsys):
+    m = _course(tmp_path, SMALL.replace("heads = 2", "heads = 3"))
+    assert main(["build", str(m)]) == 2
+    err = capsys.readouterr().err
+    assert "tiny" in err and "--heads" in err
+
+
+def test_committed_course_is_up_to_date():
+    """The committed examples are exactly what `attnwalk build` produces (like `cog --check`)."""
+    res = build(COURSE, check=True)
+    assert res.stale == [], "run `attnwalk build` and commit examples/notes:\n" + "".join(res.diffs)[:3000]
+    assert len(res.unchanged) >= 4
+
+
+def test_committed_notes_check_clean(capsys):
+    notes = sorted(str(p) for p in (REPO / "examples" / "notes").glob("*.md"))
+    assert notes
+    assert main(["check", *notes]) == 0
+    for line in capsys.readouterr().out.splitlines():
+        assert " 0 wrong" in line
