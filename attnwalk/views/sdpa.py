@@ -250,8 +250,9 @@ def closed_form_part(trace: Trace) -> dict | None:
         outs.append({"label": f"Out({q_ids[i]})", "vals": vals})
     if any(len(v["tex"]) > MAX_FORM_CHARS for o in outs for v in o["vals"]):
         outs = []  # long sums of exponentials help nobody: the decimals stand alone
+    dens = [(i, den) for i, den in enumerate(cf.den[0]) if den != 0]
     return {"alphas": alphas, "outs": outs, "listed": listed, "first": alphas[0],
-            "den_tex": _den_tex(cf.den[0][0])}
+            "den_row": dens[0][0] if dens else None, "den_tex": _den_tex(dens[0][1]) if dens else ""}
 
 
 def _den_tex(den) -> str:
