@@ -168,3 +168,26 @@ def test_pytorch_snippet_in_the_note_reproduces_the_trace(opts):
         exec(compile(code, "<snippet>", "exec"), ns)
     np.testing.assert_allclose(ns["attn"].numpy(), trace["attn"], rtol=0, atol=1e-13)
     np.testing.assert_allclose(ns["out"].numpy(), trace["out"], rtol=0, atol=1e-13)
+
+
+def test_json_trace_equals_nn_multiheadattention(capsys):
+    import json
+
+    from attnwalk.cli import main
+
+    opts = dict(tokens=4, dim=6, heads=2, seed=9, init_std=0.4)
+    code = main(["render", "--variant", "mha", "--tokens", "4", "--dim", "6", "--heads", "2", "--seed", "9",
+                 "--init-std", "0.4", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    T = {n: np.array(t["data"], dtype=np.float64).reshape(t["shape"]) for n, t in data["tensors"].items()}
+    m, x = seeded_module(opts)
+    ref = nn.MultiheadAttention(6, 2, batch_first=True).double()
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(m.qkv.weight)
+        ref.in_proj_bias.copy_(m.qkv.bias)
+        ref.out_proj.weight.copy_(m.out.weight)
+        ref.out_proj.bias.copy_(m.out.bias)
+        y, w = ref(x, x, x, need_weights=True, average_attn_weights=False)
+    assert_close_f64(T["out"], y.numpy(), "out")
+    assert_close_f64(T["attn"], w.numpy(), "attn")

@@ -1,5 +1,6 @@
 """sdpa: every recorded tensor equals PyTorch (float64), masks, fill values, cross-attention."""
 
+import json
 import math
 
 import numpy as np
@@ -342,3 +343,21 @@ def test_every_formula_of_sequence_notes_parses_in_katex():
     assert len(items) > 200
     errors = katex_errors(items)
     assert not errors, "\n".join(errors[:10])
+
+
+def test_json_trace_of_causal_sdpa_equals_pytorch(capsys):
+    from attnwalk.cli import main
+
+    code = main(["render", "--variant", "sdpa", "--tokens", "5", "--dim", "6", "--heads", "3", "--mask", "causal",
+                 "--seed", "3", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["config"]["mask"] == "causal"
+    T = {n: np.array(t["data"], dtype=np.float64).reshape(t["shape"]) for n, t in data["tensors"].items()}
+    q, k, v = (heads_split(a, 3) for a in torch_inputs(dict(tokens=5, dim=6, seed=3)))
+    assert_close_f64(T["q"], q.numpy(), "q")
+    keep = torch.ones(5, 5, dtype=torch.bool).tril()
+    assert_close_f64(T["o"], F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy(), "o")
+    assert_close_f64(T["attn"], (q @ k.transpose(-2, -1) / math.sqrt(2)).masked_fill(~keep, float("-inf"))
+                     .softmax(-1).numpy(), "attn")
+    assert np.isneginf(T["scores_masked"][..., 0, 1:]).all()  # -inf survives the JSON round trip
+
