@@ -397,16 +397,20 @@ def keep_matrix(torch, mask: str, n: int, m: int, device: str):
     return keep
 
 
-def sdpa_expressible(cfg: dict, keep) -> bool:
-    """True when torch's own attention (SDPA, nn.MultiheadAttention) means what the trace means.
+def drops_like_torch(trace) -> bool:
+    """True when dropping keys with -inf (SDPA, nn.MultiheadAttention) gives the trace's weights.
 
-    Both drop masked keys with -inf; a finite fill differs only in a row whose keys are all dropped.
+    So for no mask, for fill -inf, and for a finite fill whose dropped keys got exactly 0 weight
+    in the trace. Not when a query keeps no key (uniform weights), nor when scores lie far below
+    a finite fill (a dropped key then outweighs the kept ones: masked_fill is not -inf).
     """
-    return keep is None or cfg["mask_fill"] == "-inf" or bool(keep.any(dim=-1).all())
+    if "mask" not in trace or trace.config["mask_fill"] == "-inf":
+        return True
+    return bool((trace["attn"][..., trace["mask"] == 0] == 0).all())
 
 
-def attend_steps(torch, s: dict, get, cfg: dict, d: dict, chained: bool) -> None:
-    """scores ... o in torch ops (DESIGN §2 sdpa); o by F.scaled_dot_product_attention in a chained run."""
+def attend_steps(torch, s: dict, get, cfg: dict, d: dict, use_sdpa: bool) -> None:
+    """scores ... o in torch ops (DESIGN §2 sdpa); o by F.scaled_dot_product_attention when ``use_sdpa``."""
     device = get("q").device
     s["scores"] = get("q") @ get("k").transpose(-2, -1)
     s["scores_scaled"] = get("scores") * d["scale"]
@@ -425,13 +429,13 @@ def attend_steps(torch, s: dict, get, cfg: dict, d: dict, chained: bool) -> None
         attn = attn.masked_fill(~keep.any(dim=-1, keepdim=True), 0.0)
     s["attn"] = attn
     F = torch.nn.functional
-    if chained and sdpa_expressible(cfg, keep):
+    if use_sdpa:
         s["o"] = F.scaled_dot_product_attention(get("q"), get("k"), get("v"), attn_mask=keep, scale=d["scale"])
     else:
         s["o"] = get("attn") @ get("v")
 
 
-def sequence_steps(torch, inputs: dict, cfg: dict, d: dict, feed: dict | None = None) -> dict:
+def sequence_steps(torch, inputs: dict, cfg: dict, d: dict, feed: dict | None = None, use_sdpa: bool = False) -> dict:
     """The sdpa/mha forward in torch, each tensor named as in the trace; ``feed``: step by step."""
     F = torch.nn.functional
     s = dict(inputs)
@@ -450,7 +454,7 @@ def sequence_steps(torch, inputs: dict, cfg: dict, d: dict, feed: dict | None = 
         flats = None  # direct: q, k, v are the inputs
     if flats is not None:
         s["q"], s["k"], s["v"] = (split_heads(t, heads) for t in flats)
-    attend_steps(torch, s, get, cfg, d, chained=feed is None)
+    attend_steps(torch, s, get, cfg, d, use_sdpa=use_sdpa and feed is None)
     if cfg["variant"] == "mha":
         s["o_merged"] = merge_heads(get("o"))
         s["out"] = F.linear(get("o_merged"), get("w_out"), get("b_out"))
@@ -526,12 +530,13 @@ def check_sequence(torch, trace, device: str, dtype: str, reference_class=None) 
     direct = cfg["variant"] == "sdpa" and cfg["source"] == "direct"
     inputs = {n: feed[n] for n in INPUT_NAMES + (("q", "k", "v") if direct else ()) if n in feed}
     with torch.no_grad():
-        chained = to_numpy(sequence_steps(torch, inputs, cfg, d))
+        alike = drops_like_torch(trace)
+        chained = to_numpy(sequence_steps(torch, inputs, cfg, d, use_sdpa=alike))
         step = to_numpy(sequence_steps(torch, inputs, cfg, d, feed=feed))
         chained_mags = sequence_magnitudes(trace, band=RTOL[dtype])
         rows = compare(trace, chained, chained_mags, dtype, step=(step, sequence_magnitudes(trace)))
         keep = keep_matrix(torch, cfg["mask"], d["n"], d["m"], device) if cfg["mask"] != "none" else None
-        if cfg["variant"] != "mha" or not (keep is None or bool(keep.any(dim=-1).all())):
+        if cfg["variant"] != "mha" or not alike or not (keep is None or bool(keep.any(dim=-1).all())):
             return rows  # a query with no key kept: NaN in nn.MultiheadAttention, 0 or uniform in the trace
         m = mha_module(torch, trace, device, dt)
         x = feed["x"]
@@ -543,9 +548,19 @@ def check_sequence(torch, trace, device: str, dtype: str, reference_class=None) 
 
 # One comparison builder per variant: (torch, trace, device, dtype, reference_class) -> rows.
 BUILDERS = {"yolo": check_yolo, "sdpa": check_sequence, "mha": check_sequence}
-REFERENCE = {"yolo": "explicit Ultralytics Attention", "sdpa": "explicit, o by F.scaled_dot_product_attention",
-             "mha": "explicit, o by F.scaled_dot_product_attention, + nn.MultiheadAttention unless a query "
-                    "keeps no key"}
+
+
+def describe(trace, reference_class) -> str:
+    """What torch ran, for the table's first line."""
+    variant = trace.config.get("variant", "yolo")
+    if variant == "yolo":
+        return "explicit Ultralytics Attention" + (", + ultralytics' Attention" if reference_class else "")
+    if not drops_like_torch(trace):
+        return "explicit torch ops; o = attn @ v, as SDPA's -inf masking differs from this fill here"
+    text = "explicit torch ops, o by F.scaled_dot_product_attention"
+    if variant == "mha" and ("mask" not in trace or trace["mask"].any(axis=-1).all()):
+        text += ", + nn.MultiheadAttention"
+    return text
 
 
 # ---------------------------------------------------------------- entry point and table
@@ -572,9 +587,9 @@ def crosscheck(trace, device: str = "cpu", dtype: str = "float64", reference: st
         reference_class = ultralytics_attention_class()
     with tf32_off(torch, where) as tf32:
         rows = BUILDERS[variant](torch, trace, where, dtype, reference_class)
-    described = REFERENCE[variant] + (", + ultralytics' Attention" if reference_class is not None else "")
     return {"variant": variant, "device": where, "dtype": dtype, "tf32": tf32, "torch": torch.__version__,
-            "reference": described, "rtol": RTOL[dtype], "rows": rows, "passed": all(r["ok"] for r in rows)}
+            "reference": describe(trace, reference_class), "rtol": RTOL[dtype], "rows": rows,
+            "passed": all(r["ok"] for r in rows)}
 
 
 def _num(value) -> str:

@@ -387,3 +387,16 @@ def test_a_perturbed_sdpa_step_fails_and_is_named_first(name):
 def test_reference_ultralytics_with_sdpa_is_one_line(capsys):
     assert one_line_error(capsys, "--variant", "sdpa", "--reference", "ultralytics") == (
         "attnwalk: error: --reference: ultralytics applies to --variant yolo only, not sdpa; allowed: explicit")
+
+
+def test_a_finite_fill_above_the_scores_is_not_compared_with_sdpa_minus_inf():
+    """masked_fill(-10000) is not -inf when scores lie far below it: dropped keys then carry weight,
+    which SDPA's boolean mask would zero. The trace's semantics are kept; o is attn @ v in torch."""
+    trace = attnwalk.walk(variant="sdpa", tokens=11, kv_tokens=8, dim=16, heads=4, batch=2, seed=2973655594,
+                          input="ramp", init_std=3.0, source="project", mask="causal", mask_fill="-10000")
+    dropped = trace["mask"] == 0
+    assert trace["attn"][..., dropped].max() > 0.5  # a dropped key outweighs the kept ones somewhere
+    for dtype in ("float64", "float32"):
+        result = crosscheck(trace, dtype=dtype)
+        assert result["passed"], format_table(result)
+        assert "o = attn @ v" in result["reference"]
