@@ -97,7 +97,7 @@ def check_patterns() -> list[tuple[str, re.Pattern, int]]:
     groups = {"B": r"(?P<b>\d+)", "C": r"(?P<c>\d+)", "H": r"(?P<h>\d+)", "I": r"(?P<i>\d+)",
               "J": r"(?P<j>\d+)"}
     for name, (pattern, _tensor, _fields) in {**LABELS, **CHECK_EXTRA}.items():
-        text = plain(pattern.format(**marks))
+        text = plain(pattern.format(**marks)).replace("\\tildeS", "S\u0303")
         text = re.sub(r"\[\x01I, :\]$", "", text)  # a row label: the matrix label plus an index
         if text in seen:
             continue

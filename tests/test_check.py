@@ -263,3 +263,67 @@ def test_math_sanity_of_reference_values():
     assert round(1 / 7.436563656, 6) == 0.134471
     assert round(math.exp(0.5751), 4) == 1.7773
     assert math.floor((2 + 2 * math.e**2) * 1000) / 1000 == 16.778
+
+
+# ---------------------------------------------------------------- sdpa / mha notes, seed 004
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "examples" / "scenarios"
+SEED004 = Path("/work/shared/seeds/004_2311b208f99d33c7.md")
+
+
+def _scenario(name: str, **extra) -> dict:
+    from attnwalk.scenario import load_scenario
+
+    return {**load_scenario(SCENARIOS / f"{name}.toml"), **extra}
+
+
+@pytest.mark.parametrize("name, lang", [("hand-2x2", "vi"), ("hand-2x2", "en"), ("toi-di-hoc-causal", "vi"),
+                                        ("cross-attention", "en"), ("mha-seed-002", "vi"), ("mha-seed-002", "en")])
+def test_sequence_notes_check_clean_and_mutations_are_caught(name, lang):
+    text = note(**_scenario(name, lang=lang))
+    r = check_text(text)
+    assert r.failure_lines() == [] and r.unknown == [], [(u.line, u.text) for u in r.unknown]
+    # every checked matrix/list number: its last digit changed is reported on its line
+    lines = text.split("\n")
+    by_line: dict[int, list[str]] = {}
+    for rec in r.recs:
+        if rec.checks and "." in rec.text:
+            by_line.setdefault(rec.line, []).append(rec.text.lstrip("-"))
+    new, mutated = list(lines), set()
+    for n, texts in by_line.items():
+        t = texts[0]
+        found = list(re.finditer(rf"(?<![\w.]){re.escape(t)}(?![\w]|\.\d)", lines[n - 1]))
+        if len(found) == texts.count(t):
+            m = found[0]
+            new[n - 1] = lines[n - 1][:m.start()] + _mutate_last_digit(t) + lines[n - 1][m.end():]
+            mutated.add(n)
+    assert len(mutated) > 20
+    reported = {int(x.split(":")[1]) for x in check_text("\n".join(new)).failure_lines()}
+    assert mutated <= reported
+
+
+@pytest.mark.skipif(not SEED004.exists(), reason="seed notes not available")
+def test_seed004_flags_its_wrong_alphas_with_its_own_scenario(capsys):
+    rc = main(["check", str(SEED004), "--scenario", str(SCENARIOS / "hand-2x2.toml")])
+    out = capsys.readouterr().out.splitlines()
+    assert rc == 1
+    # truth: row i has scores [0, i+1, 0, i+1], so α = 1/(2 + 2e^(i+1)) or e^(i+1)/(2 + 2e^(i+1))
+    text = SEED004.read_text(encoding="utf-8").split("\n")
+    expected_flags = set()
+    for n, line in enumerate(text, start=1):
+        for m in re.finditer(r"α\(p(\d)→p(\d)\)[^*\n]*\*\*(\d\.\d+)\*\*", line):
+            i, j, printed = int(m.group(1)), int(m.group(2)), m.group(3)
+            z = math.exp(i + 1)
+            truth = (z if j % 2 else 1.0) / (2 + 2 * z)
+            if abs(float(printed) - truth) > 0.5e-6:
+                expected_flags.add((n, printed, f"{truth:.6f}"))
+    assert len(expected_flags) == 16
+    got = set()
+    for x in out:
+        m = re.match(rf"{re.escape(str(SEED004))}:(\d+): α\(p\d→p\d\): published ([\d.]+), expected ([\d.]+)", x)
+        if m and int(m.group(1)) < 270:
+            got.add((int(m.group(1)), m.group(2), m.group(3)))
+    assert got == expected_flags
+    # the α table (line 275-278) is flagged too, and the correct arithmetic 2 + 2·7.389056099 = 16.778112198 is not
+    assert any(x.startswith(f"{SEED004}:275: ") for x in out)
+    assert not any(f"{SEED004}:241: " in x for x in out)

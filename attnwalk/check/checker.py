@@ -81,6 +81,10 @@ PHRASES: list[tuple[re.Pattern, str]] = [
     (re.compile(r"(?:độ lệch chuẩn|standard deviation)\s+" + _N), "init_std"),
     (re.compile(r"(?:mọi giá trị gần|every weight is close to)\s+" + _N), "uniform"),
     (re.compile(r"1\s*/\s*√\(1 \+ ε\)[^≈\n]{0,40}≈\s*" + _N), "bn_fold"),
+    (re.compile(r"(?<![\w])p_?(\d+)(?:\s*\([^()\n]*\))?\s*→\s*[pm]_?(\d+)(?:\s*\([^()\n]*\))?\s*"
+                r"\((?:trọng số|weight)\s+" + _N + r"\)"), "pair_weight"),
+    (re.compile(r"(?:Tổng từng hàng|Row sums)(?:\s+(?:của head|of head)\s+(\d+))?\s*\((?:trước khi làm tròn|"
+                r"before rounding)\):\s*((?:-?\d+(?:\.\d+)?\s*,\s*)*-?\d+(?:\.\d+)?)"), "row_sums"),
 ]
 
 
@@ -162,6 +166,9 @@ class Checker:
 
         for rx, what in PHRASES:
             for m in rx.finditer(nt):
+                if what in ("pair_weight", "row_sums"):
+                    self._indexed_phrase(m, what)
+                    continue
                 try:
                     vals = self._phrase_values(what)
                 except (KeyError, IndexError, TypeError):
@@ -171,6 +178,36 @@ class Checker:
                     sign = "-" if text.startswith("-") else ""
                     num = Num(text.lstrip("-"), m.start(g) + len(sign))
                     self._compare(num, sign, float(e), what.replace("_", " "))
+
+    def _indexed_phrase(self, m, what: str) -> None:
+        from .expr import Num
+
+        h = self.ctx.head or 0
+        try:
+            a = self.view._square("attn", h)
+        except (KeyError, IndexError):
+            return
+        if what == "pair_weight":
+            i, j, g = int(m.group(1)), int(m.group(2)), 3
+            if i >= a.shape[0] or j >= a.shape[1]:
+                return
+            text = m.group(g)
+            self._compare(Num(text.lstrip("-"), m.start(g) + text.startswith("-")), "-" if text[0] == "-" else "",
+                          float(a[i, j]), f"α(p{i}→p{j})")
+            return
+        if m.group(1) is not None:
+            try:
+                a = self.view._square("attn", int(m.group(1)))
+            except (KeyError, IndexError):
+                return
+        sums = a.sum(-1)
+        nums = list(re.finditer(r"-?\d+(?:\.\d+)?", m.group(2)))
+        if len(nums) != len(sums):
+            return
+        for n, e in zip(nums, sums):
+            text = n.group(0)
+            start = m.start(2) + n.start() + text.startswith("-")
+            self._compare(Num(text.lstrip("-"), start), "-" if text[0] == "-" else "", float(e), "row sum")
 
     def _phrase_values(self, what: str) -> tuple:
         t, c = self.view.t, self.ctx
@@ -262,6 +299,8 @@ class Checker:
         if t.kind in ("num", "open", "ident", "op", "sqrt", "other"):
             if t.kind == "op" and t.text != "-":
                 return i + 1
+            if t.kind == "ident" and t.text in self.symbols and nt[:t.pos].rstrip()[-1:] in ("(", ","):
+                return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
             res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
             if not res:
                 return i + 1
@@ -366,17 +405,21 @@ class Checker:
                 for d, term in _indexed(terms):
                     f = _factors(term)
                     if f and len(f) == 2:
-                        self._bind(f[0], Ref("q", f"Q_{h}[{d}, {ix[0]}]", (d, ix[0]), h))
-                        self._bind(f[1], Ref("k", f"K_{h}[{d}, {ix[1]}]", (d, ix[1]), h))
+                        qi, kj = ((ix[0], d), (ix[1], d)) if v.seq else ((d, ix[0]), (d, ix[1]))
+                        self._bind(f[0], Ref("q", f"Q_{h}[{qi[0]}, {qi[1]}]", qi, h))
+                        self._bind(f[1], Ref("k", f"K_{h}[{kj[0]}, {kj[1]}]", kj, h))
             elif k == "scores" and len(ix) == 2 and ix[1] is None and e.kind == "bin" and e.op == "*":
                 self._bind(e.args[0], Ref("q", f"Q_{h}[0, {ix[0]}]", (0, ix[0]), h))
                 self._bind(e.args[1], Ref("k", f"K_{h}[0, :]", (0, None), h))
             elif k == "o_head" and len(ix) == 2 and None not in ix:
+                # yolo prints O_h[d, i] (features x positions); sdpa/mha print O_h[i, c] (tokens x d)
+                i, d = (ix[0], ix[1]) if v.seq else (ix[1], ix[0])
                 for j, term in _indexed(terms, v.t["attn"].shape[-1]):
                     f = _factors(term)
                     if f and len(f) == 2:
-                        self._bind(f[0], Ref("attn", f"A_{h}[{ix[1]}, {j}]", (ix[1], j), h))
-                        self._bind(f[1], Ref("v", f"V_{h}[{ix[0]}, {j}]", (ix[0], j), h))
+                        self._bind(f[0], Ref("attn", f"A_{h}[{i}, {j}]", (i, j), h))
+                        vix = (j, d) if v.seq else (d, j)
+                        self._bind(f[1], Ref("v", f"V_{h}[{vix[0]}, {vix[1]}]", vix, h))
             elif k == "attn" and len(ix) == 2 and ix[1] is None and e.kind == "bin" and e.op == "/":
                 i = ix[0]
                 ek = "exp_row" if self.ctx.shifted else "exp_raw"
@@ -501,6 +544,26 @@ class Checker:
                 num, sign = self._leaves(res[0][0])
                 self._compare(num, sign, float(self.symbols[sm.group(1)]), sm.group(1))
                 handled.add(1)
+        if qm and qm[1].kind != "q_pix" and re.fullmatch(r"\s*(?:\([^)]*\))?\s*", first[qm[0]:]) and len(cells) > 1:
+            # | Out(p0) | 0.268941 | 2.000000 |: the row is the label's vector
+            exp = self.view.value(qm[1], c.head)
+            self.seg_id += 1
+            self.nt, self.line = " | ".join(cells[1:]), seg.line
+            leaves, pos = [], 0
+            for cell in cells[1:]:
+                res = parse_chain(cell, tokenize(cell), 0, None, frozenset())
+                if not res or res[1] or not res[0][0].is_value or res[0][0].kind not in ("num", "neg"):
+                    leaves = None
+                    break
+                num, sign = self._leaves(res[0][0])
+                from .expr import Num
+
+                leaves.append((Num(num.text, pos + num.pos, num.truncated), sign))
+                pos += len(cell) + 3
+            if leaves is not None and exp is not None and np.size(exp) == len(leaves):
+                for (num, sign), e in zip(leaves, np.asarray(exp).reshape(-1)):
+                    self._compare(num, sign, float(e), qm[1].text)
+                handled.update(range(1, len(cells)))
         if pm or (qm and qm[1].kind == "q_pix"):
             i = int(pm.group(1)) if pm else qm[1].index[0]
             out_k = 0
@@ -508,14 +571,15 @@ class Checker:
                 head = cols[k] if k < len(cols) else ""
                 ref = None
                 cm = re.fullmatch(r"c_?(\d+)", head)
-                pj = re.fullmatch(r"p_?(\d+)", head)
+                pj = re.fullmatch(r"[pm]_?(\d+)", head)
                 kh = label_at(head, 0)
                 if re.fullmatch(r"\((?:row|hàng),\s*(?:col|cột)\)", head) and self.view.cfg.get("w"):
                     ref = ("rc", None)
                 elif cm:
                     ref = ("x", int(cm.group(1)))
                 elif pj:
-                    ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", getattr(c, "table_hint", ""))
+                    hint = getattr(c, "table_hint", "") + " " + (cols[0] if cols else "")
+                    ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", hint)
                            else None, int(pj.group(1)))
                 elif kh and kh[1].kind == "k_pix":
                     ref = ("scores", kh[1].index[0])

@@ -20,6 +20,7 @@ _SUBS: list[tuple[re.Pattern, str]] = [
     (re.compile(p), r) for p, r in [
         (r"\\(?:text|mathrm|operatorname|mathbf|textbf|mathit|textit|boldsymbol)\s*\{([^{}\n]*)\}", r"\1"),
         (r"\\(?:hat|widehat)\s*\{\s*S\s*\}|\\hat\s+S", "Ŝ"),
+        (r"\\(?:tilde|widetilde)\s*\{\s*S\s*\}", "S\u0303"),
         (r"\\begin\{[bpvB]?matrix\}", "⟦"),
         (r"\\end\{[bpvB]?matrix\}", "⟧"),
         (r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}", " "),
@@ -267,8 +268,8 @@ class Parser:
         if t.kind == "open" and t.text == "(" and node.kind in kinds \
                 and self.text[node.end - 1:node.end] == ")" and t.pos == node.end:
             return True
-        if t.kind == "ident" and t.text == "e" and node.kind == "num" and t.pos == node.end:
-            return True
+        if t.kind == "ident" and t.text == "e" and node.kind == "num" and not self.text[t.end:t.end + 1].isalnum():
+            return True  # 2e, 2 e (LaTeX drops the dot)
         return False
 
     def unary(self, allow_nl: bool = False) -> Node:
