@@ -22,6 +22,7 @@ Tokens = Annotated[int | None, typer.Option("--tokens", help="sdpa/mha: query to
 KvTokens = Annotated[int | None, typer.Option("--kv-tokens", help="sdpa: key/value tokens M (cross when != N)")]
 Mask = Annotated[str | None, typer.Option("--mask", help="sdpa: none | causal | padding:K")]
 MaskFill = Annotated[str | None, typer.Option("--mask-fill", help="sdpa: -inf | -1e9 | -10000")]
+Source = Annotated[str | None, typer.Option("--source", help="sdpa: q, k, v direct | columns | project [direct]")]
 H = Annotated[int | None, typer.Option("--h", help="feature-map height H [3]")]
 W = Annotated[int | None, typer.Option("--w", help="feature-map width W [3]")]
 Dim = Annotated[int | None, typer.Option("--dim", help="channels C = dim [4]")]
@@ -55,7 +56,8 @@ def fail(message: str, code: int = 2) -> None:
 @app.command()
 def render(
     scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
-    mask: Mask = None, mask_fill: MaskFill = None, h: H = None, w: W = None, dim: Dim = None, heads: Heads = None,
+    mask: Mask = None, mask_fill: MaskFill = None, source: Source = None, h: H = None, w: W = None,
+    dim: Dim = None, heads: Heads = None,
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
@@ -71,7 +73,8 @@ def render(
         fail(f"--format: got {format!r}; allowed: md, json")
     try:
         opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
-                        mask_fill=mask_fill, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio, batch=batch,
+                        mask_fill=mask_fill, source=source, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio,
+                        batch=batch,
                         seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
                         decimals=decimals)
         trace = walk(**opts)
@@ -90,7 +93,8 @@ def render(
 @app.command()
 def crosscheck(
     scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
-    mask: Mask = None, mask_fill: MaskFill = None, h: H = None, w: W = None, dim: Dim = None, heads: Heads = None,
+    mask: Mask = None, mask_fill: MaskFill = None, source: Source = None, h: H = None, w: W = None,
+    dim: Dim = None, heads: Heads = None,
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
@@ -107,7 +111,8 @@ def crosscheck(
     try:
         check_options(device, dtype, reference)
         opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
-                        mask_fill=mask_fill, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio, batch=batch,
+                        mask_fill=mask_fill, source=source, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio,
+                        batch=batch,
                         seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
                         decimals=decimals)
         result = run_crosscheck(walk(**opts), device=device, dtype=dtype, reference=reference)
@@ -122,7 +127,8 @@ def crosscheck(
 def check(
     files: Annotated[list[Path], typer.Argument(help="Markdown notes to check")],
     scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
-    mask: Mask = None, mask_fill: MaskFill = None, h: H = None, w: W = None, dim: Dim = None, heads: Heads = None,
+    mask: Mask = None, mask_fill: MaskFill = None, source: Source = None, h: H = None, w: W = None,
+    dim: Dim = None, heads: Heads = None,
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
@@ -133,7 +139,8 @@ def check(
 
     try:
         opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
-                        mask_fill=mask_fill, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio, batch=batch,
+                        mask_fill=mask_fill, source=source, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio,
+                        batch=batch,
                         seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
                         decimals=decimals)
     except ConfigError as err:

@@ -113,3 +113,17 @@ def test_flag_contradicting_a_table_is_one_line(capsys):
 def test_bad_sequence_flags_exit_2_with_one_line(capsys, args, needle):
     code, out, err = run(capsys, "render", *args)
     assert code == 2 and out == "" and err.count("\n") == 1 and needle in err, err
+
+
+@pytest.mark.parametrize("args", [
+    ["--variant", "sdpa", "--tokens", "4", "--mask", "causal", "--mask-fill", "-1e9", "--seed", "3"],
+    ["--variant", "sdpa", "--source", "project", "--tokens", "3", "--kv-tokens", "2", "--init-std", "0.5"],
+    ["--variant", "sdpa", "--source", "columns", "--dim", "5", "--heads", "1", "--lang", "en"],
+    ["--variant", "mha", "--tokens", "3", "--dim", "6", "--heads", "3", "--mask", "padding:1", "--input", "normal"],
+])
+def test_the_command_printed_in_a_note_reproduces_it(capsys, args):
+    code, out, _ = run(capsys, "render", *args)
+    assert code == 0
+    command = next(line for line in out.splitlines() if line.startswith("> attnwalk render"))[2:]
+    code, again, _ = run(capsys, *command.split()[1:])
+    assert code == 0 and again == out

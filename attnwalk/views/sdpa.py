@@ -27,6 +27,8 @@ def cli_command(cfg: dict, scenario: bool) -> str:
     if cfg["variant"] == "sdpa" and cfg["kv_tokens"] != cfg["tokens"]:
         parts.append(f"--kv-tokens {cfg['kv_tokens']}")
     parts += [f"--dim {cfg['dim']}", f"--heads {cfg['heads']}"]
+    if cfg.get("source", "direct") != "direct":
+        parts.append(f"--source {cfg['source']}")
     if cfg["mask"] != "none":
         parts += [f"--mask {cfg['mask']}", f"--mask-fill {cfg['mask_fill']}"]
     parts += [f"--seed {cfg['seed']}", f"--input {cfg['input']}"]
@@ -39,9 +41,14 @@ def cli_command(cfg: dict, scenario: bool) -> str:
 
 
 def uses_scenario(cfg: dict) -> bool:
-    return any(k in cfg for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v", "labels", "kv_labels",
-                                  "q_cols", "k_cols", "v_cols")) or cfg.get("source", "direct") != "direct" or (
-        cfg["variant"] == "mha" and not cfg.get("bias", True))
+    """Whether only a scenario file reproduces ``cfg`` (tables, labels, chosen columns, no biases)."""
+    if any(k in cfg for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v", "labels", "kv_labels")):
+        return True
+    if cfg.get("source") == "columns":
+        defaults = {"q_cols": [0], "k_cols": [1], "v_cols": list(range(2, cfg["dim"]))}
+        if any(list(cfg[k]) != v for k, v in defaults.items()):
+            return True
+    return cfg["variant"] == "mha" and not cfg.get("bias", True)
 
 
 def exact_cell(v) -> str:
