@@ -101,7 +101,8 @@ class ClosedForms:
     o: list
 
 
-def closed_forms(trace: Trace) -> ClosedForms:
+def closed_forms(trace: Trace, rows: int | None = None) -> ClosedForms:
+    """Closed forms of batch 0, every head; only the first ``rows`` query rows when given."""
     import sympy as sp
 
     cfg, d = trace.config, trace.derived
@@ -119,7 +120,7 @@ def closed_forms(trace: Trace) -> ClosedForms:
         scaled = [[R(sum((a * b for a, b in zip(q[i][qs], k[j][ks])), Fraction(0))) * scale for j in range(m)]
                   for i in range(n)]
         attn_h, o_h, den_h = [], [], []
-        for i in range(n):
+        for i in range(n if rows is None else min(rows, n)):
             logits = [scaled[i][j] if keep[i, j] else fill for j in range(m)]
             terms = [sp.exp(s) if s is not None else sp.Integer(0) for s in logits]
             den = sp.Add(*terms)

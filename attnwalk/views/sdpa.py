@@ -172,7 +172,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
     row_max = trace["row_max"][0, h0, i]
     e = trace["exp"][0, h0, i]
     s_terms = [{"j": j, "k": k_ids[j],
-                "expr": " + ".join(f"({fq(q[h0, i, c])})({fq(k[h0, j, c])})" for c in range(q.shape[-1])),
+                "expr": " + ".join(f"({fq(q[h0, i, c])})({fq(k[h0, j, c])})" for c in range(min(q.shape[-1], 8)))
+                + (" + ..." if q.shape[-1] > 8 else ""),
                 "value": num(trace["scores"][0, h0, i, j], wp, scores_int)} for j in range(min(m, 4))]
     fill = cfg.get("mask_fill", "-inf")
     ss_int = is_integral(np.where(keep > 0, ss, 0))
@@ -234,11 +235,11 @@ def closed_form_part(trace: Trace) -> dict | None:
 
     cfg = trace.config
     dec = cfg["decimals"]
-    cf = closed_forms(trace)
     n, m = trace["attn"].shape[-2:]
     q_ids, k_ids, _, _ = token_labels(cfg, n, m)
     heads = cfg["heads"]
     listed = n * m * heads <= MAX_CLOSED_FORMS
+    cf = closed_forms(trace, rows=None if listed else 1)
     alphas, outs = [], []
     for h in range(heads):
         for i in range(n):
