@@ -133,9 +133,11 @@ def check(
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
     show_unknown: Annotated[bool, typer.Option("--show-unknown", help="also list numbers not understood")] = False,
+    skip_no_config: Annotated[bool, typer.Option("--skip-no-config",
+                                                 help="skip notes without a config (pre-commit)")] = False,
 ) -> None:
     """Check every number of published notes against the recomputed trace; exit 1 if any is wrong."""
-    from .check import CheckError, check_file
+    from .check import CheckError, NoConfig, check_file
 
     try:
         opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
@@ -149,6 +151,11 @@ def check(
     for path in files:
         try:
             report = check_file(path, opts)
+        except NoConfig:
+            if skip_no_config:
+                typer.echo(f"{path}: skipped (no config)")
+                continue
+            fail(f"{path}: no config: the note has no front matter config; give --scenario or render options")
         except CheckError as err:
             fail(f"{path}: {err}" if not str(err).startswith(str(path)) else str(err))
         for line in report.failure_lines():

@@ -327,3 +327,27 @@ def test_seed004_flags_its_wrong_alphas_with_its_own_scenario(capsys):
     # the α table (line 275-278) is flagged too, and the correct arithmetic 2 + 2·7.389056099 = 16.778112198 is not
     assert any(x.startswith(f"{SEED004}:275: ") for x in out)
     assert not any(f"{SEED004}:241: " in x for x in out)
+
+
+def test_skip_no_config_for_pre_commit(tmp_path, capsys):
+    hand = tmp_path / "README.md"
+    hand.write_text("# readme\n\nNothing to check: 0.5\n", encoding="utf-8")
+    ours = tmp_path / "n.md"
+    ours.write_text(note(h=2, w=2, seed=1), encoding="utf-8")
+    assert main(["check", "--skip-no-config", str(hand), str(ours)]) == 0
+    out = capsys.readouterr().out
+    assert f"{hand}: skipped (no config)" in out and "0 wrong" in out
+    assert "\n1 & 2 \\\\\n" in ours.read_text(encoding="utf-8")
+    bad = ours.read_text(encoding="utf-8").replace("\n1 & 2 \\\\\n", "\n1 & 3 \\\\\n", 1)
+    ours.write_text(bad, encoding="utf-8")
+    assert main(["check", "--skip-no-config", str(hand), str(ours)]) == 1
+
+
+def test_pre_commit_hooks_file_is_valid():
+    import yaml
+
+    hooks = yaml.safe_load((Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text())
+    ids = {h["id"]: h for h in hooks}
+    assert ids["attnwalk-check"]["entry"].startswith("attnwalk check")
+    assert ids["attnwalk-build-check"]["pass_filenames"] is False
+    assert {"id", "name", "entry", "language"} <= set(ids["attnwalk-check"])

@@ -24,6 +24,10 @@ class CheckError(ValueError):
     """A note that cannot be checked (no config, bad front matter): one line for the user."""
 
 
+class NoConfig(CheckError):
+    """Neither front matter nor options give a config (``--skip-no-config`` skips such notes)."""
+
+
 @dataclass
 class Report:
     path: str
@@ -63,7 +67,7 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
     cfg = fm.data.get("config") if isinstance(fm.data.get("config"), dict) else None
     options = dict(options or {})
     if cfg is None and not options:
-        raise CheckError("no config: the note has no front matter config; give --scenario or render options")
+        raise NoConfig("no config: the note has no front matter config; give --scenario or render options")
     merged = {**(cfg or {}), **options}
     weights = None
     stored = fm.data.get("weights")
