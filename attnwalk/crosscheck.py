@@ -23,6 +23,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .config import MASK_FILL_VALUES
 from .errors import ConfigError
 
 DEVICES = ("cpu", "cuda", "auto")
@@ -369,7 +370,6 @@ def check_yolo(torch, trace, device: str, dtype: str, reference_class=None) -> l
 
 # ---------------------------------------------------------------- sdpa and mha: sequences
 
-MASK_FILL = {"-inf": float("-inf"), "-1e9": -1e9, "-10000": -10000.0}
 
 
 def split_heads(t, heads: int):
@@ -418,7 +418,7 @@ def attend_steps(torch, s: dict, get, cfg: dict, d: dict, use_sdpa: bool) -> Non
     if cfg["mask"] != "none":
         keep = keep_matrix(torch, cfg["mask"], d["n"], d["m"], device)
         s["mask"] = keep.to(get("q").dtype)
-        s["scores_masked"] = get("scores_scaled").masked_fill(~keep, MASK_FILL[cfg["mask_fill"]])
+        s["scores_masked"] = get("scores_scaled").masked_fill(~keep, MASK_FILL_VALUES[cfg["mask_fill"]])
         last = "scores_masked"
     s["row_max"] = get(last).amax(dim=-1)
     shift = torch.where(torch.isfinite(get("row_max")), get("row_max"), torch.zeros_like(get("row_max")))
