@@ -361,3 +361,31 @@ def test_json_trace_of_causal_sdpa_equals_pytorch(capsys):
                      .softmax(-1).numpy(), "attn")
     assert np.isneginf(T["scores_masked"][..., 0, 1:]).all()  # -inf survives the JSON round trip
 
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 6), m=st.integers(1, 6), heads=st.sampled_from([1, 2]), d=st.integers(1, 3),
+       mask=st.sampled_from(["none", "causal", "padding"]), fill=st.sampled_from(list(FILLS)),
+       seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["randint", "normal"]))
+def test_any_sequence_config_equals_pytorch(n, m, heads, d, mask, fill, seed, kind):
+    if mask == "padding":
+        mask = f"padding:{seed % (m + 1)}"
+    opts = dict(tokens=n, kv_tokens=m, dim=heads * d, heads=heads, mask=mask, mask_fill=fill, seed=seed, input=kind)
+    t = attnwalk.walk(variant="sdpa", **opts)
+    q, k, v = (heads_split(a, heads) for a in torch_inputs(opts))
+    keep = torch_keep(mask, n, m)
+    attn = (q @ k.transpose(-2, -1) / math.sqrt(d)).masked_fill(~keep, FILLS[fill]).softmax(-1)
+    attn = torch.nan_to_num(attn, nan=0.0)  # the documented policy for rows with no key left
+    assert_close_f64(t["attn"], attn.numpy(), "attn")
+    assert_close_f64(t["o"], (attn @ v).numpy(), "o")
+    if fill == "-inf":
+        fused = F.scaled_dot_product_attention(q, k, v, attn_mask=keep if mask != "none" else None)
+        assert_close_f64(t["o"], fused.numpy(), "o vs F.sdpa")
+    sums = t["attn"].sum(-1)
+    empty = ~keep.numpy().any(-1)
+    np.testing.assert_allclose(sums[..., ~empty], 1.0, atol=1e-14)
+    np.testing.assert_allclose(sums[..., empty], 0.0 if fill == "-inf" else 1.0, atol=1e-14)
