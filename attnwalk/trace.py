@@ -31,8 +31,11 @@ class Trace:
     steps: dict[str, Step] = field(default_factory=dict)
 
     def record(self, name: str, data, axes: tuple[str, ...], formula: str) -> np.ndarray:
-        """Store ``data`` (as float64) under ``name``; return the stored array."""
-        arr = np.asarray(data, dtype=np.float64)
+        """Store a float64 copy of ``data`` under ``name``; return the stored array.
+
+        A copy, so that steps recorded as views (q, k, v of qkv) never alias each other.
+        """
+        arr = np.array(data, dtype=np.float64, copy=True)
         if arr.ndim != len(axes):
             raise ValueError(f"step {name}: {arr.ndim} axes but {len(axes)} axis names")
         self.steps[name] = Step(name, arr, tuple(axes), formula)

@@ -129,3 +129,10 @@ def test_trace_names_shapes_and_axes_are_the_documented_api():
         assert t.steps[name].shape == shape, name
         assert len(t.steps[name].axes) == len(shape)
     assert t.steps["attn"].axes == ("batch", "head", "query", "key")
+
+
+def test_recorded_steps_do_not_alias_each_other():
+    t = attnwalk.walk()
+    before = t["qkv"].copy()
+    t["q"][...] = 123.0
+    np.testing.assert_array_equal(t["qkv"], before)
