@@ -160,6 +160,8 @@ def check(
             fail(f"{path}: {err}" if not str(err).startswith(str(path)) else str(err))
         for line in report.failure_lines():
             typer.echo(line)
+        for line in report.note_lines():
+            typer.echo(line)
         if show_unknown:
             for r in report.unknown:
                 typer.echo(f"{path}:{r.line}: not understood: {r.text}")

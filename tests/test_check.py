@@ -351,3 +351,28 @@ def test_pre_commit_hooks_file_is_valid():
     assert ids["attnwalk-check"]["entry"].startswith("attnwalk check")
     assert ids["attnwalk-build-check"]["pass_filenames"] is False
     assert {"id", "name", "entry", "language"} <= set(ids["attnwalk-check"])
+
+
+def test_pe_wording_against_pe_on_is_a_note_not_a_failure():
+    body = "# hand\n\nThen $O' = O + \\text{PE}(O)$.\n"
+    r = check_text(body, dict(h=2, w=2, pe_on="v"))
+    assert r.note_lines() == ["<note>:3: note: the text applies PE to O (O' = O + PE(O)) but the config has "
+                              "pe_on = v; check with --pe-on o for the text's semantics"]
+    assert r.wrong == []
+    assert check_text(body, dict(h=2, w=2, pe_on="o")).note_lines() == []
+
+
+def test_a_caption_names_the_bare_list_that_follows():
+    # the truth from the weights by hand, not the engine's scores: heads=1, key_dim = int(4 * 0.5) = 2,
+    # so the qkv channels are [q0, q1, k0, k1, v0..v3]
+    w = walk(h=2, w=2, heads=1, seed=3)["w_qkv"][:, :, 0, 0]
+    x = np.arange(1, 17, dtype=np.float64).reshape(4, 4)  # (C, N): the ramp input
+    q, k = w[0:2] @ x, w[2:4] @ x
+    row = [float(q[:, 1] @ k[:, j]) for j in range(4)]
+    good = ", ".join(f"{v:.4f}" for v in row)
+    bad = ", ".join(f"{v + 0.001:.4f}" for v in row)
+    for values, n_wrong in ((good, 0), (bad, len(row))):
+        text = f"# x\n\nHàng 1 của $S_0$:\n\n```\n[{values}]\n```\n"
+        r = check_text(text, dict(h=2, w=2, heads=1, seed=3))
+        assert len(r.wrong) == n_wrong and len(r.verified) == len(row) - n_wrong
+        assert all(":6: S_0[1, :]:" in x for x in r.failure_lines())

@@ -32,6 +32,10 @@ class NoConfig(CheckError):
 class Report:
     path: str
     recs: list[NumRec] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)  # remarks that never fail a check
+
+    def note_lines(self) -> list[str]:
+        return [f"{self.path}:{line}: note: {text}" for line, text in self.notes]
 
     @property
     def wrong(self) -> list[NumRec]:
@@ -134,7 +138,8 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>") -> 
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     segs = segments(body)
     checker = Checker(TraceView(trace, strict), symbols(trace))
-    return Report(path, checker.run(segs))
+    recs = checker.run(segs)
+    return Report(path, recs, checker.notes)
 
 
 def check_file(path: str | Path, options: dict | None = None) -> Report:

@@ -53,6 +53,8 @@ class Ctx:
     hint: str = ""
     bound: dict = field(default_factory=dict)
     roles: list = field(default_factory=list)
+    caption: Ref | None = None  # "Hàng 0 của $S_0$:" names the bare list that follows
+    caption_seg: int = 0
 
 
 _HEAD_RE = re.compile(r"\b[Hh]ead\s+(\d+)\b(?!\s*(?:head|kênh|channel))")
@@ -96,6 +98,7 @@ class Checker:
         self.recs: dict[tuple[int, int], NumRec] = {}
         self.refs: dict[str, Ref] = {}
         self.seg_id = 0
+        self.notes: list[tuple[int, str]] = []
 
     # ------------------------------------------------------------ driving
 
@@ -143,6 +146,7 @@ class Checker:
     def _text(self, nt: str, line: int, kind: str) -> None:
         if kind == "para":
             self._context(nt)
+            self._pe_wording(nt, line)
         self.nt, self.line = nt, line
         self._phrases(nt)
         toks = tokenize(nt)
@@ -150,6 +154,8 @@ class Checker:
         while i < len(toks):
             j = self._at(toks, i)
             i = j if j > i else i + 1
+        if kind == "para":
+            self._set_caption(nt)
         # decimals nobody used: not understood
         for m in NUMBER_RE.finditer(nt):
             if "." not in m.group(1):
@@ -226,6 +232,39 @@ class Checker:
         if what == "row_attn_sum":
             return (a_h[c.row or 0].sum(),)
         return (1.0 / attn.shape[-1],)  # uniform
+
+    def _set_caption(self, nt: str) -> None:
+        """A paragraph ending in ':' that names one label captions the next bare value."""
+        self.ctx.caption = None
+        if not nt.rstrip().endswith(":"):
+            return
+        refs = {}
+        for t in tokenize(nt):
+            hit = label_at(nt, t.pos)
+            if hit:
+                refs[(hit[1].kind, hit[1].index, hit[1].head)] = hit[1]
+        if len(refs) != 1:
+            return
+        ref = next(iter(refs.values()))
+        rows = _ROW_RE.findall(nt)
+        if ref.kind in ("scores", "scores_scaled", "attn", "exp_row") and not ref.index and len(rows) == 1:
+            ref = Ref(ref.kind, f"{ref.text}[{rows[0]}, :]", (int(rows[0]), None), ref.head)
+        self.ctx.caption, self.ctx.caption_seg = ref, self.seg_id
+
+    def _pe_wording(self, nt: str, line: int) -> None:
+        """The text's PE formula against the config's pe_on: a note, never a failure."""
+        if self.view.strict:
+            return  # attnwalk's own notes say which semantics they show, and quote the other one
+        m = re.search(r"O'\s*=\s*\w+\s*\+\s*PE\((\w+)\)", nt)
+        pe_on = self.view.cfg.get("pe_on")
+        if not m or pe_on not in ("v", "o"):
+            return
+        src = m.group(1)
+        says = "v" if src in ("V", "v") else "o" if src in ("O", "o", "Res", "res") else None
+        if says and says != pe_on:
+            where = line + nt.count("\n", 0, m.start())
+            self.notes.append((where, f"the text applies PE to {src} ({m.group(0)}) but the config has "
+                                      f"pe_on = {pe_on}; check with --pe-on {says} for the text's semantics"))
 
     def _label_cb(self, text: str, pos: int):
         hit = label_at(text, pos)
@@ -309,6 +348,12 @@ class Checker:
                 self._chain(exprs, rels)
                 return j
             if exprs[0].kind == "label":
+                return j
+            c = self.ctx
+            if c.caption is not None and c.caption_seg != self.seg_id and exprs[0].kind in ("list", "mat") \
+                    and exprs[0].is_value:
+                self._check_value(c.caption, exprs[0])
+                c.caption = None
                 return j
             return i + 1
         return i + 1
