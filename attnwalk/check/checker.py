@@ -338,7 +338,7 @@ class Checker:
         if t.kind in ("num", "open", "ident", "op", "sqrt", "other"):
             if t.kind == "op" and t.text != "-":
                 return i + 1
-            if t.kind == "ident" and t.text in self.symbols and nt[:t.pos].rstrip()[-1:] in ("(", ","):
+            if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
             res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
             if not res:
@@ -689,6 +689,20 @@ class Checker:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _in_call(nt: str, pos: int) -> bool:
+    """Is ``pos`` inside the parentheses of a function call (``f(``) on its line?"""
+    depth = 0
+    for k in range(pos - 1, nt.rfind("\n", 0, pos), -1):
+        ch = nt[k]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            if depth == 0:
+                return k > 0 and (nt[k - 1].isalnum() or nt[k - 1] == "_")
+            depth -= 1
+    return False
 
 
 def _close(published: Fraction, num, expected: float, scale: float, strict: bool) -> bool:

@@ -436,7 +436,15 @@ def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=froze
             # a formula we cannot read (``Σ_a,b P[a,b] · W[a,b]``): skip it when another relation
             # follows on the same line, so that ``label = <formula> = value`` still binds the value
             k, depth = p.i, 0
-            while k < len(toks) and toks[k].kind != "nl":
+            while k < len(toks):
+                if toks[k].kind == "nl":
+                    # a formula may run to the end of its line when the next line starts with a relation
+                    n = k
+                    while n < len(toks) and toks[n].kind == "nl":
+                        n += 1
+                    if depth == 0 and n < len(toks) and toks[n].kind == "rel" and toks[n].text != ":":
+                        k = n
+                    break
                 if toks[k].kind == "open":
                     depth += 1
                 elif toks[k].kind == "close":
