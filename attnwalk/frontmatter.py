@@ -14,7 +14,6 @@ import numpy as np
 from . import __version__
 from .trace import Trace
 
-WEIGHT_NAMES = ("w_qkv", "b_qkv", "w_proj", "b_proj", "w_pe", "b_pe")
 MAX_STORED_WEIGHTS = 4096  # past this many values the weights stay in the JSON trace only
 
 
@@ -25,7 +24,7 @@ def _f32(v: float) -> str:
 def front_matter(trace: Trace, title: str) -> str:
     lines = ["---", f"title: {json.dumps(title, ensure_ascii=False)}", f"generator: attnwalk {__version__}"]
     lines.append("config: " + json.dumps(trace.config, ensure_ascii=False))
-    names = [n for n in WEIGHT_NAMES if n in trace]
+    names = [n for n, step in trace.steps.items() if step.formula == "weight"]
     total = sum(trace[n].size for n in names)
     if total <= MAX_STORED_WEIGHTS:
         lines.append("weights:")

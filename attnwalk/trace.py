@@ -55,14 +55,15 @@ class Trace:
             "config": self.config,
             "derived": self.derived,
             "tensors": {
-                s.name: {"shape": list(s.shape), "axes": list(s.axes), "formula": s.formula, "data": s.data.tolist()}
+                s.name: {"shape": list(s.shape), "axes": list(s.axes), "formula": s.formula, "data": _json_data(s.data)}
                 for s in self.steps.values()
             },
         }
 
     def to_json(self) -> str:
-        """Deterministic JSON: floats as shortest round-trip reprs, keys in step order."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+        """Deterministic, strict JSON: shortest round-trip floats, keys in step order, and
+        non-finite values (a -inf mask fill) as the strings "-inf", "inf", "nan"."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1, allow_nan=False) + "\n"
 
     @classmethod
     def from_dict(cls, d: dict) -> Trace:
@@ -71,3 +72,17 @@ class Trace:
             data = np.asarray(s["data"], dtype=np.float64).reshape(s["shape"])
             t.record(name, data, tuple(s.get("axes", ())), s.get("formula", ""))
         return t
+
+
+def _json_data(a: np.ndarray):
+    """Nested lists of floats; non-finite values as strings (NumPy reads them back as floats)."""
+    data = a.tolist()
+    return data if np.isfinite(a).all() else _replace_nonfinite(data)
+
+
+def _replace_nonfinite(x):
+    if isinstance(x, list):
+        return [_replace_nonfinite(v) for v in x]
+    if np.isfinite(x):
+        return x
+    return "nan" if np.isnan(x) else ("inf" if x > 0 else "-inf")

@@ -96,3 +96,16 @@ def test_render_path_imports_neither_torch_nor_sympy():
     env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "[]"
+
+
+def test_json_is_strict_even_with_minus_inf_mask_fill(capsys):
+    code, out, _ = run(capsys, "render", "--format", "json", "--variant", "sdpa", "--tokens", "3", "--mask", "causal",
+                       "--mask-fill", "-inf")
+    assert code == 0
+    data = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    masked = np.asarray(data["tensors"]["scores_masked"]["data"], dtype=np.float64)
+    assert np.isneginf(masked[0, 0, 0, 1:]).all()
+    from attnwalk.trace import Trace
+
+    back = Trace.from_dict(data)
+    assert np.isneginf(back["scores_masked"]).sum() == np.isneginf(masked).sum()
