@@ -38,6 +38,15 @@ Lang = Annotated[str | None, typer.Option("--lang", help="vi | en [vi]")]
 Decimals = Annotated[int | None, typer.Option("--decimals", help="printed decimals [4]")]
 
 
+SCENARIO_KEYS = ("variant", "tokens", "kv_tokens", "mask", "mask_fill", "source", "h", "w", "dim", "heads",
+                 "attn_ratio", "batch", "seed", "input", "init_std", "rng", "pe_on", "lang", "decimals")
+
+
+def scenario_from(args: dict) -> dict:
+    """The scenario options among a command's arguments (``locals()`` at its start)."""
+    return scenario(args["scenario_file"], **{k: args[k] for k in SCENARIO_KEYS})
+
+
 def scenario(scenario_file: Path | None = None, **options) -> dict:
     """The options the user gave (None dropped), over the scenario file's, for ``make_config``."""
     given = {k: v for k, v in options.items() if v is not None}
@@ -65,6 +74,7 @@ def render(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
 ) -> None:
     """Render one walkthrough (Markdown+LaTeX or the JSON trace)."""
+    args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
     from .render import render as render_doc
     from .writefile import write_atomic
@@ -72,11 +82,7 @@ def render(
     if format not in ("md", "json"):
         fail(f"--format: got {format!r}; allowed: md, json")
     try:
-        opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
-                        mask_fill=mask_fill, source=source, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio,
-                        batch=batch,
-                        seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
-                        decimals=decimals)
+        opts = scenario_from(args)
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
@@ -104,17 +110,14 @@ def crosscheck(
                                               show_default=False)] = "explicit",
 ) -> None:
     """Compare every recorded tensor with PyTorch's; exit 1 if any disagrees (needs torch)."""
+    args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
     from .crosscheck import check_options, format_table
     from .crosscheck import crosscheck as run_crosscheck
 
     try:
         check_options(device, dtype, reference)
-        opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
-                        mask_fill=mask_fill, source=source, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio,
-                        batch=batch,
-                        seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
-                        decimals=decimals)
+        opts = scenario_from(args)
         result = run_crosscheck(walk(**opts), device=device, dtype=dtype, reference=reference)
     except ConfigError as err:
         fail(str(err))
@@ -137,14 +140,11 @@ def check(
                                                  help="skip notes without a config (pre-commit)")] = False,
 ) -> None:
     """Check every number of published notes against the recomputed trace; exit 1 if any is wrong."""
+    args = dict(locals())  # the scenario options, before any other local exists
     from .check import CheckError, NoConfig, check_file
 
     try:
-        opts = scenario(scenario_file, variant=variant, tokens=tokens, kv_tokens=kv_tokens, mask=mask,
-                        mask_fill=mask_fill, source=source, h=h, w=w, dim=dim, heads=heads, attn_ratio=attn_ratio,
-                        batch=batch,
-                        seed=seed, input=input, init_std=init_std, rng=rng, pe_on=pe_on, lang=lang,
-                        decimals=decimals)
+        opts = scenario_from(args)
     except ConfigError as err:
         fail(str(err))
     wrong = 0
