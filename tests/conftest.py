@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 
 def ultralytics_attention(trace, dtype="float64"):
@@ -58,3 +59,18 @@ def assert_close_f64(a, b, name=""):
     scale = max(float(np.abs(b).max()), 1e-300)
     err = float(np.abs(a - b).max()) / scale if a.size else 0.0
     assert err < 1e-13, f"{name}: max error {err:.3g} relative to scale {scale:.3g}"
+
+
+@st.composite
+def yolo_options(draw, max_batch: int = 2):
+    """Random yolo options: shapes, head counts, ratios (key_dim >= 1), streams, inputs, pe_on."""
+    heads = draw(st.sampled_from([1, 2, 4]))
+    head_dim = draw(st.sampled_from([1, 2, 4, 8]))
+    ratio = draw(st.sampled_from([0.5, 1.0, 0.25, 0.75, 2.0]))
+    if int(head_dim * ratio) < 1:
+        ratio = 1.0
+    return dict(h=draw(st.integers(1, 6)), w=draw(st.integers(1, 6)), dim=heads * head_dim, heads=heads,
+                attn_ratio=ratio, batch=draw(st.integers(1, max_batch)), seed=draw(st.integers(0, 2**32 - 1)),
+                input=draw(st.sampled_from(["ramp", "randint", "normal"])),
+                rng=draw(st.sampled_from(["torch", "numpy"])), pe_on=draw(st.sampled_from(["v", "o"])),
+                init_std=draw(st.sampled_from([0.02, 0.5])))

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import yolo_options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,22 +95,8 @@ def test_float32_errors_are_reported_honestly_not_zero():
 # ---------------------------------------------------------------- a grid of shapes (hypothesis)
 
 
-@st.composite
-def yolo_options(draw):
-    heads = draw(st.sampled_from([1, 2, 4]))
-    head_dim = draw(st.sampled_from([1, 2, 4, 8]))
-    ratio = draw(st.sampled_from([0.5, 1.0, 0.25, 0.75, 2.0]))
-    if int(head_dim * ratio) < 1:
-        ratio = 1.0
-    return dict(h=draw(st.integers(1, 6)), w=draw(st.integers(1, 6)), dim=heads * head_dim, heads=heads,
-                attn_ratio=ratio, batch=draw(st.integers(1, 3)), seed=draw(st.integers(0, 2**32 - 1)),
-                input=draw(st.sampled_from(["ramp", "randint", "normal"])),
-                rng=draw(st.sampled_from(["torch", "numpy"])), pe_on=draw(st.sampled_from(["v", "o"])),
-                init_std=draw(st.sampled_from([0.02, 0.5])))
-
-
 @settings(max_examples=60, deadline=None)
-@given(opts=yolo_options())
+@given(opts=yolo_options(max_batch=3))
 def test_every_tensor_agrees_with_torch_over_a_grid_of_shapes(opts):
     trace = attnwalk.walk(**opts)
     for dtype in ("float64", "float32"):

@@ -2,29 +2,14 @@
 
 import numpy as np
 import pytest
-from conftest import assert_close_f64, ultralytics_attention
+from conftest import assert_close_f64, ultralytics_attention, yolo_options
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import attnwalk
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
 COMPARED = ["x", "qkv", "q", "k", "v", "scores", "scores_scaled", "attn", "o", "pe", "o_pe", "out"]
-
-
-@st.composite
-def yolo_options(draw):
-    heads = draw(st.sampled_from([1, 2, 4]))
-    head_dim = draw(st.sampled_from([1, 2, 4, 8]))
-    ratio = draw(st.sampled_from([0.5, 1.0, 0.25, 0.75, 2.0]))
-    if int(head_dim * ratio) < 1:
-        ratio = 1.0
-    return dict(h=draw(st.integers(1, 6)), w=draw(st.integers(1, 6)), dim=heads * head_dim, heads=heads,
-                attn_ratio=ratio, batch=draw(st.integers(1, 2)), seed=draw(st.integers(0, 2**32 - 1)),
-                input=draw(st.sampled_from(["ramp", "randint", "normal"])),
-                rng=draw(st.sampled_from(["torch", "numpy"])), pe_on=draw(st.sampled_from(["v", "o"])),
-                init_std=draw(st.sampled_from([0.02, 0.5])))
 
 
 @settings(max_examples=80, deadline=None)
