@@ -80,6 +80,8 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
 
         weights = {}
         for name, w in stored.items():
+            if cfg.get(name) is not None:
+                continue  # given exactly in the config itself (sdpa w_q, ...): the config is the source
             try:
                 # stored as shortest float32 reprs: back to the float32 values, exactly
                 weights[name] = np.asarray(w["data"], dtype=np.float32).astype(np.float64).reshape(w["shape"])

@@ -82,6 +82,8 @@ PHRASES: list[tuple[re.Pattern, str]] = [
     (re.compile(r"normal_\(\s*0\s*,\s*" + _N + r"\s*\)"), "init_std"),
     (re.compile(r"(?:độ lệch chuẩn|standard deviation)\s+" + _N), "init_std"),
     (re.compile(r"(?:mọi giá trị gần|every weight is close to)\s+" + _N), "uniform"),
+    (re.compile(r"(?:không đều|not uniform)\s*\((?:từ|from)\s+" + _N + r"\s+(?:đến|to)\s+" + _N), "all_min_max"),
+    (re.compile(r"(?:so với mức đều|against the uniform)\s+" + _N), "uniform"),
     (re.compile(r"1\s*/\s*√\(1 \+ ε\)[^≈\n]{0,40}≈\s*" + _N), "bn_fold"),
     (re.compile(r"(?<![\w])p_?(\d+)(?:\s*\([^()\n]*\))?\s*→\s*[pm]_?(\d+)(?:\s*\([^()\n]*\))?\s*"
                 r"\((?:trọng số|weight)\s+" + _N + r"\)"), "pair_weight"),
@@ -394,9 +396,11 @@ class Checker:
         return self.view.value(ref, self.ctx.head)
 
     def _leaves(self, node: Node):
-        """Nested list of (Num, sign) / None (elision) for a value node."""
+        """Nested list of (Num, sign) / None (elision) / (None, sign) (±∞) for a value node."""
         if node.kind == "num":
             return (node.num, "")
+        if node.kind == "const":
+            return (None, "")
         if node.kind == "neg":
             return (node.args[0].num, "-")
         if node.kind == "ell":
@@ -413,7 +417,8 @@ class Checker:
             return
         scale = self.view.scale(ref, self.ctx.head)
         for (num, sign), e in pairs:
-            self._compare(num, sign, float(e), ref.text, scale)
+            if num is not None:  # ±∞ cells carry no digits to check
+                self._compare(num, sign, float(e), ref.text, scale)
 
     def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0) -> bool:
         rec = self._rec(self.line, self.nt, num, sign)
@@ -499,7 +504,7 @@ class Checker:
             if arg.kind == "bin" and arg.op == "-" and len(exprs) == 2 and exprs[1].is_value:
                 j, h, i = c.exp_j, c.head, c.row
                 c.shifted, c.exp_j = True, c.exp_j + 1
-                self._bind(arg.args[0], Ref("scores_scaled", f"Ŝ_{h}[{i}, {j}]", (i, j), h))
+                self._bind(arg.args[0], Ref(self.view.softmax_input, f"Ŝ_{h}[{i}, {j}]", (i, j), h))
                 self._bind(arg.args[1], Ref("row_max", f"max of row {i}", (i,), h))
                 self._bind(exprs[1], Ref("exp_row", f"E_{h}[{i}, {j}]", (i, j), h))
 
@@ -558,7 +563,7 @@ class Checker:
         env = dict(self.symbols)
         for key, ref in self.refs.items():
             v = self._expected(ref)
-            if v is not None and np.size(v) == 1:
+            if v is not None and np.size(v) == 1 and np.isfinite(np.asarray(v).reshape(-1)[0]):
                 env[key] = Fraction(float(np.asarray(v).reshape(-1)[0]))
         return env
 

@@ -36,6 +36,7 @@ _SUBS: list[tuple[re.Pattern, str]] = [
         (r"\\sqrt\s*\{([^{}\n]*)\}", r"√(\1)"),
         (r"\\frac\s*\{([^{}\n]*)\}\s*\{([^{}\n]*)\}", r"(\1)/(\2)"),
         (r"\\alpha", "α"),
+        (r"\\infty", "∞"),
         (r"\\(?:to|rightarrow)(?![a-z])", "→"),
         (r"->", "→"),
         (r"\\pi(?![a-z])", "π"),
@@ -77,7 +78,9 @@ class Num:
 
     @property
     def decimals(self) -> int | None:
-        """Digits after the point; None for an integer (taken as exact)."""
+        """Digits after the point; None for an integer or 1e9 (taken as exact)."""
+        if "e" in self.text.lower():
+            return None
         return len(self.text.split(".")[1]) if "." in self.text else None
 
     @property
@@ -115,10 +118,10 @@ class Node:
     @property
     def is_value(self) -> bool:
         """A plain number, or a list/matrix of them (a published value, not a computation)."""
-        if self.kind == "num":
+        if self.kind == "num" or (self.kind == "const" and self.name == "∞"):
             return True
         if self.kind == "neg":
-            return self.args[0].kind == "num"
+            return self.args[0].kind == "num" or (self.args[0].kind == "const" and self.args[0].name == "∞")
         if self.kind in ("list", "mat"):
             return all(a.kind == "ell" or a.is_value for a in self.args)
         if self.kind == "row":
@@ -130,7 +133,7 @@ class Node:
 
 _TOKEN_RE = re.compile(
     r"""(?P<ws>[ \t]+)
-    |(?P<num>\d+(?:\.\d+)?)(?P<trunc>…|\.\.\.)?
+    |(?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?P<trunc>…|\.\.\.)?
     |(?P<ell>\.\.\.|…|⋯|⋮)
     |(?P<rel>≈|==|=|:)
     |(?P<op>\*\*|//|[-+*/·×÷^])
@@ -141,13 +144,13 @@ _TOKEN_RE = re.compile(
     |(?P<rowsep>⏎)
     |(?P<comma>,)
     |(?P<nl>\n)
-    |(?P<ident>[A-Za-zŜαεπ_][A-Za-z0-9Ŝ_']*)
+    |(?P<ident>[A-Za-zŜαεπ_∞][A-Za-z0-9Ŝ_']*)
     |(?P<other>.)""",
     re.X,
 )
 
 FUNCS = {"exp", "sqrt", "log", "ln", "int", "max", "min", "abs", "round"}
-CONSTS = {"e", "π", "pi"}
+CONSTS = {"e", "π", "pi", "∞", "inf"}
 
 
 @dataclass
@@ -327,7 +330,7 @@ class Parser:
                 raise _Stop
             self.take()
             if name in CONSTS:
-                return Node("const", name=name, start=t.pos, end=t.end)
+                return Node("const", name="∞" if name == "inf" else name, start=t.pos, end=t.end)
             if name in self.symbols:
                 return Node("sym", name=name, start=t.pos, end=t.end)
             self.i -= 1
@@ -512,6 +515,8 @@ def evaluate(node: Node, env: dict, interval: bool):
     if node.kind == "neg":
         return _map(lambda x: -x, evaluate(node.args[0], env, interval))
     if node.kind == "const":
+        if node.name == "∞":
+            raise NotEvaluable("infinity")
         return (M.e if interval else M.E) if node.name == "e" else M.pi
     if node.kind in ("sym", "label"):
         if node.name not in env:

@@ -102,6 +102,11 @@ class TraceView:
         self.strict = strict  # a note attnwalk generated: float64, no float32 widening
         self.b = 0
 
+    @property
+    def softmax_input(self) -> str:
+        """What the softmax exponentiates: the masked scores when a mask was applied."""
+        return "scores_masked" if "scores_masked" in self.t else "scores_scaled"
+
     def has(self, name: str) -> bool:
         return name in self.t
 
@@ -172,14 +177,14 @@ class TraceView:
             if k in ("scores", "scores_scaled", "attn", "exp_row", "exp_raw"):
                 name = {"exp_row": "exp"}.get(k, k)
                 if k == "exp_raw":
-                    a = np.exp(self._square("scores_scaled", h))
+                    a = np.exp(self._square(self.softmax_input, h))
                 else:
                     a = self._square(name, h)
                 return _apply(a, ref.index)
             if k in ("row_max", "row_sum", "raw_sum", "attn_sum"):
                 i = ref.index[0]
                 if k == "raw_sum":
-                    return np.asarray(np.exp(self._square("scores_scaled", h)[i]).sum())
+                    return np.asarray(np.exp(self._square(self.softmax_input, h)[i]).sum())
                 if k == "attn_sum":
                     return np.asarray(self._square("attn", h)[i].sum())
                 a = self.t[k][self.b]
