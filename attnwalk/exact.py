@@ -139,12 +139,19 @@ def closed_forms(trace: Trace, rows: int | None = None) -> ClosedForms:
     return out
 
 
+MAX_CANCEL_EXPONENT = 64
+
+
 def _tidy(sp, num, den) -> Form:
     """num/den, cancelled when that shortens it without new exponentials (2/(2 + 2e) -> 1/(1 + e))."""
     if num == 0:
         return Form(num, sp.Integer(1))
+    # cancel() works on polynomials in e: exp(-10000) from a finite mask fill would make it a
+    # polynomial of degree 10000 (minutes of work). Such factors are cancelled as opaque symbols.
+    huge = {a: sp.Dummy() for a in (num.atoms(sp.exp) | den.atoms(sp.exp))
+            if a.args[0].is_number and abs(a.args[0]) > MAX_CANCEL_EXPONENT}
     try:
-        c = sp.cancel(num / den)
+        c = sp.cancel((num / den).xreplace(huge)).xreplace({d: a for a, d in huge.items()})
     except Exception:  # pragma: no cover - cancel gives up on some algebraic forms
         return Form(num, den)
     atoms = lambda e: set(e.atoms(sp.exp)) | ({sp.E} if e.has(sp.E) else set())  # noqa: E731

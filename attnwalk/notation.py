@@ -42,6 +42,7 @@ LABELS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "qkv_seq": (r"\text{{QKV}}", "qkv", ("b",)),
     "mask": ("M", "mask", ()),
     "scores_masked": (r"\tilde{{S}}_{h}", "scores_masked", ("b", "h")),
+    "scores_masked_row": (r"\tilde{{S}}_{h}[{i}, :]", "scores_masked", ("b", "h", "i")),
     "o_h": ("O_{h}", "o", ("b", "h")),
     "o_merged": (r"O_{{cat}}", "o_merged", ("b",)),
     "out_seq": (r"\text{{Out}}", "out", ("b",)),
@@ -57,9 +58,10 @@ def _sub(h: int) -> str:
 
 
 def plain(tex_label: str) -> str:
-    """A LaTeX label as plain text for code blocks: ``\text{QKV}`` -> ``QKV``, ``\\hat{S}`` -> ``Ŝ``."""
+    """A LaTeX label as plain text for code blocks: ``\text{QKV}`` -> ``QKV``, ``\\hat{S}`` -> ``Ŝ``,
+    ``\\tilde{S}`` -> ``S̃``."""
     out = re.sub(r"\\text\{([^}]*)\}", r"\1", tex_label)
-    out = out.replace(r"\hat{S}", "Ŝ")
+    out = out.replace(r"\hat{S}", "Ŝ").replace(r"\tilde{S}", "S\u0303")
     return re.sub(r"_\{(\w+)\}", r"_\1", out).replace("{", "").replace("}", "")
 
 

@@ -395,8 +395,7 @@ def _random_configs(n: int, seed: int):
         else:
             o["tokens"] = rnd.randint(1, 5)
         if variant == "sdpa":
-            # padding masks are left out: the sdpa view labels a masked worked row Ŝ (see the report)
-            o.update(source=rnd.choice(["direct", "project"]), mask=rnd.choice(["none", "causal"]),
+            o.update(source=rnd.choice(["direct", "project"]), mask=rnd.choice(["none", "causal", "padding:1"]),
                      mask_fill=rnd.choice(["-inf", "-1e9", "-10000"]))
         try:
             walk(**o)

@@ -88,3 +88,26 @@ def test_exact_values_round_like_the_engine():
     cf = exact.closed_forms(t)
     got = np.array([[f.value() for f in row] for row in cf.attn[0]])
     np.testing.assert_allclose(got, t["attn"][0, 0], rtol=0, atol=1e-16)
+
+
+def test_finite_mask_fill_never_reaches_cancel_with_huge_exponents(monkeypatch):
+    """exp(-1e9) from a finite fill must not reach sympy's cancel (a degree-1e9 polynomial in e)."""
+    from attnwalk.render import render
+
+    real_cancel = sp.cancel
+
+    def guarded_cancel(expr, *args, **kwargs):
+        huge = [a for a in expr.atoms(sp.exp) if a.args[0].is_number and abs(a.args[0]) > 64]
+        assert not huge, f"cancel called on {huge}"
+        return real_cancel(expr, *args, **kwargs)
+
+    monkeypatch.setattr(sp, "cancel", guarded_cancel)
+    for fill in ("-1e9", "-10000"):
+        trace = attnwalk.walk(variant="sdpa", tokens=3, dim=4, heads=1, mask="padding:1", mask_fill=fill)
+        md = render(trace, "md", "en")
+        assert "PyTorch" in md
+        forms = exact.closed_forms(trace)
+        for i in range(3):
+            for c in range(trace["o"].shape[-1]):
+                value = float(sp.N(forms.o[0][i][c].expr, 30))
+                assert abs(value - trace["o"][0, 0, i, c]) < 1e-12

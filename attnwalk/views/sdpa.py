@@ -199,7 +199,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         "worked": {
             "h": h0, "i": i, "q": q_ids[i], "q_name": named([q_ids[i]], q_words[i:i + 1])[0],
             "s_terms": s_terms, "s_elided": m > 4,
-            "s_label": plain(label("scores_row", h=h0, i=i)), "ss_label": plain(label("scores_scaled_row", h=h0, i=i)),
+            "s_label": plain(label("scores_row", h=h0, i=i)),
+            "ss_label": plain(label("scores_masked_row" if masked else "scores_scaled_row", h=h0, i=i)),
             "a_label": plain(label("attn_row", h=h0, i=i)),
             "s_row": fmt_list(trace["scores"][0, h0, i], wp) if not scores_int
             else ", ".join(str(int(x)) for x in trace["scores"][0, h0, i]),
