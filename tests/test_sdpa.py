@@ -389,3 +389,15 @@ def test_any_sequence_config_equals_pytorch(n, m, heads, d, mask, fill, seed, ki
     empty = ~keep.numpy().any(-1)
     np.testing.assert_allclose(sums[..., ~empty], 1.0, atol=1e-14)
     np.testing.assert_allclose(sums[..., empty], 0.0 if fill == "-inf" else 1.0, atol=1e-14)
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_columns_source_with_a_wide_table_prints_the_input_as_a_matrix(lang):
+    """Tables wider than 8 channels are not printed as Markdown tables; the matrix stands in."""
+    from attnwalk.render import render
+
+    trace = attnwalk.walk(variant="sdpa", tokens=3, kv_tokens=5, dim=16, heads=1, source="columns", lang=lang)
+    md = render(trace, "md", lang)
+    assert "$$\nX =\n\\begin{bmatrix}\n" in md and "$$\nX_{kv} =\n\\begin{bmatrix}\n" in md
+    first_row = md.split("$$\nX =\n\\begin{bmatrix}\n")[1].splitlines()[0]
+    assert [int(c) for c in first_row.rstrip(" \\").split(" & ")] == trace["x"][0, 0].astype(int).tolist()
