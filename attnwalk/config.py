@@ -177,7 +177,7 @@ def make_config(**options) -> Config:
         raise ConfigError("--heads", f"got {cfg.heads}, which does not divide --dim {cfg.dim}; allowed: {allowed}")
     _int_range("--batch", cfg.batch, 1, MAX_BATCH)
     _int_range("--seed", cfg.seed, 0, 2**64 - 1)
-    _int_range("--decimals", cfg.decimals, 0, MAX_DECIMALS)
+    _int_range("--decimals", cfg.decimals, 1, MAX_DECIMALS)
     attn_ratio = _positive_float("--attn-ratio", cfg.attn_ratio)
     init_std = _positive_float("--init-std", cfg.init_std)
     head_dim = cfg.dim // cfg.heads
@@ -311,7 +311,7 @@ def _sequence_config(options: dict) -> Config:
     _choice("--lang", cfg.lang, LANGS)
     _int_range("--batch", cfg.batch, 1, MAX_BATCH)
     _int_range("--seed", cfg.seed, 0, 2**64 - 1)
-    _int_range("--decimals", cfg.decimals, 0, MAX_DECIMALS)
+    _int_range("--decimals", cfg.decimals, 1, MAX_DECIMALS)
     init_std = _positive_float("--init-std", cfg.init_std)
     tables = {k: getattr(cfg, k) for k in TABLES if getattr(cfg, k) is not None}
     if tables and cfg.batch != 1:

@@ -582,6 +582,8 @@ class Checker:
         cells = [normalize(x).strip() for x in seg.cells]
         first = cells[0] if cells else ""
         pm = re.fullmatch(r"p_?(\d+)", first)
+        # a key/value token (m0, m1, ...) of a cross-attention input table: its row of x_kv
+        kv_row = re.fullmatch(r"m_?(\d+)(?:\s*\([^()]*\))?", first)
         qm = label_at(first, 0)
         handled = set()
         sm = re.match(r"\s*([A-Za-z_]\w*)", first)
@@ -614,8 +616,8 @@ class Checker:
                 for (num, sign), e in zip(leaves, np.asarray(exp).reshape(-1)):
                     self._compare(num, sign, float(e), qm[1].text)
                 handled.update(range(1, len(cells)))
-        if pm or (qm and qm[1].kind == "q_pix"):
-            i = int(pm.group(1)) if pm else qm[1].index[0]
+        if pm or kv_row or (qm and qm[1].kind == "q_pix"):
+            i = int(pm.group(1)) if pm else int(kv_row.group(1)) if kv_row else qm[1].index[0]
             out_k = 0
             for k, cell in enumerate(cells[1:], start=1):
                 head = cols[k] if k < len(cols) else ""
@@ -627,6 +629,8 @@ class Checker:
                     ref = ("rc", None)
                 elif cm:
                     ref = ("x", int(cm.group(1)))
+                    if kv_row:
+                        ref = ("x_kv", int(cm.group(1)))
                 elif pj:
                     hint = getattr(c, "table_hint", "") + " " + (cols[0] if cols else "")
                     ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", hint)
@@ -653,9 +657,9 @@ class Checker:
                     wd = self.view.cfg["w"]
                     exp = np.array([i // wd, i % wd], dtype=float)
                     r = Ref("rc", f"(row, col) of p{i}", (i,))
-                elif kind == "x":
-                    exp = self.view.pixel_vec("x", i, 0)[a] if self.view.has("x") else None
-                    r = Ref("x_pix", f"x(p{i}) channel {a}", (i, a))
+                elif kind in ("x", "x_kv"):
+                    exp = self.view.pixel_vec(kind, i, 0)[a] if self.view.has(kind) else None
+                    r = Ref("x_pix", f"{kind}({'m' if kind == 'x_kv' else 'p'}{i}) channel {a}", (i, a))
                 elif kind == "attn":
                     r = Ref("attn_pix", f"α(p{i}→p{a})", (i, a))
                     exp = self.view.value(r, h)

@@ -23,10 +23,10 @@ def build(trace: Trace) -> dict:
     x_int = is_integral(x)
     w, b = trace["w_qkv"], trace["b_qkv"]
     xs = lambda v: str(int(v)) if x_int else fmt(v, wp)  # noqa: E731
-    qkv_terms = " + ".join(f"({xs(x[0, c])})({fmt(w[0, c], wp)})" for c in range(min(D, 8)))
+    qkv_terms = " + ".join(f"({xs(x[0, c])})({fmt(w[0, c], wp)})" for c in range(min(D, 16)))
     merged = trace["o_merged"][0]
     w_out, b_out = trace["w_out"], trace["b_out"]
-    out_terms = " + ".join(f"({fmt(merged[0, c], wp)})({fmt(w_out[0, c], wp)})" for c in range(min(D, 8)))
+    out_terms = " + ".join(f"({fmt(merged[0, c], wp)})({fmt(w_out[0, c], wp)})" for c in range(min(D, 16)))
     title = {"vi": f"Multi-head attention (Linear qkv) — ví dụ số, {n} token, {heads} head",
              "en": f"Multi-head attention (Linear qkv) — a worked example, {n} tokens, {heads} heads"}[cfg["lang"]]
     snippet = {"seed": cfg["seed"], "std": f"{cfg['init_std']:g}", "bias": cfg["bias"], "D": D, "heads": heads,
@@ -45,13 +45,13 @@ def build(trace: Trace) -> dict:
         "x_table": input_table(trace, "x", q_ids, q_words), "x_tex": matrix(x, dec, cfg.get("x")),
         "w_qkv_tex": bmatrix(w, dec), "b_qkv_tex": bmatrix(b[None], dec), "w_out_tex": bmatrix(w_out, dec),
         "b_out_tex": bmatrix(b_out[None], dec), "qkv_tex": bmatrix(trace["qkv"][0], dec),
-        "qkv_worked": {"terms": qkv_terms + (" + ..." if D > 8 else ""), "b": fmt(b[0], wp),
+        "qkv_worked": {"terms": qkv_terms + (" + ..." if D > 16 else ""), "b": fmt(b[0], wp),
                        "value": fmt(trace["qkv"][0, 0, 0], dec)},
         "chunks": [{"name": nm, "tex": bmatrix(trace["qkv"][0][:, k * D:(k + 1) * D], dec),
                     "cols": f"{k * D}..{(k + 1) * D - 1}"} for k, nm in enumerate("QKV")],
         "merged_label": label("o_merged", b=0), "merged_tex": bmatrix(merged, dec),
         "out_label": label("out_seq", b=0), "out_tex": bmatrix(trace["out"][0], dec),
-        "out_worked": {"terms": out_terms + (" + ..." if D > 8 else ""), "b": fmt(b_out[0], wp),
+        "out_worked": {"terms": out_terms + (" + ..." if D > 16 else ""), "b": fmt(b_out[0], wp),
                        "value": fmt(trace["out"][0, 0, 0], dec)},
         "out_table": out_table(trace), "snippet": snippet, "exact": None, "q_words": q_words,
         "near_uniform": float(trace["attn"][0].max() - trace["attn"][0].min()) < 0.5 / n,
