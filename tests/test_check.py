@@ -410,3 +410,20 @@ def test_random_generated_notes_are_fully_understood(opts):
     r = check_text(note(**opts))
     assert r.failure_lines() == []
     assert r.unknown == [], [(u.line, u.text) for u in r.unknown]
+
+
+def test_cross_attention_key_value_table_rows_are_checked():
+    """Rows m0, m1, ... of the key/value input table are x_kv's rows: a changed digit is caught."""
+    md = note(variant="sdpa", seed=262, lang="en", decimals=6, input="normal", tokens=3, dim=4, heads=1,
+              kv_tokens=4, source="columns")
+    r = check_text(md)
+    assert r.failure_lines() == [] and r.unknown == []
+    x_kv = walk(variant="sdpa", seed=262, decimals=6, input="normal", tokens=3, dim=4, heads=1, kv_tokens=4,
+                source="columns")["x_kv"][0]
+    printed = f"{x_kv[1, 0]:.6f}"
+    row = next(line for line in md.splitlines() if line.startswith("| m1 |"))
+    assert printed in row
+    changed = printed[:-1] + str((int(printed[-1]) + 1) % 10)
+    bad = md.replace(row, row.replace(printed, changed, 1))
+    failures = check_text(bad).failure_lines()
+    assert len(failures) == 1 and f"published {changed}" in failures[0]
