@@ -844,14 +844,16 @@ def _ends(x):
 
 
 def _overlap(a, b, strict: bool) -> bool:
-    """Do the enclosures of a claim's two sides meet (float32 allowance for hand notes)?"""
+    """Do the enclosures of a claim's two sides meet (float64 rounding; float32 for hand notes)?"""
     from mpmath import mp, mpf
 
     with mp.workdps(50):
         a_lo, a_hi = _ends(a)
         b_lo, b_hi = _ends(b)
-        mag = max(abs(b_lo), abs(b_hi), mpf(1))
-        slack = mag * mpf(10) ** -25
+        mag = max(abs(a_lo), abs(a_hi), abs(b_lo), abs(b_hi), mpf(1))
+        # The printed result is the engine's float64 value: it carries float64 rounding of the
+        # computation (visible when a note prints ~16 significant digits, e.g. 12 decimals of 1332.4).
+        slack = mag * mpf(2) ** -45
         if not strict:
             slack += max(abs(b_lo), abs(b_hi)) * mpf(2) ** -22
         return a_lo <= b_hi + slack and b_lo - slack <= a_hi
