@@ -213,16 +213,21 @@ def test_reference_ultralytics_with_pe_on_o_is_one_clear_error():
 # ---------------------------------------------------------------- options, devices, TF32, errors
 
 
-def test_tf32_is_switched_off_on_cuda_and_restored(monkeypatch):
+def test_tf32_is_switched_off_on_cuda_and_restored():
+    # Saved and restored by hand: these flags are properties of torch's backend proxies,
+    # which pytest's monkeypatch cannot always undo (it may try delattr on them).
     matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
-    monkeypatch.setattr(matmul, "allow_tf32", True)
-    monkeypatch.setattr(cudnn, "allow_tf32", True)
-    with tf32_off(torch, "cuda") as state:
-        assert matmul.allow_tf32 is False and cudnn.allow_tf32 is False
-        assert state.startswith("off")
-    assert matmul.allow_tf32 is True and cudnn.allow_tf32 is True
-    with tf32_off(torch, "cpu") as state:
-        assert state.startswith("n/a") and cudnn.allow_tf32 is True
+    saved = (matmul.allow_tf32, cudnn.allow_tf32)
+    try:
+        matmul.allow_tf32, cudnn.allow_tf32 = True, True
+        with tf32_off(torch, "cuda") as state:
+            assert matmul.allow_tf32 is False and cudnn.allow_tf32 is False
+            assert state.startswith("off")
+        assert matmul.allow_tf32 is True and cudnn.allow_tf32 is True
+        with tf32_off(torch, "cpu") as state:
+            assert state.startswith("n/a") and cudnn.allow_tf32 is True
+    finally:
+        matmul.allow_tf32, cudnn.allow_tf32 = saved
 
 
 def test_auto_device_follows_cuda_availability(monkeypatch):
