@@ -21,10 +21,3 @@ def fmt(value: float, decimals: int) -> str:
 def fmt_list(values, decimals: int, sep: str = ", ") -> str:
     return sep.join(fmt(v, decimals) for v in values)
 
-
-def fmt_exact(value: float) -> str:
-    """A number the user typed or an exact small value: integers without a point, else repr."""
-    v = float(value)
-    if v.is_integer() and abs(v) < 2**53:
-        return str(int(v))
-    return repr(v)
