@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import strategies as st
@@ -74,3 +76,38 @@ def yolo_options(draw, max_batch: int = 2):
                 input=draw(st.sampled_from(["ramp", "randint", "normal"])),
                 rng=draw(st.sampled_from(["torch", "numpy"])), pe_on=draw(st.sampled_from(["v", "o"])),
                 init_std=draw(st.sampled_from([0.02, 0.5])))
+
+
+def assert_markdown_safe(md: str) -> None:
+    """DESIGN §6 on a rendered note: $$ alone on its line, balanced braces and environments, no
+    ``\\{ \\} \\, \\; \\_``, a blank line after each display block, no Vietnamese in
+    ``\\text{}``, bmatrix rows ending in ``\\\\``, no ``|`` inside math in tables, no double blank lines."""
+    body = md.split("---", 2)[2]
+    lines = body.splitlines()
+    closing = False
+    for n, line in enumerate(lines):
+        assert "$$" not in line or line == "$$", line
+        if line == "$$":
+            # A display block stands alone: text right after its closing $$ would join its paragraph.
+            if closing:
+                assert n + 1 == len(lines) or lines[n + 1] == "", f"text right after $$ at line {n + 1}"
+            closing = not closing
+    assert not closing, "unclosed $$"
+    prose = re.sub(r"^```.*?^```", "CODE", body, flags=re.M | re.S)
+    blocks = re.findall(r"^\$\$\n(.*?)\n\$\$$", prose, re.M | re.S)
+    inline = re.findall(r"(?<!\$)\$(?!\$)([^$\n]+)\$", re.sub(r"^\$\$\n.*?\n\$\$$", "", prose, flags=re.M | re.S))
+    for tex in blocks + inline:
+        for bad in (r"\{", r"\}", r"\,", r"\;", r"\_"):
+            assert bad not in tex, (bad, tex)
+        assert tex.count("{") == tex.count("}"), tex
+        assert tex.count(r"\begin{") == tex.count(r"\end{"), tex
+        assert not re.search(r"\\text\{[^}]*[À-ỹ]", tex), f"Vietnamese inside \\text: {tex}"
+    for block in blocks:
+        if r"\begin{bmatrix}" in block:
+            rows = block.split(r"\begin{bmatrix}")[1].split(r"\end{bmatrix}")[0].strip().splitlines()
+            assert all(r.endswith(r" \\") for r in rows), block
+    for line in prose.splitlines():
+        if line.startswith("|"):
+            for tex in re.findall(r"\$([^$]+)\$", line):
+                assert "|" not in tex
+    assert "\n\n\n" not in prose

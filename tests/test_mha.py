@@ -118,8 +118,8 @@ import contextlib  # noqa: E402
 import io  # noqa: E402
 import re  # noqa: E402
 
+from conftest import assert_markdown_safe  # noqa: E402
 from test_render_yolo import assert_printed_matches, displays  # noqa: E402
-from test_sdpa import assert_markdown_safe  # noqa: E402
 
 from attnwalk.render import render  # noqa: E402
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
-from conftest import ultralytics_attention
+from conftest import assert_markdown_safe, ultralytics_attention
 
 import attnwalk
 from attnwalk.render import render
@@ -132,34 +132,10 @@ def test_both_languages_print_the_same_math():
     assert "Step" not in vi.split("---", 2)[2]
 
 
-def math_blocks(md: str) -> list[str]:
-    return re.findall(r"^\$\$\n(.*?)\n\$\$$", md, re.M | re.S)
-
-
 @pytest.mark.parametrize("lang", ["vi", "en"])
 @pytest.mark.parametrize("opts", [dict(), dict(h=5, w=5, dim=8, heads=4, attn_ratio=1.0), dict(pe_on="o", batch=2)])
 def test_latex_is_markdown_safe(lang, opts):
-    md = render(attnwalk.walk(lang=lang, **opts), "md", lang)
-    body = md.split("---", 2)[2]
-    # $$ only on its own line.
-    for line in body.splitlines():
-        assert "$$" not in line or line == "$$", line
-    assert body.count("\n$$\n") % 2 == 0
-    inline = re.findall(r"(?<!\$)\$(?!\$)([^$\n]+)\$", body)
-    for tex in math_blocks(body) + inline:
-        for bad in (r"\{", r"\}", r"\,", r"\;", r"\_"):
-            assert bad not in tex, (bad, tex)
-        assert tex.count("{") == tex.count("}"), tex
-        assert tex.count(r"\begin{") == tex.count(r"\end{"), tex
-        assert not re.search(r"\\text\{[^}]*[À-ỹ]", tex), f"Vietnamese inside \\text: {tex}"
-    for block in math_blocks(body):
-        if r"\begin{bmatrix}" in block:
-            rows = block.split(r"\begin{bmatrix}")[1].split(r"\end{bmatrix}")[0].strip().splitlines()
-            assert all(r.endswith(r" \\") for r in rows), block
-    for line in body.splitlines():
-        if line.startswith("|"):
-            for tex in re.findall(r"\$([^$]+)\$", line):
-                assert "|" not in tex
+    assert_markdown_safe(render(attnwalk.walk(lang=lang, **opts), "md", lang))
 
 
 def test_rendering_is_deterministic_bytes():

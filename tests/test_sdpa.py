@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_close_f64
+from conftest import assert_close_f64, assert_markdown_safe
 
 import attnwalk
 from attnwalk.errors import ConfigError
@@ -281,29 +281,6 @@ def test_both_languages_print_the_same_math_and_vietnamese_is_vietnamese(opts):
     if "mask" in opts:
         assert "**giữ**" in vi and "**bỏ**" in vi and "**keep**" in en and "**drop**" in en
         assert "Quy ước của attnwalk" in vi and "attnwalk's policy" in en
-
-
-def assert_markdown_safe(md: str) -> None:
-    body = md.split("---", 2)[2]
-    for line in body.splitlines():
-        assert "$$" not in line or line == "$$", line
-    prose = re.sub(r"^```.*?^```", "CODE", body, flags=re.M | re.S)
-    blocks = re.findall(r"^\$\$\n(.*?)\n\$\$$", prose, re.M | re.S)
-    inline = re.findall(r"(?<!\$)\$(?!\$)([^$\n]+)\$", re.sub(r"^\$\$\n.*?\n\$\$$", "", prose, flags=re.M | re.S))
-    for tex in blocks + inline:
-        for bad in (r"\{", r"\}", r"\,", r"\;", r"\_"):
-            assert bad not in tex, (bad, tex)
-        assert tex.count("{") == tex.count("}"), tex
-        assert not re.search(r"\\text\{[^}]*[À-ỹ]", tex), f"Vietnamese inside \\text: {tex}"
-    for block in blocks:
-        if r"\begin{bmatrix}" in block:
-            rows = block.split(r"\begin{bmatrix}")[1].split(r"\end{bmatrix}")[0].strip().splitlines()
-            assert all(r.endswith(r" \\") for r in rows), block
-    for line in prose.splitlines():
-        if line.startswith("|"):
-            for tex in re.findall(r"\$([^$]+)\$", line):
-                assert "|" not in tex
-    assert "\n\n\n" not in prose
 
 
 @pytest.mark.parametrize("opts", RENDER_CASES)
