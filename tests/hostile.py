@@ -1,0 +1,97 @@
+"""The harness of the hostile-input battery (tests/test_hostile_*.py, one file per area).
+
+A clean answer to bad input is: exit 2 (1 for "numbers wrong" in check), exactly one stderr line
+``attnwalk: error: <option>: <what>; allowed: ...``, no traceback, and no file created, changed
+or re-moded. Every case runs the real command in a subprocess under a memory limit, so that an
+allocation bomb fails its test instead of taking the machine down.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# Address-space limit of each subprocess: numpy + the templates fit easily; a trace of many GB does not.
+MEMORY_LIMIT = 3 * 2**30
+# torch reserves much more virtual memory than it uses: crosscheck cases get a larger limit.
+TORCH_MEMORY_LIMIT = 12 * 2**30
+TIMEOUT = 60
+
+
+@dataclass
+class Answer:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def err_lines(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.strip()]
+
+
+def _limit(nbytes: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+
+    return apply
+
+
+def run_cli(args: list[str], cwd: Path | str | None = None, memory: int = MEMORY_LIMIT,
+            stdin: str | None = None, timeout: float = TIMEOUT) -> Answer:
+    """``attnwalk ARGS`` in a fresh process (``python -m attnwalk``), under ``memory`` bytes."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1"}
+    p = subprocess.run([sys.executable, "-m", "attnwalk", *args], cwd=cwd, input=stdin, capture_output=True,
+                       text=True, timeout=timeout, preexec_fn=_limit(memory), env=env)
+    return Answer(p.returncode, p.stdout, p.stderr)
+
+
+def run_python(code: str, cwd: Path | str | None = None, memory: int = MEMORY_LIMIT,
+               timeout: float = TIMEOUT) -> Answer:
+    """A Python snippet (an API call) in a fresh process under ``memory`` bytes."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1"}
+    p = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                       preexec_fn=_limit(memory), env=env)
+    return Answer(p.returncode, p.stdout, p.stderr)
+
+
+def assert_clean(answer: Answer, option: str, code: int = 2, allowed: bool = True) -> str:
+    """The clean answer: exit ``code``, one stderr line naming ``option`` (and what is allowed).
+
+    Returns the line, for further assertions on its wording.
+    """
+    assert "Traceback" not in answer.err, answer.err
+    assert answer.code == code, (answer.code, answer.err)
+    lines = answer.err_lines
+    assert len(lines) == 1, answer.err
+    line = lines[0]
+    assert line.startswith("attnwalk: error: "), line
+    assert option in line, (option, line)
+    if allowed:
+        assert "allowed:" in line, line
+        assert not line.rstrip().endswith("allowed:"), line  # an empty list of what is allowed
+    return line
+
+
+def snapshot(root: Path | str) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root`` (hidden ones included): its bytes and mode."""
+    root = Path(root)
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() or path.is_symlink():
+            st = path.lstat()
+            data = path.read_bytes() if path.is_file() else b"-> " + os.readlink(path).encode()
+            out[str(path.relative_to(root))] = (data, st.st_mode)
+    return out
+
+
+def assert_untouched(root: Path | str, before: dict[str, tuple[bytes, int]]) -> None:
+    """Nothing created, changed, removed or re-moded under ``root`` since ``before``."""
+    after = snapshot(root)
+    assert sorted(after) == sorted(before), f"files differ: {sorted(set(after) ^ set(before))}"
+    for name, (data, mode) in before.items():
+        assert after[name][0] == data, f"{name} changed"
+        assert after[name][1] == mode, f"{name} mode {oct(after[name][1])}, was {oct(mode)}"
