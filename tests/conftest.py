@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
+
+# CI must give the same verdict on every run: Hypothesis draws its examples from a fixed seed
+# (HYPOTHESIS_PROFILE=explore switches back to fresh random examples for local bug hunting).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def ultralytics_attention(trace, dtype="float64"):
@@ -54,13 +62,17 @@ def ultralytics_attention(trace, dtype="float64"):
     return {name: t.double().numpy() for name, t in got.items()}
 
 
-def assert_close_f64(a, b, name=""):
-    """float64 agreement: relative to the tensor's scale, a few ulps of accumulated rounding."""
+def assert_close_f64(a, b, name="", cond=1.0):
+    """float64 agreement: relative to the tensor's scale, a few ulps of accumulated rounding.
+
+    `cond` widens the bound for tensors after a softmax: a logit of size L carries rounding of
+    about L*eps into exp(), so downstream errors grow with the largest |logit| (pass it here).
+    """
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     assert a.shape == b.shape, f"{name}: shape {a.shape} vs {b.shape}"
     scale = max(float(np.abs(b).max()), 1e-300)
     err = float(np.abs(a - b).max()) / scale if a.size else 0.0
-    assert err < 1e-13, f"{name}: max error {err:.3g} relative to scale {scale:.3g}"
+    assert err < 1e-13 * max(1.0, cond), f"{name}: max error {err:.3g} relative to scale {scale:.3g}"
 
 
 @st.composite
