@@ -52,8 +52,8 @@ def import_torch():
     try:
         import torch
     except ImportError:
-        raise ConfigError("crosscheck", "PyTorch is not installed; pip install 'attnwalk[torch]' "
-                                        "(or torch>=2.1) to compare with it") from None
+        raise ConfigError("crosscheck", "PyTorch is not installed; pip install torch (>= 2.1, the CPU "
+                                        "build is enough) to compare with it") from None
     return torch
 
 
