@@ -198,8 +198,19 @@ def build(
     typer.echo(f"attnwalk build: {len(res.written)} written, {len(res.unchanged)} unchanged", err=True)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"attnwalk {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="print attnwalk's version and exit", is_eager=True,
+                                          callback=_print_version)] = False,
+) -> None:
     """Step-by-step worked examples of attention, with numbers PyTorch agrees with."""
 
 

@@ -110,3 +110,10 @@ def test_json_is_strict_even_with_minus_inf_mask_fill(capsys):
 
     back = Trace.from_dict(data)
     assert np.isneginf(back["scores_masked"]).sum() == np.isneginf(masked).sum()
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"attnwalk {version('attnwalk')}\n"
