@@ -262,11 +262,30 @@ def _columns(key: str, value, width: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+MAX_LABEL = 64  # characters of one token label
+
+
 def _labels(key: str, value, n: int) -> tuple[str, ...]:
+    """Words for the tokens: one line each (control characters and line breaks refused; the rest
+    is escaped where it is printed, attnwalk/escape.py)."""
+    from .escape import bad_char
+
+    allowed = f"allowed: a list of {n} non-empty strings of at most {MAX_LABEL} characters, without control characters"
     if not isinstance(value, (list, tuple)) or len(value) != n or not all(isinstance(s, str) and s for s in value):
         shown = list(value) if isinstance(value, tuple) else value
-        raise ConfigError("--scenario", f"{key}: got {shown!r}; allowed: a list of {n} non-empty strings")
+        raise ConfigError("--scenario", f"{key}: got {_short(shown)}; {allowed}")
+    for i, s in enumerate(value):
+        ch = bad_char(s)
+        if ch is not None or len(s) > MAX_LABEL:
+            what = f"contains {ch!r}" if ch is not None else f"has {len(s)} characters"
+            raise ConfigError("--scenario", f"{key}: label {i} {what}; {allowed}")
     return tuple(value)
+
+
+def _short(value, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, so an error stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _mask(value, m: int) -> str:
