@@ -96,7 +96,7 @@ def require(cfg, fmt: str = "md", crosscheck: bool = False, budget: int | None =
         return
     shapes = tensors(cfg)
     big = max(shapes, key=lambda k: math.prod(shapes[k]))
-    what = {"md": "", "json": " as JSON", "html": " as HTML"}.get(fmt, "") + (" and crosscheck it" if crosscheck else "")
+    what = {"json": " as JSON", "html": " as HTML"}.get(fmt, "") + (" and crosscheck it" if crosscheck else "")
     raise ConfigError(OPTION, f"this walkthrough needs about {human(need)} to compute{what} ({big} alone is "
                               f"{' x '.join(map(str, shapes[big]))} = {math.prod(shapes[big]):,} values); "
                               f"allowed: at most {human(budget)} (fewer tokens, heads or batch, or a larger "

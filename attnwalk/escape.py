@@ -17,6 +17,9 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$",
                   "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
 
 
+_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # embeddings, overrides, isolates
+
+
 def bad_char(text: str) -> str | None:
     """The first character of ``text`` that cannot appear in a one-line label, else None.
 
@@ -24,7 +27,7 @@ def bad_char(text: str) -> str | None:
     characters that reorder text (bidi overrides) are refused rather than escaped.
     """
     for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Zl", "Zp", "Cs") or ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp", "Cs") or ch in _BIDI:
             return ch
     return None
 
