@@ -86,7 +86,9 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
                 # stored as shortest float32 reprs: back to the float32 values, exactly
                 weights[name] = np.asarray(w["data"], dtype=np.float32).astype(np.float64).reshape(w["shape"])
             except (KeyError, TypeError, ValueError):
-                raise CheckError(f"front matter: weights[{name!r}] is not a {{shape, data}} map") from None
+                raise CheckError(f"front matter: weights[{str(name)[:40]!r}] is not a {{shape, data}} map; "
+                                 "allowed: {shape: [rows, ...], data: [numbers]}, as many numbers as the shape holds"
+                                 ) from None
     generator = str(fm.data.get("generator", ""))
     strict = generator.startswith("attnwalk") and "decimals" not in options
     return merged, weights, strict, fm.lines
