@@ -49,8 +49,8 @@ def walk(*, x=None, weights: dict | None = None, **options) -> Trace:
             from .engine import yolo
 
             trace = yolo.forward(cfg, drawn_w, drawn_x)
-    given = weights or x is not None
-    tables = any(k in options for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v"))
+    given = bool(weights) or (x is not None and variant in (None, "yolo"))
+    tables = x is not None or any(k in options for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v"))
     require_finite(trace, "weights" if given else "--scenario" if tables else "--init-std")
     return trace
 

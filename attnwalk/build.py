@@ -45,11 +45,9 @@ def load_manifest(manifest: Path) -> list[Job]:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except OSError as err:
         raise BuildError(f"{manifest}: cannot read: {err.strerror or err}; allowed: a readable TOML file") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as err:  # ValueError: a NUL in the path
         raise BuildError(f"{manifest}: not valid TOML: {str(err).splitlines()[0] if str(err) else err}; "
                          "allowed: a UTF-8 TOML file with [[walkthrough]] entries") from None
-    except ValueError as err:  # a NUL byte in the path
-        raise BuildError(f"{manifest!r}: cannot read: {err}; allowed: a path to a TOML file") from None
     entries = data.get("walkthrough")
     if not isinstance(entries, list) or not entries:
         raise BuildError(f"{manifest}: no [[walkthrough]] entries; allowed: one or more [[walkthrough]] tables")
@@ -110,12 +108,14 @@ def load_manifest(manifest: Path) -> list[Job]:
             except (KeyError, IndexError, ValueError, AttributeError) as err:
                 raise BuildError(f"{where}: output {output!r}: bad field {err}; {allowed}") from None
             if not path.is_relative_to(root):
-                raise BuildError(f"{where}: output {shown!r} is outside the manifest's folder {root}")
+                raise BuildError(f"{where}: output {shown!r} is outside the manifest's folder {root}; {allowed} "
+                                 "inside that folder")
             if path == manifest.resolve() or path in inputs:
                 raise BuildError(f"{where}: output {shown!r} would overwrite an input (the manifest or a "
                                  f"scenario); {allowed}, not an input")
             if path in seen:
-                raise BuildError(f"{where}: output {shown!r} is also written by {seen[path]!r}")
+                raise BuildError(f"{where}: output {shown!r} is also written by {seen[path]!r}; {allowed}, "
+                                 "one per note")
             seen[path] = name
             jobs.append(Job(name, lang, {**options, "lang": lang}, path, shown, fmt))
     return jobs

@@ -245,6 +245,23 @@ def _click_exceptions():
     return exceptions
 
 
+def _usage_line(e, cx) -> str:
+    """A click usage error as ``<option>: <what>; allowed: ...``, long values cut (one short line)."""
+    import re
+
+    message = re.sub(r"'([^']{40})[^']+'", r"'\1…'", e.format_message().splitlines()[0]).rstrip(".")
+    param = getattr(e, "param", None)
+    if isinstance(e, cx.BadParameter) and param is not None and getattr(param, "opts", None):
+        kind = {"integer": "an integer", "int": "an integer", "float": "a number", "path": "a path"}.get(
+            getattr(param.type, "name", ""), str(getattr(param.type, "name", "a value")))
+        if "allowed:" not in message:
+            message += f"; allowed: {kind}"
+        return f"{param.opts[0]}: {message}" if param.opts[0] not in message else message
+    if "allowed:" not in message:
+        message += "; allowed: the commands and options `attnwalk --help` and `attnwalk COMMAND --help` list"
+    return message
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors become one line on stderr, exit 2, no usage dump."""
     cx = _click_exceptions()
@@ -259,8 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         if type(e).__name__ == "NoArgsIsHelpError":  # bare `attnwalk`: show the help
             typer.echo(e.format_message())
             return 0
-        where = e.ctx.command_path if e.ctx else "attnwalk"
-        typer.echo(f"{where}: error: {e.format_message()}", err=True)
+        typer.echo(f"attnwalk: error: {_usage_line(e, cx)}", err=True)
         return 2
     except cx.ClickException as e:
         typer.echo(f"attnwalk: error: {e.format_message()}", err=True)

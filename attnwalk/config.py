@@ -160,7 +160,8 @@ def make_config(**options) -> Config:
         if name not in OPTIONS_OF[variant]:
             owners = [v for v in VARIANTS if name in OPTIONS_OF[v]]
             where = "--scenario" if name in TABLES + COLUMNS + ("labels", "kv_labels") else _flag(name)
-            raise ConfigError(where, f"{name} applies to --variant {' | '.join(owners)} only, not {variant}")
+            raise ConfigError(where, f"{name} applies to --variant {' | '.join(owners)} only, not {variant}; "
+                                     f"allowed: with {variant}, {', '.join(OPTIONS_OF[variant][1:6])}, ...")
     if variant != "yolo":
         return _sequence_config(options)
     cfg = Config(**options)

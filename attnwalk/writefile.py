@@ -31,7 +31,8 @@ def check_target(path: Path | str, option: str = "-o") -> Path:
     if path.exists() or path.is_symlink():
         if not path.is_file():
             raise ConfigError(option, f"{text} is not a regular file; {ALLOWED}")
-        if not os.access(path, os.W_OK):
+        # the write bits, not os.access: root may write anything, but a read-only file is a statement
+        if not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222:
             raise ConfigError(option, f"{text} is read-only; {ALLOWED} (make it writable first)")
     if not folder.is_dir():
         raise ConfigError(option, f"folder {str(folder)!r} does not exist; {ALLOWED}")
