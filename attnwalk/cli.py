@@ -185,7 +185,8 @@ def check(
             if skip_no_config:
                 typer.echo(f"{path}: skipped (no config)")
                 continue
-            fail(f"{path}: no config: the note has no front matter config; give --scenario or render options")
+            fail(f"{path}: no config: the note has no front matter config; allowed: a front matter config, "
+                 "--scenario or render options")
         except CheckError as err:
             fail(f"{path}: {err}" if not str(err).startswith(str(path)) else str(err))
         for line in report.failure_lines():

@@ -422,7 +422,9 @@ def _sequence_config(options: dict) -> Config:
             raise ConfigError("--scenario", f"x_kv: {_width(cfg.x_kv)} columns, x has {dim}; allowed: {dim}")
         if source == "columns":
             if dim < 3 and (cfg.q_cols is None or cfg.k_cols is None or cfg.v_cols is None):
-                raise ConfigError("--scenario", f"q_cols/k_cols/v_cols: needed when x has {dim} < 3 columns")
+                raise ConfigError("--scenario", f"q_cols/k_cols/v_cols: needed when x has {dim} < 3 columns; "
+                                                "allowed: all three given, e.g. q_cols = [0], k_cols = [0], "
+                                                "v_cols = [1]")
             defaults = {"q_cols": (0,), "k_cols": (1,), "v_cols": tuple(range(2, dim))}
             for key in COLUMNS:
                 value = getattr(cfg, key)

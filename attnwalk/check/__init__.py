@@ -71,7 +71,8 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
     cfg = fm.data.get("config") if isinstance(fm.data.get("config"), dict) else None
     options = dict(options or {})
     if cfg is None and not options:
-        raise NoConfig("no config: the note has no front matter config; give --scenario or render options")
+        raise NoConfig("no config: the note has no front matter config; allowed: a front matter config, "
+                       "--scenario or render options")
     merged = {**(cfg or {}), **options}
     weights = None
     stored = fm.data.get("weights")
@@ -151,7 +152,9 @@ def check_file(path: str | Path, options: dict | None = None) -> Report:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
-        raise CheckError(f"{path}: cannot read: {err.strerror or err}") from None
+        raise CheckError(f"{path}: cannot read: {err.strerror or err}; allowed: a readable Markdown file") from None
     except UnicodeDecodeError:
-        raise CheckError(f"{path}: not UTF-8 text") from None
+        raise CheckError(f"{path}: not UTF-8 text; allowed: a UTF-8 Markdown file") from None
+    except ValueError:  # a NUL byte in the path
+        raise CheckError(f"{str(path)[:60]!r}: not a path; allowed: a Markdown file") from None
     return check_text(text, options, str(path))
