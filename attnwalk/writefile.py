@@ -70,6 +70,8 @@ def _clean_stale(path: Path) -> None:
 def write_atomic(path: Path | str, text: str, option: str = "-o") -> None:
     """Write ``text`` to ``path`` via a temp file and a rename; ConfigError(option, ...) if it cannot."""
     path = check_target(path, option)
+    if path.is_symlink():  # write through the link, as editors do: the link stays a link
+        path = check_target(path.resolve(), option)
     folder = path.parent
     try:
         mode = stat.S_IMODE(path.stat().st_mode)

@@ -99,3 +99,19 @@ def test_build_keeps_modes_of_notes_it_rewrites(tmp_path):
     assert answer.code == 0, answer.err
     assert stat.S_IMODE((tmp_path / "a.md").stat().st_mode) == 0o604
     assert (tmp_path / "a.md").read_text().startswith("---\n")
+
+
+def test_output_through_a_symlink_keeps_the_link(tmp_path):
+    real = tmp_path / "real.md"
+    real.write_text("old\n")
+    (tmp_path / "link.md").symlink_to("real.md")
+    assert run_cli(["render", "--h", "2", "--w", "2", "-o", "link.md"], cwd=tmp_path).code == 0
+    assert (tmp_path / "link.md").is_symlink()
+    assert real.read_text().startswith("---\n")
+
+
+def test_dangling_symlink_output_is_refused(tmp_path):
+    (tmp_path / "link.md").symlink_to("missing/real.md")
+    before = snapshot(tmp_path)
+    assert_clean(run_cli(["render", "-o", "link.md"], cwd=tmp_path), "-o")
+    assert_untouched(tmp_path, before)
