@@ -84,3 +84,17 @@ def test_crosscheck_never_passes_on_nan():
     assert all(e != e for e in _errors(nan, nan.copy(), np.abs(nan), 1e-16))  # NaN vs NaN: not equal
     assert all(e != e for e in _errors(np.array([1.0, 2.0]), nan, np.ones(2), 1e-16))
     assert _errors(np.array([-np.inf, 1.0]), np.array([-np.inf, 1.0]), np.ones(2), 1e-16) == (0.0, 0.0)
+
+
+def test_crosscheck_row_with_nan_fails_the_run():
+    import numpy as np
+
+    from attnwalk.api import walk
+    from attnwalk.crosscheck import compare
+
+    trace = walk(h=2, w=2)
+    got = {name: trace[name].copy() for name in trace.names()}
+    assert all(r["ok"] for r in compare(trace, got, {}, "float64"))
+    got["attn"][0, 0, 0, 0] = np.nan
+    rows = {r["name"]: r for r in compare(trace, got, {}, "float64")}
+    assert not rows["attn"]["ok"] and rows["attn"]["note"] == "NaN values"
