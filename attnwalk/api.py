@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .config import make_config
+from .errors import ConfigError
 from .trace import Trace
 
 
@@ -15,42 +16,61 @@ def walk(*, x=None, weights: dict | None = None, **options) -> Trace:
     PyTorch layout) replace the seeded ones when given; their shapes must match the config.
     sdpa/mha: ``x`` is the input table (one row per token; the ``x`` option of a scenario) and
     ``weights`` (sdpa: w_q, w_k, w_v; mha: w_qkv, b_qkv, w_out, b_out) replace the drawn ones.
+    A trace larger than the memory budget (attnwalk/budget.py) is refused before computing;
+    one whose numbers overflow float64 is refused naming the step. Both raise ConfigError.
     """
-    if options.get("variant", "yolo") not in (None, "yolo"):
-        return _walk_sequence(x, weights, options)
-    from .inputs import draw
+    from .budget import require
+    from .finite import as_real, require_finite
 
-    cfg = make_config(**options)
-    drawn_w, drawn_x = draw(cfg)
-    if weights:
-        _replace(drawn_w, weights)
-    if x is not None:
-        x = np.asarray(x, dtype=np.float64)
-        if x.shape != drawn_x.shape:
-            raise ValueError(f"x: shape {x.shape}, expected {drawn_x.shape}")
-        drawn_x = x
-    from .engine import yolo
+    if weights is not None and not isinstance(weights, dict):
+        raise ConfigError("weights", f"got {type(weights).__name__}; allowed: a dict of arrays by name "
+                                     "(w_qkv, w_proj, ...)")
+    variant = options.get("variant", "yolo")
+    with np.errstate(all="ignore"):  # overflow is reported below, once, naming the step
+        if variant not in (None, "yolo"):
+            if x is not None:
+                options["x"] = as_real("x", x, "input values").tolist() if not isinstance(x, (list, tuple)) else x
+            cfg = make_config(**options)
+            require(cfg)
+            trace = _walk_sequence(cfg, weights)
+        else:
+            from .inputs import draw
 
-    return yolo.forward(cfg, drawn_w, drawn_x)
+            cfg = make_config(**options)
+            require(cfg)
+            drawn_w, drawn_x = draw(cfg)
+            if weights:
+                _replace(drawn_w, weights)
+            if x is not None:
+                x = as_real("x", x, "input values")
+                if x.shape != drawn_x.shape:
+                    raise ConfigError("x", f"shape {x.shape}; allowed: {drawn_x.shape}")
+                drawn_x = x
+            from .engine import yolo
+
+            trace = yolo.forward(cfg, drawn_w, drawn_x)
+    given = bool(weights) or (x is not None and variant in (None, "yolo"))
+    tables = x is not None or any(k in options for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v"))
+    require_finite(trace, "weights" if given else "--scenario" if tables else "--init-std")
+    return trace
 
 
 def _replace(drawn: dict, weights: dict) -> None:
+    from .finite import as_real
+
     names = [n for n in drawn if n.startswith(("w_", "b_"))]
     for name, value in weights.items():
         if name not in names:
-            raise ValueError(f"weights: unknown name {name!r}; allowed: {', '.join(names)}")
-        value = np.asarray(value, dtype=np.float64)
+            raise ConfigError("weights", f"unknown name {str(name)[:40]!r}; allowed: {', '.join(names)}")
+        value = as_real(f"weights[{name!r}]", value, "weights")
         if value.shape != drawn[name].shape:
-            raise ValueError(f"weights[{name!r}]: shape {value.shape}, expected {drawn[name].shape}")
+            raise ConfigError(f"weights[{name!r}]", f"shape {value.shape}; allowed: {drawn[name].shape}")
         drawn[name] = value
 
 
-def _walk_sequence(x, weights: dict | None, options: dict) -> Trace:
+def _walk_sequence(cfg, weights: dict | None) -> Trace:
     from .seq_inputs import draw
 
-    if x is not None:
-        options["x"] = x
-    cfg = make_config(**options)
     inputs = draw(cfg)
     if weights:
         _replace(inputs, weights)

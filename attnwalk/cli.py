@@ -36,6 +36,8 @@ Rng = Annotated[str | None, typer.Option("--rng", help="torch | numpy [torch]")]
 PeOn = Annotated[str | None, typer.Option("--pe-on", help="v (the module) | o (the seed notes) [v]")]
 Lang = Annotated[str | None, typer.Option("--lang", help="vi | en [vi]")]
 Decimals = Annotated[int | None, typer.Option("--decimals", help="printed decimals [4]")]
+MaxMemory = Annotated[str | None, typer.Option("--max-memory",
+                                               help="memory budget, e.g. 4G [2G, or $ATTNWALK_MAX_MEMORY]")]
 
 
 SCENARIO_KEYS = ("variant", "tokens", "kv_tokens", "mask", "mask_fill", "source", "h", "w", "dim", "heads",
@@ -57,6 +59,20 @@ def scenario(scenario_file: Path | None = None, **options) -> dict:
     return {**load_scenario(scenario_file), **given}
 
 
+def set_budget(max_memory: str | None) -> None:
+    """``--max-memory``: validated, then exported as ATTNWALK_MAX_MEMORY for every walk of this run."""
+    import os
+
+    from .budget import ENV, limit, parse_size
+
+    try:
+        if max_memory is not None:
+            os.environ[ENV] = str(parse_size(max_memory))
+        limit()  # a bad ATTNWALK_MAX_MEMORY is reported once, up front
+    except ConfigError as err:
+        fail(str(err))
+
+
 def fail(message: str, code: int = 2) -> None:
     typer.echo(f"attnwalk: error: {message}", err=True)
     raise typer.Exit(code)
@@ -72,17 +88,24 @@ def render(
     decimals: Decimals = None,
     format: Annotated[str, typer.Option("--format", help="md | json")] = "md",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
+    max_memory: MaxMemory = None,
 ) -> None:
     """Render one walkthrough (Markdown+LaTeX or the JSON trace)."""
     args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
+    from .budget import require
+    from .config import make_config
     from .render import render as render_doc
-    from .writefile import write_atomic
+    from .writefile import check_target, write_atomic
 
     if format not in ("md", "json"):
         fail(f"--format: got {format!r}; allowed: md, json")
+    set_budget(max_memory)
     try:
+        if output is not None:
+            check_target(output, "-o")
         opts = scenario_from(args)
+        require(make_config(**opts), format)
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
@@ -91,9 +114,9 @@ def render(
         sys.stdout.write(text)
         return
     try:
-        write_atomic(output, text)
-    except OSError as err:
-        fail(f"-o: cannot write {output}: {err.strerror or err}")
+        write_atomic(output, text, "-o")
+    except ConfigError as err:
+        fail(str(err))
 
 
 @app.command()
@@ -108,16 +131,21 @@ def crosscheck(
     dtype: Annotated[str, typer.Option("--dtype", help="float64 | float32 [float64]", show_default=False)] = "float64",
     reference: Annotated[str, typer.Option("--reference", help="explicit | ultralytics [explicit]",
                                               show_default=False)] = "explicit",
+    max_memory: MaxMemory = None,
 ) -> None:
     """Compare every recorded tensor with PyTorch's; exit 1 if any disagrees (needs torch)."""
     args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
+    from .budget import require
+    from .config import make_config
     from .crosscheck import check_options, format_table
     from .crosscheck import crosscheck as run_crosscheck
 
+    set_budget(max_memory)
     try:
         check_options(device, dtype, reference)
         opts = scenario_from(args)
+        require(make_config(**opts), crosscheck=True)
         result = run_crosscheck(walk(**opts), device=device, dtype=dtype, reference=reference)
     except ConfigError as err:
         fail(str(err))
@@ -138,11 +166,13 @@ def check(
     show_unknown: Annotated[bool, typer.Option("--show-unknown", help="also list numbers not understood")] = False,
     skip_no_config: Annotated[bool, typer.Option("--skip-no-config",
                                                  help="skip notes without a config (pre-commit)")] = False,
+    max_memory: MaxMemory = None,
 ) -> None:
     """Check every number of published notes against the recomputed trace; exit 1 if any is wrong."""
     args = dict(locals())  # the scenario options, before any other local exists
     from .check import CheckError, NoConfig, check_file
 
+    set_budget(max_memory)
     try:
         opts = scenario_from(args)
     except ConfigError as err:
@@ -155,7 +185,8 @@ def check(
             if skip_no_config:
                 typer.echo(f"{path}: skipped (no config)")
                 continue
-            fail(f"{path}: no config: the note has no front matter config; give --scenario or render options")
+            fail(f"{path}: no config: the note has no front matter config; allowed: a front matter config, "
+                 "--scenario or render options")
         except CheckError as err:
             fail(f"{path}: {err}" if not str(err).startswith(str(path)) else str(err))
         for line in report.failure_lines():
@@ -175,10 +206,13 @@ def check(
 def build(
     manifest: Annotated[Path, typer.Argument(help="course manifest (TOML)")] = Path("examples/course.toml"),
     check: Annotated[bool, typer.Option("--check", help="write nothing; exit 1 with a diff if stale")] = False,
+    max_memory: MaxMemory = None,
 ) -> None:
     """Render every walkthrough of a course manifest; rewrite only the notes that change."""
     from .build import BuildError
     from .build import build as run_build
+
+    set_budget(max_memory)
 
     def progress(n: int, total: int, shown: str, status: str) -> None:
         typer.echo(f"[{n}/{total}] {shown}: {status}", err=True)
@@ -223,6 +257,23 @@ def _click_exceptions():
     return exceptions
 
 
+def _usage_line(e, cx) -> str:
+    """A click usage error as ``<option>: <what>; allowed: ...``, long values cut (one short line)."""
+    import re
+
+    message = re.sub(r"'([^']{40})[^']+'", r"'\1…'", e.format_message().splitlines()[0]).rstrip(".")
+    param = getattr(e, "param", None)
+    if isinstance(e, cx.BadParameter) and param is not None and getattr(param, "opts", None):
+        kind = {"integer": "an integer", "int": "an integer", "float": "a number", "path": "a path"}.get(
+            getattr(param.type, "name", ""), str(getattr(param.type, "name", "a value")))
+        if "allowed:" not in message:
+            message += f"; allowed: {kind}"
+        return f"{param.opts[0]}: {message}" if param.opts[0] not in message else message
+    if "allowed:" not in message:
+        message += "; allowed: the commands and options `attnwalk --help` and `attnwalk COMMAND --help` list"
+    return message
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors become one line on stderr, exit 2, no usage dump."""
     cx = _click_exceptions()
@@ -237,8 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         if type(e).__name__ == "NoArgsIsHelpError":  # bare `attnwalk`: show the help
             typer.echo(e.format_message())
             return 0
-        where = e.ctx.command_path if e.ctx else "attnwalk"
-        typer.echo(f"{where}: error: {e.format_message()}", err=True)
+        typer.echo(f"attnwalk: error: {_usage_line(e, cx)}", err=True)
         return 2
     except cx.ClickException as e:
         typer.echo(f"attnwalk: error: {e.format_message()}", err=True)

@@ -7,6 +7,7 @@ from them (head_dim, key_dim, scale, ...), so templates and checker never recomp
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -114,15 +115,15 @@ MAX_EXACT_WEIGHTS = 256
 
 
 def _choice(option: str, value, allowed: tuple) -> None:
-    if value not in allowed:
-        raise ConfigError(option, f"got {value!r}; allowed: {', '.join(map(str, allowed))}")
+    if not isinstance(value, str) or value not in allowed:
+        raise ConfigError(option, f"got {_short(value)}; allowed: {', '.join(map(str, allowed))}")
 
 
 def _int_range(option: str, value, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(option, f"got {value!r}; allowed: an integer from {low} to {high}")
+        raise ConfigError(option, f"got {_short(value)}; allowed: an integer from {low} to {high}")
     if not low <= value <= high:
-        raise ConfigError(option, f"got {value}; allowed: an integer from {low} to {high}")
+        raise ConfigError(option, f"got {_short(value)}; allowed: an integer from {low} to {high}")
     return value
 
 
@@ -130,9 +131,11 @@ def _positive_float(option: str, value) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ConfigError(option, f"got {value!r}; allowed: a number > 0") from None
-    if not v > 0 or v == float("inf"):
-        raise ConfigError(option, f"got {value!r}; allowed: a finite number > 0")
+        raise ConfigError(option, f"got {_short(value)}; allowed: a number > 0") from None
+    except OverflowError:
+        v = float("inf")
+    if isinstance(value, bool) or not v > 0 or v == float("inf"):
+        raise ConfigError(option, f"got {_short(value)}; allowed: a finite number > 0")
     return v
 
 
@@ -157,7 +160,8 @@ def make_config(**options) -> Config:
         if name not in OPTIONS_OF[variant]:
             owners = [v for v in VARIANTS if name in OPTIONS_OF[v]]
             where = "--scenario" if name in TABLES + COLUMNS + ("labels", "kv_labels") else _flag(name)
-            raise ConfigError(where, f"{name} applies to --variant {' | '.join(owners)} only, not {variant}")
+            raise ConfigError(where, f"{name} applies to --variant {' | '.join(owners)} only, not {variant}; "
+                                     f"allowed: with {variant}, {', '.join(OPTIONS_OF[variant][1:6])}, ...")
     if variant != "yolo":
         return _sequence_config(options)
     cfg = Config(**options)
@@ -206,10 +210,18 @@ def make_config(**options) -> Config:
 # Sequence variants: sdpa and mha (docs/scenarios.md).
 
 
+# A table entry written as a string: an integer, a decimal (with a bounded exponent) or p/q.
+_NUMBER_RE = re.compile(r"[+-]?(\d{1,40}(\.\d{0,40})?|\.\d{1,40})([eE][+-]?\d{1,3})?(/[+-]?\d{1,40})?")
+MAX_ENTRY = 10**300  # past this, float64 cannot even hold the value
+
+
 def _entry(key: str, r: int, c: int, value):
     """One table entry: int, float (finite), or a rational written as a string ("1/3", "0.25")."""
-    where = f"{key}: row {r}, column {c}: got {value!r}; allowed: an integer, a finite number or a string like \"1/3\""
+    where = (f"{key}: row {r}, column {c}: got {_short(value)}; "
+             "allowed: an integer, a finite number or a string like \"1/3\"")
     if isinstance(value, bool):
+        raise ConfigError("--scenario", where)
+    if isinstance(value, int) and abs(value) > MAX_ENTRY:
         raise ConfigError("--scenario", where)
     if isinstance(value, int):
         return value
@@ -218,10 +230,15 @@ def _entry(key: str, r: int, c: int, value):
             raise ConfigError("--scenario", where)
         return value
     if isinstance(value, str):
+        # Checked by shape first: Fraction("1e100000000") would compute a 100-million-digit integer.
+        if len(value) > 60 or not _NUMBER_RE.fullmatch(value.strip()):
+            raise ConfigError("--scenario", where)
         try:
             f = Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
             raise ConfigError("--scenario", where) from None
+        if abs(f) > MAX_ENTRY:
+            raise ConfigError("--scenario", where)
         return int(f) if f.denominator == 1 else str(f)
     if isinstance(value, (np.integer, np.floating)):
         return _entry(key, r, c, value.item())
@@ -262,11 +279,35 @@ def _columns(key: str, value, width: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+MAX_LABEL = 64  # characters of one token label
+
+
 def _labels(key: str, value, n: int) -> tuple[str, ...]:
+    """Words for the tokens: one line each (control characters and line breaks refused; the rest
+    is escaped where it is printed, attnwalk/escape.py)."""
+    from .escape import bad_char
+
+    allowed = f"allowed: a list of {n} non-empty strings of at most {MAX_LABEL} characters, without control characters"
     if not isinstance(value, (list, tuple)) or len(value) != n or not all(isinstance(s, str) and s for s in value):
         shown = list(value) if isinstance(value, tuple) else value
-        raise ConfigError("--scenario", f"{key}: got {shown!r}; allowed: a list of {n} non-empty strings")
+        raise ConfigError("--scenario", f"{key}: got {_short(shown)}; {allowed}")
+    for i, s in enumerate(value):
+        ch = bad_char(s)
+        if ch is not None or len(s) > MAX_LABEL:
+            what = f"contains {ch!r}" if ch is not None else f"has {len(s)} characters"
+            raise ConfigError("--scenario", f"{key}: label {i} {what}; {allowed}")
     return tuple(value)
+
+
+def _short(value, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, so an error stays one readable line."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except ValueError:  # a structure holding an integer too long to print
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _mask(value, m: int) -> str:
@@ -275,9 +316,9 @@ def _mask(value, m: int) -> str:
         v = value.strip().lower()
         if v in ("none", "causal"):
             return v
-        if v.startswith("padding:") and v[8:].isdigit() and int(v[8:]) <= m:
+        if v.startswith("padding:") and v[8:].isdigit() and len(v) <= 20 and int(v[8:]) <= m:
             return f"padding:{int(v[8:])}"
-    raise ConfigError("--mask", f"got {value!r}; {allowed}")
+    raise ConfigError("--mask", f"got {_short(value)}; {allowed}")
 
 
 def _mask_fill(value) -> str:
@@ -381,7 +422,9 @@ def _sequence_config(options: dict) -> Config:
             raise ConfigError("--scenario", f"x_kv: {_width(cfg.x_kv)} columns, x has {dim}; allowed: {dim}")
         if source == "columns":
             if dim < 3 and (cfg.q_cols is None or cfg.k_cols is None or cfg.v_cols is None):
-                raise ConfigError("--scenario", f"q_cols/k_cols/v_cols: needed when x has {dim} < 3 columns")
+                raise ConfigError("--scenario", f"q_cols/k_cols/v_cols: needed when x has {dim} < 3 columns; "
+                                                "allowed: all three given, e.g. q_cols = [0], k_cols = [0], "
+                                                "v_cols = [1]")
             defaults = {"q_cols": (0,), "k_cols": (1,), "v_cols": tuple(range(2, dim))}
             for key in COLUMNS:
                 value = getattr(cfg, key)

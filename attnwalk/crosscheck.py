@@ -87,7 +87,9 @@ def tf32_off(torch, device: str):
 
 def _errors(ours: np.ndarray, theirs: np.ndarray, magnitude: np.ndarray, eps: float) -> tuple[float, float]:
     """(max abs error, max error relative to each element's magnitude, floored at one ulp of the largest)."""
-    same = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))  # equal infinities / matching NaNs agree
+    if np.isnan(ours).any() or np.isnan(theirs).any():
+        return float("nan"), float("nan")  # NaN never agrees, not even with NaN: the row fails
+    same = ours == theirs  # equal infinities (a -inf mask fill) agree
     with np.errstate(invalid="ignore"):
         diff = np.where(same, 0.0, np.abs(ours - theirs))
     if diff.size == 0:
@@ -126,6 +128,8 @@ def compare(trace, got: dict, magnitudes: dict, dtype: str, prefix: str = "", na
                     if err is not None and not err <= RTOL[dtype]]
             row["ok"] = not over
             row["note"] = " and ".join(over) + " rel err over tolerance" if over else ""
+            if row["max_rel"] != row["max_rel"] or row["step_rel"] != row["step_rel"]:
+                row["note"] = "NaN values"
         rows.append(row)
     return rows
 

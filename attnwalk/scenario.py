@@ -25,13 +25,17 @@ def load_scenario(path) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
-        raise ConfigError("--scenario", f"cannot read {path}: {err.strerror or err}") from None
+        raise ConfigError("--scenario", f"cannot read {path}: {err.strerror or err}; allowed: a readable "
+                                        "TOML file") from None
+    except ValueError:  # a NUL byte in the path
+        raise ConfigError("--scenario", f"got {str(path)[:60]!r}; allowed: a path to a TOML file") from None
     except UnicodeDecodeError:
         raise ConfigError("--scenario", f"{name}: not UTF-8 text; allowed: a UTF-8 TOML file") from None
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError("--scenario", f"{name}: not valid TOML: {err}") from None
+    except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of > 4300 digits
+        raise ConfigError("--scenario", f"{name}: not valid TOML: {str(err)[:120]}; allowed: a TOML file of "
+                                        "scenario keys (docs/scenarios.md)") from None
     options = {}
     for key, value in data.items():
         opt = key.replace("-", "_")

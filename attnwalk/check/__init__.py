@@ -71,7 +71,8 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
     cfg = fm.data.get("config") if isinstance(fm.data.get("config"), dict) else None
     options = dict(options or {})
     if cfg is None and not options:
-        raise NoConfig("no config: the note has no front matter config; give --scenario or render options")
+        raise NoConfig("no config: the note has no front matter config; allowed: a front matter config, "
+                       "--scenario or render options")
     merged = {**(cfg or {}), **options}
     weights = None
     stored = fm.data.get("weights")
@@ -86,7 +87,9 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
                 # stored as shortest float32 reprs: back to the float32 values, exactly
                 weights[name] = np.asarray(w["data"], dtype=np.float32).astype(np.float64).reshape(w["shape"])
             except (KeyError, TypeError, ValueError):
-                raise CheckError(f"front matter: weights[{name!r}] is not a {{shape, data}} map") from None
+                raise CheckError(f"front matter: weights[{str(name)[:40]!r}] is not a {{shape, data}} map; "
+                                 "allowed: {shape: [rows, ...], data: [numbers]}, as many numbers as the shape holds"
+                                 ) from None
     generator = str(fm.data.get("generator", ""))
     strict = generator.startswith("attnwalk") and "decimals" not in options
     return merged, weights, strict, fm.lines
@@ -149,7 +152,9 @@ def check_file(path: str | Path, options: dict | None = None) -> Report:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
-        raise CheckError(f"{path}: cannot read: {err.strerror or err}") from None
+        raise CheckError(f"{path}: cannot read: {err.strerror or err}; allowed: a readable Markdown file") from None
     except UnicodeDecodeError:
-        raise CheckError(f"{path}: not UTF-8 text") from None
+        raise CheckError(f"{path}: not UTF-8 text; allowed: a UTF-8 Markdown file") from None
+    except ValueError:  # a NUL byte in the path
+        raise CheckError(f"{str(path)[:60]!r}: not a path; allowed: a Markdown file") from None
     return check_text(text, options, str(path))

@@ -30,10 +30,11 @@ def front_matter(text: str) -> FrontMatter:
         return FrontMatter({}, 0)
     try:
         data = yaml.safe_load(m.group(1)) or {}
-    except yaml.YAMLError as err:
-        raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0]}") from None
+    except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of > 4300 digits
+        raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0][:120]}; allowed: YAML front "
+                         "matter with a config map") from None
     if not isinstance(data, dict):
-        raise ValueError("front matter: not a mapping")
+        raise ValueError("front matter: not a mapping; allowed: YAML front matter with a config map")
     return FrontMatter(data, m.group(0).count("\n") + (0 if m.group(0).endswith("\n") else 1))
 
 

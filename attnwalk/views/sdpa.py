@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import __version__
 from ..config import MASK_FILL_VALUES
+from ..escape import md_text
 from ..frontmatter import front_matter
 from ..latex import bmatrix
 from ..notation import label, plain
@@ -118,8 +119,8 @@ def token_labels(cfg: dict, n: int, m: int) -> tuple[list[str], list[str], list[
     cross = cfg["variant"] == "sdpa" and (m != n or "x_kv" in cfg)
     q_ids = [f"p{i}" for i in range(n)]
     k_ids = [f"m{j}" for j in range(m)] if cross else [f"p{j}" for j in range(m)]
-    q_words = list(cfg.get("labels") or [])
-    k_words = list(cfg.get("kv_labels") or ([] if cross else q_words))
+    q_words = [md_text(w) for w in cfg.get("labels") or []]  # user text: literal in Markdown
+    k_words = [md_text(w) for w in cfg.get("kv_labels") or []] if cross or cfg.get("kv_labels") else q_words
     return q_ids, k_ids, q_words, k_words
 
 
