@@ -31,11 +31,16 @@ class Trace:
     steps: dict[str, Step] = field(default_factory=dict)
 
     def record(self, name: str, data, axes: tuple[str, ...], formula: str) -> np.ndarray:
-        """Store a float64 copy of ``data`` under ``name``; return the stored array.
+        """Store ``data`` as float64 under ``name``; return the stored array.
 
-        A copy, so that steps recorded as views (q, k, v of qkv) never alias each other.
+        Copied when it could alias: a view (q, k, v of qkv), a non-float64 or non-contiguous
+        array, or an input/weight (the caller's own array). A fresh array the engine just
+        computed is stored as is: copying it would cost as much as computing it.
         """
-        arr = np.array(data, dtype=np.float64, copy=True)
+        if _owned_result(data, formula):
+            arr = data
+        else:
+            arr = np.array(data, dtype=np.float64, copy=True)
         if arr.ndim != len(axes):
             raise ValueError(f"step {name}: {arr.ndim} axes but {len(axes)} axis names")
         self.steps[name] = Step(name, arr, tuple(axes), formula)
@@ -72,6 +77,12 @@ class Trace:
             data = np.asarray(s["data"], dtype=np.float64).reshape(s["shape"])
             t.record(name, data, tuple(s.get("axes", ())), s.get("formula", ""))
         return t
+
+
+def _owned_result(data, formula: str) -> bool:
+    """True for a float64 C-contiguous array that owns its memory and is not an input: safe to keep."""
+    return (isinstance(data, np.ndarray) and data.dtype == np.float64 and data.base is None
+            and data.flags.c_contiguous and data.flags.writeable and formula not in ("input", "weight"))
 
 
 def _json_data(a: np.ndarray):
