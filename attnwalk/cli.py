@@ -70,7 +70,7 @@ def render(
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
-    format: Annotated[str, typer.Option("--format", help="md | json")] = "md",
+    format: Annotated[str, typer.Option("--format", help="md | json | npz (binary: -o or a pipe)")] = "md",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
 ) -> None:
     """Render one walkthrough (Markdown+LaTeX or the JSON trace)."""
@@ -79,13 +79,24 @@ def render(
     from .render import render as render_doc
     from .writefile import write_atomic
 
-    if format not in ("md", "json"):
-        fail(f"--format: got {format!r}; allowed: md, json")
+    if format not in ("md", "json", "npz"):
+        fail(f"--format: got {format!r}; allowed: md, json, npz")
+    if format == "npz" and output is None and sys.stdout.isatty():
+        fail("--format: npz is binary and stdout is a terminal; allowed: -o FILE, or a pipe/redirect")
     try:
         opts = scenario_from(args)
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
+    if format in ("json", "npz"):
+        from .render import export
+
+        try:
+            export(trace, format, output)
+        except OSError as err:
+            where = f"-o: cannot write {output}" if output is not None else "stdout: cannot write"
+            fail(f"{where}: {err.strerror or err}")
+        return
     text = render_doc(trace, format, trace.config["lang"])
     if output is None:
         sys.stdout.write(text)

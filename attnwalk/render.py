@@ -60,3 +60,36 @@ def render(trace: Trace, fmt: str, lang: str) -> str:
     if fmt == "json":
         return trace.to_json()
     return render_markdown(trace, lang)
+
+
+EXPORT_FORMATS = ("json", "npz")
+
+
+def export(trace: Trace, fmt: str, output=None) -> None:
+    """Stream the whole trace as JSON or NPZ to ``output`` (atomically) or to stdout.
+
+    Neither is built in memory first: at N = 1600 the JSON is about a gigabyte.
+    """
+    import sys
+
+    from .writefile import write_atomic_with
+
+    binary = fmt == "npz"
+
+    def fill(fh) -> None:
+        if binary:
+            trace.write_npz(fh)
+        else:
+            from .engine.softmax import worker_count
+
+            for chunk in trace.json_chunks(workers=worker_count()):
+                fh.write(chunk)
+
+    if output is not None:
+        write_atomic_with(output, fill, binary=binary)
+    elif binary:
+        sys.stdout.flush()
+        fill(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    else:
+        fill(sys.stdout)
