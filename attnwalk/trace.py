@@ -29,6 +29,18 @@ class Trace:
     config: dict
     derived: dict
     steps: dict[str, Step] = field(default_factory=dict)
+    # Results derived from the steps (closed forms), shared by with_config copies: computed once per note.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def with_config(self, **changes) -> Trace:
+        """The same steps under a config with ``changes`` (e.g. another ``lang``): no recomputation."""
+        return Trace(config={**self.config, **changes}, derived=self.derived, steps=self.steps, memo=self.memo)
+
+    def memoized(self, key, compute):
+        """``compute()`` once per trace (and its with_config copies), then the stored result."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     def record(self, name: str, data, axes: tuple[str, ...], formula: str) -> np.ndarray:
         """Store ``data`` as float64 under ``name``; return the stored array.
