@@ -225,6 +225,9 @@ def _click_exceptions():
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors become one line on stderr, exit 2, no usage dump."""
+    from .engine.blas import narrow_for_startup
+
+    narrow_for_startup()  # before anything imports NumPy
     cx = _click_exceptions()
     command = typer.main.get_command(app)
     try:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..config import Config
 from ..trace import Trace
+from .blas import widen_for
 from .softmax import record_softmax
 
 IMAGE = ("batch", "channel", "row", "col")
@@ -42,6 +43,7 @@ def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace
     B, C, H, W = x.shape
     N, heads, key_dim, head_dim = H * W, cfg.heads, d["key_dim"], d["head_dim"]
     t = Trace(config=cfg.to_dict(), derived=dict(d))
+    widen_for(2.0 * B * N * (N * heads * (key_dim + head_dim) + C * (d["qkv_channels"] + C)))
 
     x = t.record("x", x, IMAGE, "input")
     for name in ("w_qkv", "b_qkv", "w_proj", "b_proj", "w_pe", "b_pe"):
