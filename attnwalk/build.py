@@ -185,11 +185,16 @@ class Result:
     skipped: list[str] = field(default_factory=list)  # unchanged and not even rendered (cache hit)
 
 
+# Fewer walkthroughs to render than this: one process (starting a pool costs more than a few
+# small notes; measured with benchmarks/run.py).
+PARALLEL_MIN_NOTES = 8
+
+
 def _render_groups(groups: list[list[Job]], workers: int):
     """Rendered texts of each group, in order: over ``workers`` forked processes when > 1."""
     import multiprocessing as mp
 
-    if workers < 2 or len(groups) < 2 or "fork" not in mp.get_all_start_methods():
+    if workers < 2 or len(groups) < PARALLEL_MIN_NOTES or "fork" not in mp.get_all_start_methods():
         yield from map(render_group, groups)
         return
     from concurrent.futures import ProcessPoolExecutor
@@ -202,7 +207,7 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
     """Render every job (notes in parallel over ``workers`` processes, default: the CPUs) and
     write the changed ones, or with ``check`` only diff them. Results and progress lines come
     in manifest order, so the output does not depend on ``workers``."""
-    from .engine.softmax import worker_count
+    from .engine.blas import worker_count
     from .writefile import write_atomic
 
     jobs = load_manifest(manifest)

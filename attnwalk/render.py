@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .trace import Trace
+if TYPE_CHECKING:  # render.py is imported for templates_dir by a no-op build, which needs no NumPy
+    from .trace import Trace
 
 
 def templates_dir() -> Path:
@@ -80,7 +82,7 @@ def export(trace: Trace, fmt: str, output=None) -> None:
         if binary:
             trace.write_npz(fh)
         else:
-            from .engine.softmax import worker_count
+            from .engine.blas import worker_count
 
             for chunk in trace.json_chunks(workers=worker_count()):
                 fh.write(chunk)

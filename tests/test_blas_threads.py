@@ -8,7 +8,7 @@ from attnwalk.engine.blas import narrow_for_startup
 narrow_for_startup()
 import ctypes, os
 import numpy, attnwalk
-from attnwalk.engine.softmax import worker_count
+from attnwalk.engine.blas import worker_count
 paths = sorted({l.split()[-1] for l in open("/proc/self/maps") if "openblas" in l.lower() and "/" in l})
 lib = ctypes.CDLL(paths[0])
 get = next(getattr(lib, n) for n in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",

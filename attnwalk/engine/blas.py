@@ -24,8 +24,6 @@ def widen_for(flops: float) -> None:
     """Give BLAS every usable CPU for a problem of ``flops``, if narrow_for_startup narrowed it."""
     if os.environ.get(_MARK) != "1" or flops < WIDEN_FLOPS:
         return
-    from .softmax import worker_count
-
     setter = _openblas_setter()
     if setter is not None:
         setter(worker_count())
@@ -52,3 +50,14 @@ def _openblas_setter():
                 fn.argtypes, fn.restype = [ctypes.c_int], None
                 return fn
     return None
+
+
+def worker_count() -> int:
+    """Threads for elementwise stages: the CPUs this process may use (``ATTNWALK_THREADS`` overrides)."""
+    env = os.environ.get("ATTNWALK_THREADS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1

@@ -7,12 +7,12 @@ reduction within one row, so the blocking changes no bit of the result.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..trace import Trace
+from .blas import worker_count
 
 # exp(x) is exactly 0.0 in float64 for x < -746 (below half the smallest subnormal); NumPy
 # takes a slow path for such x, so they are set to 0 instead of computed.
@@ -91,14 +91,3 @@ def _run_blocks(block, nrows: int, n: int) -> None:
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(run, [ranges[i:i + share] for i in range(0, len(ranges), share)]))
-
-
-def worker_count() -> int:
-    """Threads for elementwise stages: the CPUs this process may use (``ATTNWALK_THREADS`` overrides)."""
-    env = os.environ.get("ATTNWALK_THREADS")
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
