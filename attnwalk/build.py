@@ -199,8 +199,25 @@ def _render_groups(groups: list[list[Job]], workers: int):
         return
     from concurrent.futures import ProcessPoolExecutor
 
+    _warm(groups)
     with ProcessPoolExecutor(min(workers, len(groups)), mp_context=mp.get_context("fork")) as pool:
         yield from pool.map(render_group, groups)
+
+
+def _warm(groups: list[list[Job]]) -> None:
+    """Import the engine and views and load the templates once, before forking, so that each
+    worker inherits them instead of loading them again."""
+    import importlib
+
+    from . import api  # noqa: F401  (the engine, NumPy)
+    from .render import environment
+
+    for variant, lang in sorted({(j.options.get("variant") or "yolo", j.lang) for g in groups for j in g}):
+        try:
+            importlib.import_module(f".views.{variant}", __package__)
+            environment().get_template(f"{variant}/{lang}.md.j2")
+        except Exception:  # noqa: BLE001 - a bad variant or language is reported by its worker
+            pass
 
 
 def build(manifest: Path, check: bool = False, progress=None, workers: int | None = None) -> Result:
