@@ -16,8 +16,10 @@ returns unified diffs of the stale notes. Outputs must stay inside the manifest'
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
@@ -130,17 +132,81 @@ def _check_output(path: Path) -> None:
 
 
 def render_job(job: Job) -> str:
+    return render_group([job])[0]
+
+
+def render_group(jobs: list[Job]) -> list[str]:
+    """The texts of one walkthrough's jobs (its languages): the engine runs once, and closed
+    forms are computed once (``Trace.memo``), whatever the number of languages."""
     from .api import walk
     from .budget import require
     from .config import make_config
     from .render import render
 
+    first = jobs[0]
     try:
-        require(make_config(**job.options), job.format)
-        trace = walk(**job.options)
+        require(make_config(**first.options), first.format)
+        trace = walk(**first.options)
     except ConfigError as err:
-        raise BuildError(f"walkthrough {job.name!r} ({job.lang}): {err}") from None
-    return render(trace, job.format, job.lang)
+        raise BuildError(f"walkthrough {first.name!r} ({first.lang}): {err}") from None
+    return [render(trace if job is first else trace.with_config(lang=job.lang), job.format, job.lang)
+            for job in jobs]
+
+
+def group_jobs(jobs: list[Job]) -> list[list[Job]]:
+    """Consecutive jobs of one walkthrough (same name, format and options but the language)."""
+    groups: list[list[Job]] = []
+    for job in jobs:
+        prev = groups[-1][0] if groups else None
+        if prev and (prev.name, prev.format, _without_lang(prev.options)) == (
+                job.name, job.format, _without_lang(job.options)):
+            groups[-1].append(job)
+        else:
+            groups.append([job])
+    return groups
+
+
+def _without_lang(options: dict) -> dict:
+    return {k: v for k, v in options.items() if k != "lang"}
+
+
+# Incremental builds: a cache file beside the manifest maps each output to the fingerprint of
+# its inputs and the digest of the bytes written. A note is skipped (not even rendered) when
+# both still match; ``--check`` never trusts the cache and compares rendered content.
+CACHE_NAME = ".attnwalk-build.json"
+
+
+def code_digest() -> str:
+    """Digest of what renders a note besides its options: attnwalk's version and sources, the templates."""
+    from . import __version__
+    from .render import templates_dir
+
+    h = hashlib.sha256(__version__.encode())
+    for root, pattern in ((Path(__file__).resolve().parent, "*.py"), (templates_dir(), "*")):
+        for f in sorted(p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts):
+            h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def fingerprint(job: Job, code: str) -> str:
+    """Digest of one note's inputs: its options (config, given weights and tables), format, code."""
+    options = json.dumps(job.options, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(f"{code}\0{job.format}\0{job.lang}\0{options}".encode()).hexdigest()
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _load_cache(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 @dataclass
@@ -149,10 +215,49 @@ class Result:
     unchanged: list[str]
     stale: list[str]
     diffs: list[str]
+    skipped: list[str] = field(default_factory=list)  # unchanged and not even rendered (cache hit)
 
 
-def build(manifest: Path, check: bool = False, progress=None) -> Result:
-    """Render every job; write the changed ones (or, with ``check``, only diff them)."""
+# Fewer walkthroughs to render than this: one process (starting a pool costs more than a few
+# small notes; measured with benchmarks/run.py).
+PARALLEL_MIN_NOTES = 8
+
+
+def _render_groups(groups: list[list[Job]], workers: int):
+    """Rendered texts of each group, in order: over ``workers`` forked processes when > 1."""
+    import multiprocessing as mp
+
+    if workers < 2 or len(groups) < PARALLEL_MIN_NOTES or "fork" not in mp.get_all_start_methods():
+        yield from map(render_group, groups)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    _warm(groups)
+    with ProcessPoolExecutor(min(workers, len(groups)), mp_context=mp.get_context("fork")) as pool:
+        yield from pool.map(render_group, groups)
+
+
+def _warm(groups: list[list[Job]]) -> None:
+    """Import the engine and views and load the templates once, before forking, so that each
+    worker inherits them instead of loading them again."""
+    import importlib
+
+    from . import api  # noqa: F401  (the engine, NumPy)
+    from .render import environment
+
+    for variant, lang in sorted({(j.options.get("variant") or "yolo", j.lang) for g in groups for j in g}):
+        try:
+            importlib.import_module(f".views.{variant}", __package__)
+            environment().get_template(f"{variant}/{lang}.md.j2")
+        except Exception:  # noqa: BLE001 - a bad variant or language is reported by its worker
+            pass
+
+
+def build(manifest: Path, check: bool = False, progress=None, workers: int | None = None) -> Result:
+    """Render every job (notes in parallel over ``workers`` processes, default: the CPUs) and
+    write the changed ones, or with ``check`` only diff them. Results and progress lines come
+    in manifest order, so the output does not depend on ``workers``."""
+    from .engine.blas import worker_count
     from .writefile import write_atomic
 
     jobs = load_manifest(manifest)
@@ -162,34 +267,68 @@ def build(manifest: Path, check: bool = False, progress=None) -> Result:
                 _check_output(job.path)
             except ConfigError as err:
                 raise BuildError(f"walkthrough {job.name!r}: {err}") from None
-    # Validate all, then write: a bad entry anywhere stops the build before any note is written.
-    texts = [render_job(job) for job in jobs]
+    cache_path = Path(manifest).resolve().parent / CACHE_NAME
+    cache = {} if check else _load_cache(cache_path)
+    code = code_digest()
+    prints = {job.shown: fingerprint(job, code) for job in jobs}
     res = Result([], [], [], [])
-    for n, (job, text) in enumerate(zip(jobs, texts), start=1):
-        try:
-            old = job.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            old = None
-        except (OSError, UnicodeDecodeError):
-            old = ""
-        if old == text:
-            res.unchanged.append(job.shown)
-            status = "unchanged"
-        elif check:
-            res.stale.append(job.shown)
-            res.diffs.append("".join(difflib.unified_diff(
-                (old or "").splitlines(keepends=True), text.splitlines(keepends=True),
-                fromfile=f"{job.shown} (committed)" if old is not None else "/dev/null",
-                tofile=f"{job.shown} (attnwalk build)")))
-            status = "stale" if old is not None else "missing"
+    fresh: dict = {}
+    todo = []
+    for group in group_jobs(jobs):
+        hit = all(cache.get(j.shown, {}).get("inputs") == prints[j.shown] and
+                  cache[j.shown].get("output") == _digest(j.path) for j in group)
+        if hit:
+            fresh.update({j.shown: cache[j.shown] for j in group})
         else:
-            try:
-                job.path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(job.path, text, "output")
-            except (OSError, ConfigError) as err:
-                raise BuildError(f"cannot write {job.shown}: {getattr(err, 'strerror', None) or err}") from None
-            res.written.append(job.shown)
-            status = "written"
-        if progress:
-            progress(n, len(jobs), job.shown, status)
+            todo.append(group)
+    # Validate all, then write: every note is rendered before any is written, so a bad entry
+    # anywhere stops the build with nothing written.
+    rendered = iter(list(_render_groups(todo, workers or worker_count())))
+    n = 0
+    for group in group_jobs(jobs):
+        texts = next(rendered) if group in todo else [None] * len(group)
+        for job, text in zip(group, texts):
+            n += 1
+            status = _settle(job, text, check, res, write_atomic)
+            if text is not None and not check:
+                fresh[job.shown] = {"inputs": prints[job.shown],
+                                    "output": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+            if progress:
+                progress(n, len(jobs), job.shown, status)
+    if not check and fresh != cache:
+        try:
+            write_atomic(cache_path, json.dumps(fresh, indent=1, sort_keys=True) + "\n", "output")
+        except (OSError, ConfigError):
+            pass  # the cache only saves time; a read-only folder just rebuilds next time
     return res
+
+
+def _settle(job: Job, text: str | None, check: bool, res: Result, write_atomic) -> str:
+    """Compare one rendered note with the file (write it unless ``check``); its status word."""
+    if text is None:
+        res.unchanged.append(job.shown)
+        res.skipped.append(job.shown)
+        return "unchanged"
+    try:
+        old = job.path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        old = None
+    except (OSError, UnicodeDecodeError):
+        old = ""
+    if old == text:
+        res.unchanged.append(job.shown)
+        return "unchanged"
+    if check:
+        res.stale.append(job.shown)
+        res.diffs.append("".join(difflib.unified_diff(
+            (old or "").splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"{job.shown} (committed)" if old is not None else "/dev/null",
+            tofile=f"{job.shown} (attnwalk build)")))
+        return "stale" if old is not None else "missing"
+    try:
+        job.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(job.path, text, "output")
+    except (OSError, ConfigError) as err:
+        raise BuildError(f"cannot write {job.shown}: {getattr(err, 'strerror', None) or err}") from None
+    res.written.append(job.shown)
+    return "written"

@@ -86,7 +86,7 @@ def render(
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
-    format: Annotated[str, typer.Option("--format", help="md | json")] = "md",
+    format: Annotated[str, typer.Option("--format", help="md | json | npz (binary: -o or a pipe)")] = "md",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
     max_memory: MaxMemory = None,
 ) -> None:
@@ -98,8 +98,10 @@ def render(
     from .render import render as render_doc
     from .writefile import check_target, write_atomic
 
-    if format not in ("md", "json"):
-        fail(f"--format: got {format!r}; allowed: md, json")
+    if format not in ("md", "json", "npz"):
+        fail(f"--format: got {format!r}; allowed: md, json, npz")
+    if format == "npz" and output is None and sys.stdout.isatty():
+        fail("--format: npz is binary and stdout is a terminal; allowed: -o FILE, or a pipe/redirect")
     set_budget(max_memory)
     try:
         if output is not None:
@@ -109,6 +111,17 @@ def render(
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
+    if format in ("json", "npz"):
+        from .render import export
+
+        try:
+            export(trace, format, output)
+        except ConfigError as err:
+            fail(str(err))
+        except OSError as err:
+            where = f"-o: cannot write {output}" if output is not None else "stdout: cannot write"
+            fail(f"{where}: {err.strerror or err}")
+        return
     text = render_doc(trace, format, trace.config["lang"])
     if output is None:
         sys.stdout.write(text)
@@ -276,6 +289,9 @@ def _usage_line(e, cx) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors become one line on stderr, exit 2, no usage dump."""
+    from .engine.blas import narrow_for_startup
+
+    narrow_for_startup()  # before anything imports NumPy
     cx = _click_exceptions()
     command = typer.main.get_command(app)
     try:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .trace import Trace
+if TYPE_CHECKING:  # render.py is imported for templates_dir by a no-op build, which needs no NumPy
+    from .trace import Trace
 
 
 def templates_dir() -> Path:
@@ -60,3 +62,36 @@ def render(trace: Trace, fmt: str, lang: str) -> str:
     if fmt == "json":
         return trace.to_json()
     return render_markdown(trace, lang)
+
+
+EXPORT_FORMATS = ("json", "npz")
+
+
+def export(trace: Trace, fmt: str, output=None) -> None:
+    """Stream the whole trace as JSON or NPZ to ``output`` (atomically) or to stdout.
+
+    Neither is built in memory first: at N = 1600 the JSON is about a gigabyte.
+    """
+    import sys
+
+    from .writefile import write_atomic_with
+
+    binary = fmt == "npz"
+
+    def fill(fh) -> None:
+        if binary:
+            trace.write_npz(fh)
+        else:
+            from .engine.blas import worker_count
+
+            for chunk in trace.json_chunks(workers=worker_count()):
+                fh.write(chunk)
+
+    if output is not None:
+        write_atomic_with(output, fill, binary=binary)
+    elif binary:
+        sys.stdout.flush()
+        fill(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    else:
+        fill(sys.stdout)

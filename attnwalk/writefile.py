@@ -69,6 +69,11 @@ def _clean_stale(path: Path) -> None:
 
 def write_atomic(path: Path | str, text: str, option: str = "-o") -> None:
     """Write ``text`` to ``path`` via a temp file and a rename; ConfigError(option, ...) if it cannot."""
+    write_atomic_with(path, lambda fh: fh.write(text), option=option)
+
+
+def write_atomic_with(path: Path | str, fill, binary: bool = False, option: str = "-o") -> None:
+    """Like ``write_atomic``, for large outputs: ``fill(fh)`` writes into the temp file."""
     path = check_target(path, option)
     if path.is_symlink():  # write through the link, as editors do: the link stays a link
         path = check_target(path.resolve(), option)
@@ -82,10 +87,10 @@ def write_atomic(path: Path | str, text: str, option: str = "-o") -> None:
     try:
         # 0o666 through os.open: the umask applies, exactly as for a file any editor creates
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-            fh.write(text)
+            fill(fh)
         os.replace(tmp, path)
     except OSError as err:
         _unlink(tmp)

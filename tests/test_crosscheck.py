@@ -136,7 +136,7 @@ def test_a_flipped_pe_kernel_in_the_engine_fails_at_pe(monkeypatch):
 def test_attn_instead_of_its_transpose_in_the_engine_fails_at_o(monkeypatch):
     """o = v · attn instead of v · attnᵀ: attn itself is right, the step after it is named."""
     original = yolo_engine.record_softmax
-    monkeypatch.setattr(yolo_engine, "record_softmax", lambda *a: np.swapaxes(original(*a), -2, -1))
+    monkeypatch.setattr(yolo_engine, "record_softmax", lambda *a, **k: np.swapaxes(original(*a, **k), -2, -1))
     result = crosscheck(attnwalk.walk(h=3, w=3, heads=2, seed=42), dtype="float64")
     assert failing(result)[0] == "o" and "attn" not in failing(result)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..config import Config
 from ..trace import Trace
+from .blas import widen_for
 from .softmax import record_softmax
 
 IMAGE = ("batch", "channel", "row", "col")
@@ -17,8 +18,13 @@ HEADS = ("batch", "head")
 
 
 def conv1x1(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """1x1 convolution: out[:, o] = sum_c w[o, c] * x[:, c] + b[o]."""
-    return np.einsum("oc,bchw->bohw", w[:, :, 0, 0], x) + b[None, :, None, None]
+    """1x1 convolution: out[:, o] = sum_c w[o, c] * x[:, c] + b[o], as one BLAS matmul per image."""
+    B, C, H, W = x.shape
+    out = np.empty((B, w.shape[0], H, W))
+    flat = out.reshape(B, w.shape[0], H * W)  # a view: matmul writes straight into ``out``
+    np.matmul(w[:, :, 0, 0], x.reshape(B, C, H * W), out=flat)
+    flat += b[None, :, None]
+    return out
 
 
 def depthwise3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -37,6 +43,7 @@ def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace
     B, C, H, W = x.shape
     N, heads, key_dim, head_dim = H * W, cfg.heads, d["key_dim"], d["head_dim"]
     t = Trace(config=cfg.to_dict(), derived=dict(d))
+    widen_for(2.0 * B * N * (N * heads * (key_dim + head_dim) + C * (d["qkv_channels"] + C)))
 
     x = t.record("x", x, IMAGE, "input")
     for name in ("w_qkv", "b_qkv", "w_proj", "b_proj", "w_pe", "b_pe"):
@@ -51,10 +58,11 @@ def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace
     v = t.record("v", per_head[:, :, 2 * key_dim :], HEADS + ("head_dim", "pos"), "split")
 
     scores = t.record("scores", np.swapaxes(q, -2, -1) @ k, HEADS + ("query", "key"), "qt_k")
-    scaled = t.record("scores_scaled", scores * d["scale"], HEADS + ("query", "key"), "scale")
-    attn = record_softmax(t, scaled, HEADS + ("query",))
+    attn = record_softmax(t, scores, HEADS + ("query",), scale=d["scale"])
 
-    o = t.record("o", (v @ np.swapaxes(attn, -2, -1)).reshape(B, C, H, W), IMAGE, "v_attn_t")
+    o = np.empty((B, C, H, W))
+    np.matmul(v, np.swapaxes(attn, -2, -1), out=o.reshape(B, heads, head_dim, N))
+    o = t.record("o", o, IMAGE, "v_attn_t")
     pe_input = v.reshape(B, C, H, W) if cfg.pe_on == "v" else o
     pe = t.record("pe", depthwise3x3(pe_input, t["w_pe"], t["b_pe"]), IMAGE, f"pe_on_{cfg.pe_on}")
     o_pe = t.record("o_pe", o + pe, IMAGE, "add")

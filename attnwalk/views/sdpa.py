@@ -241,7 +241,7 @@ def closed_form_part(trace: Trace) -> dict | None:
     q_ids, k_ids, _, _ = token_labels(cfg, n, m)
     heads = cfg["heads"]
     listed = n * m * heads <= MAX_CLOSED_FORMS
-    cf = closed_forms(trace, rows=None if listed else 1)
+    cf = trace.memoized(("closed_forms", listed), lambda: closed_forms(trace, rows=None if listed else 1))
     alphas, outs = [], []
     for h in range(heads):
         for i in range(n):

@@ -1,0 +1,213 @@
+"""attnwalk's speed goals, each as a ratio against a baseline measured in the same run.
+
+Run by hand from the repository root (never in CI; timings are not tests):
+
+    python benchmarks/run.py [--threads 2] [--repeat 5] [--skip engine,export,render,check,build]
+
+1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
+            N = 1600 (dim 256, 4 heads, 40x40, YOLO11 scale) and N = 4096 (64x64)   target <= 1.0
+2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
+            (`--format npz` printed beside it, as information)
+3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
+4. check    numbers verified per second on a note with 16x16 matrices                 info (>= 100k/s)
+5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
+            full build of 16 walkthroughs x 2 languages, all CPUs vs one process      info
+Engine, render and build compare medians of interleaved runs, so machine load hits both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ATTNWALK = [sys.executable, "-m", "attnwalk"]
+ROWS: list[tuple[str, str, str, str]] = []
+
+
+def report(name: str, value: str, ratio: float | None, target: str, ok: bool | None) -> None:
+    verdict = "" if ok is None else ("ok" if ok else "MISSED")
+    line = (name, value, "" if ratio is None else f"{ratio:.2f}", f"{target} {verdict}".strip())
+    ROWS.append(line)
+    print(f"{line[0]:<44} {line[1]:>22} {line[2]:>7}  {line[3]}", flush=True)
+
+
+def interleaved(fns: list, repeat: int) -> list[float]:
+    """Median seconds of each function, the functions run in turn ``repeat`` times."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            times[i].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
+
+
+def run_cmd(cmd: list[str], env: dict | None = None) -> None:
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env, cwd=REPO)
+
+
+# 1. engine -------------------------------------------------------------------------------------
+
+def bench_engine(threads: int, repeat: int) -> None:
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        report("engine vs torch f64", "skipped: no torch", None, "<= 1.0", None)
+        return
+    from attnwalk.config import make_config
+    from attnwalk.engine import blas, yolo
+    from attnwalk.inputs import draw
+
+    torch.set_num_threads(threads)
+    os.environ["ATTNWALK_THREADS"] = str(threads)
+    setter = blas._openblas_setter()
+    if setter is not None:
+        setter(threads)
+    for side in (40, 64):
+        cfg = make_config(variant="yolo", h=side, w=side, dim=256, heads=4, input="normal", seed=0)
+        weights, x = draw(cfg)
+        d = cfg.derived
+        tw = {k: torch.from_numpy(v) for k, v in weights.items()}
+        tx = torch.from_numpy(x)
+
+        def torch_forward(tw=tw, tx=tx, d=d):
+            with torch.no_grad():
+                B, C, H, W = tx.shape
+                qkv = F.conv2d(tx, tw["w_qkv"], tw["b_qkv"])
+                q, k, v = qkv.view(B, 4, -1, H * W).split([d["key_dim"], d["key_dim"], d["head_dim"]], dim=2)
+                attn = ((q.transpose(-2, -1) @ k) * d["scale"]).softmax(dim=-1)
+                o = (v @ attn.transpose(-2, -1)).view(B, C, H, W)
+                o = o + F.conv2d(v.reshape(B, C, H, W), tw["w_pe"], tw["b_pe"], padding=1, groups=C)
+                return F.conv2d(o, tw["w_proj"], tw["b_proj"])
+
+        def engine(cfg=cfg, weights=weights, x=x):
+            yolo.forward(cfg, weights, x)
+
+        engine(), torch_forward()  # warm up (page faults, thread pools)
+        t_engine, t_torch = interleaved([engine, torch_forward], repeat)
+        ratio = t_engine / t_torch
+        report(f"engine N={side * side} (dim 256, 4 heads, {threads} thr)",
+               f"{t_engine * 1e3:.0f} ms vs {t_torch * 1e3:.0f} ms", ratio, "<= 1.0", ratio <= 1.0)
+
+
+# 2. export -------------------------------------------------------------------------------------
+
+def bench_export() -> None:
+    opts = ["render", "--h", "40", "--w", "40", "--dim", "256", "--heads", "4", "--input", "normal"]
+    with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
+        for fmt, target in (("json", 10.0), ("npz", None)):
+            out = Path(tmp) / f"trace.{fmt}"
+            start = time.perf_counter()
+            run_cmd(ATTNWALK + opts + ["--format", fmt, "-o", str(out)])
+            secs = time.perf_counter() - start
+            size = out.stat().st_size / 1e6
+            report(f"render --format {fmt} N=1600", f"{secs:.1f} s, {size:.0f} MB", None,
+                   f"<= {target:.0f} s" if target else "info", secs <= target if target else None)
+            out.unlink()
+
+
+# 3. render start-up ----------------------------------------------------------------------------
+
+def bench_render(repeat: int) -> float:
+    render = ATTNWALK + ["render", "--h", "3", "--w", "3", "--heads", "2", "--seed", "42"]
+    base = [sys.executable, "-c", "import numpy, jinja2"]
+    run_cmd(render)  # warm the template cache
+    t_base, t_render = interleaved([lambda: run_cmd(base), lambda: run_cmd(render)], repeat * 3)
+    ratio = t_render / t_base
+    report("render 3x3 vs import numpy, jinja2", f"{t_render * 1e3:.0f} ms vs {t_base * 1e3:.0f} ms", ratio,
+           "<= 1.3", ratio <= 1.3)
+    return t_render
+
+
+# 4. check --------------------------------------------------------------------------------------
+
+def bench_check() -> None:
+    import io
+    from contextlib import redirect_stdout
+
+    from attnwalk.cli import main
+
+    with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
+        note = Path(tmp) / "note.md"
+        main(["render", "--h", "4", "--w", "4", "--dim", "8", "--heads", "2", "--input", "normal",
+              "-o", str(note)])
+        buf = io.StringIO()
+        start = time.perf_counter()
+        with redirect_stdout(buf):
+            main(["check", str(note)])
+        secs = time.perf_counter() - start
+    summary = buf.getvalue().strip().splitlines()[-1]
+    verified = int(summary.split(": ")[-1].split()[0])
+    report("check, note with 16x16 matrices", f"{verified / secs:,.0f} numbers/s", None, "info (>= 100k/s)", None)
+
+
+# 5. build --------------------------------------------------------------------------------------
+
+def bench_build(repeat: int, t_render: float) -> None:
+    from attnwalk.build import CACHE_NAME, build
+
+    with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
+        course = Path(tmp) / "examples"
+        shutil.copytree(REPO / "examples", course, ignore=shutil.ignore_patterns(CACHE_NAME))
+        manifest = course / "course.toml"
+
+        big = Path(tmp) / "big"
+        big.mkdir()
+        (big / "course.toml").write_text("".join(
+            f'[[walkthrough]]\nname = "n{i}"\noptions = {{ h = 6, w = 6, dim = 8, heads = 2, seed = {i} }}\n'
+            f'langs = ["vi", "en"]\noutput = "notes/{{name}}.{{lang}}.md"\n\n' for i in range(16)), encoding="utf-8")
+
+        def full(workers):
+            def go():
+                shutil.rmtree(big / "notes", ignore_errors=True)
+                (big / CACHE_NAME).unlink(missing_ok=True)
+                build(big / "course.toml", workers=workers)
+            return go
+
+        full(None)()
+        t_serial, t_parallel = interleaved([full(1), full(None)], max(3, repeat // 2))
+        report("build 16 walkthroughs x 2 langs, CPUs vs 1", f"{t_parallel * 1e3:.0f} ms vs {t_serial * 1e3:.0f} ms",
+               t_parallel / t_serial, "info", None)
+        noop_cmd = ATTNWALK + ["build", str(manifest)]
+        quiet = [lambda: subprocess.run(noop_cmd, capture_output=True, check=True)]
+        interleaved(quiet, 1)
+        (t_noop,) = interleaved(quiet, repeat)
+        ratio = t_noop / t_render
+        report("no-op rebuild vs one render start-up", f"{t_noop * 1e3:.0f} ms vs {t_render * 1e3:.0f} ms", ratio,
+               "<= 1.5", ratio <= 1.5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threads", type=int, default=2, help="threads for the engine and torch [2]")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per median [5]")
+    parser.add_argument("--skip", default="", help="comma-separated: engine,export,render,check,build")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    print(f"attnwalk benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"{'benchmark':<44} {'measured':>22} {'ratio':>7}  target")
+    t_render = None
+    if "render" not in skip or "build" not in skip:
+        t_render = bench_render(args.repeat)
+    if "engine" not in skip:
+        bench_engine(args.threads, args.repeat)
+    if "export" not in skip:
+        bench_export()
+    if "check" not in skip:
+        bench_check()
+    if "build" not in skip:
+        bench_build(args.repeat, t_render)
+
+
+if __name__ == "__main__":
+    main()
