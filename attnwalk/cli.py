@@ -86,6 +86,9 @@ def render(
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
+    if format == "md" and trace.config.get("source") == "scores":
+        fail("--source: got 'scores' (given scores: for check and --format json); "
+             "allowed for Markdown: direct, columns, project")
     text = render_doc(trace, format, trace.config["lang"])
     if output is None:
         sys.stdout.write(text)
