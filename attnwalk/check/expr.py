@@ -587,7 +587,7 @@ def evaluate(node: Node, env: dict, interval: bool):
             return _broadcast(lambda x, y: M.floor(x / y), a, b)
         if op == "^":
             _bounded(b)
-            _bounded(a, 10.0**MAX_EXPONENT)
+            _bounded(a, 1e300)
             return _broadcast(lambda x, y: x**y, a, b)
     raise NotEvaluable(node.kind)
 
