@@ -33,6 +33,7 @@ class Report:
     path: str
     recs: list[NumRec] = field(default_factory=list)
     notes: list[tuple[int, str]] = field(default_factory=list)  # remarks that never fail a check
+    diff: str | None = None  # check --diff / --fix: the unified diff of the fixes
 
     def note_lines(self) -> list[str]:
         return [f"{self.path}:{line}: note: {text}" for line, text in self.notes]
@@ -144,7 +145,9 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>") -> 
     return Report(path, recs, checker.notes)
 
 
-def check_file(path: str | Path, options: dict | None = None) -> Report:
+def check_file(path: str | Path, options: dict | None = None, fix: str | None = None) -> Report:
+    """Check the note at ``path``. ``fix``: None (read only), "diff" (the fixes as a diff, nothing
+    written) or "write" (the fixed note replaces the file atomically; the report is of the fixed note)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -152,4 +155,20 @@ def check_file(path: str | Path, options: dict | None = None) -> Report:
         raise CheckError(f"{path}: cannot read: {err.strerror or err}") from None
     except UnicodeDecodeError:
         raise CheckError(f"{path}: not UTF-8 text") from None
-    return check_text(text, options, str(path))
+    if fix is None:
+        return check_text(text, options, str(path))
+    import difflib
+
+    from ..writefile import write_atomic
+    from .fix import fixed_text
+
+    fixed = fixed_text(text, lambda t: check_text(t, options, str(path)))
+    diff = "".join(difflib.unified_diff(text.splitlines(True), fixed.splitlines(True), f"a/{path}", f"b/{path}"))
+    if fix == "write" and fixed != text:
+        try:
+            write_atomic(p, fixed)
+        except OSError as err:
+            raise CheckError(f"{path}: cannot write: {err.strerror or err}") from None
+    report = check_text(fixed if fix == "write" else text, options, str(path))
+    report.diff = diff
+    return report
