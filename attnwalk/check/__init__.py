@@ -8,6 +8,7 @@ number is reported as ``FILE:LINE: label: published X, expected Y``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -142,7 +143,56 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>") -> 
     segs = segments(body)
     checker = Checker(TraceView(trace, strict), symbols(trace))
     recs = checker.run(segs)
+    recs = _merge_human(body, trace, recs)
     return Report(path, recs, checker.notes)
+
+
+def _mag(text: str) -> str:
+    return text.lstrip("-−–").rstrip("%…").removesuffix("...")
+
+
+def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
+    """Add the hand-written forms' verdicts (``human.find``) to numbers nothing else understood, and
+    count every other number of the note (integers too) as not understood."""
+    from . import human
+
+    try:
+        hits = human.find(body, trace)
+    except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
+        hits = {}
+    slots: dict[tuple[int, str], list[NumRec]] = {}
+    for r in recs:
+        slots.setdefault((r.line, _mag(r.text)), []).append(r)
+    seen: dict[tuple[int, str], int] = {}
+    out = list(recs)
+    line, last = 1, 0
+    from .source import SKIP_FENCES
+
+    code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n.*?^(?:>[ \t]?)*```", body,
+                                          re.S | re.M)
+            if m.group(1).lower() in SKIP_FENCES]  # program code: counted only where a matrix was read
+    for pos, text in human.numbers(body):
+        line += body.count("\n", last, pos)
+        last = pos
+        if pos not in hits and any(a <= pos < b for a, b in code):
+            continue
+        key = (line, _mag(text))
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        have = slots.get(key, [])
+        hit = hits.get(pos)
+        if k < len(have):
+            rec = have[k]
+            if hit is not None and rec.status == "unknown":
+                rec.checks.append((hit.ok, hit.label, hit.expected))
+                rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+            continue
+        rec = NumRec(line, text.replace("−", "-").replace("–", "-"))
+        if hit is not None:
+            rec.checks.append((hit.ok, hit.label, hit.expected))
+            rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+        out.append(rec)
+    return sorted(out, key=lambda r: r.line)
 
 
 def check_file(path: str | Path, options: dict | None = None, fix: str | None = None) -> Report:
