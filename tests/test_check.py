@@ -284,7 +284,8 @@ def _scenario(name: str, **extra) -> dict:
 def test_sequence_notes_check_clean_and_mutations_are_caught(name, lang):
     text = note(**_scenario(name, lang=lang))
     r = check_text(text)
-    assert r.failure_lines() == [] and [u for u in r.unknown if "." in u.text] == [], [(u.line, u.text) for u in r.unknown]
+    assert r.failure_lines() == [] and [u for u in r.unknown if "." in u.text] == [], \
+        [(u.line, u.text) for u in r.unknown]
     # every checked matrix/list number: its last digit changed is reported on its line
     lines = text.split("\n")
     by_line: dict[int, list[str]] = {}

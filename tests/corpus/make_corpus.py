@@ -236,7 +236,8 @@ $$
 
     def named_grid(a, d, plant=()):
         return "\n".join(f"{vi_names[i]:<4} " + "  ".join(bad(v, d) if (i, j) in plant else f(v, d)
-                                                         for j, v in enumerate(row)) for i, row in enumerate(a.tolist()))
+                                                         for j, v in enumerate(row))
+                         for i, row in enumerate(a.tolist()))
     write("vi_named_grid", f"""# Ví dụ "Tôi đi học"
 
 Điểm attention (QK^T):
@@ -351,6 +352,10 @@ The output `out = attn @ v`:
 """, 'variant = "sdpa"\nsource = "direct"\nheads = 1\nq = [[1, 0], [0, 1], [1, 1]]\nk = [[1, 2], [0, 1], [1, 0]]\n'
          'v = [[1, 0], [2, 1], [0, 3]]\n')
 
+    def commented(a_, plant):
+        return "\n".join("    [" + ", ".join(bad(vv, 4) if (i, j) in plant else f(vv, 4) for j, vv in enumerate(row))
+                         + f"],  # {vi_names[i]}" for i, row in enumerate(a_.tolist()))
+
     # 11. Vietnamese: Python-list weights in a python block with per-row comments, label before the block
     write("vi_python_comments", f"""# Tính attention bằng tay
 
@@ -358,7 +363,7 @@ Trọng số chú ý (mỗi hàng là một từ):
 
 ```python
 A = [
-{chr(10).join('    [' + ', '.join(bad(vv, 4) if (i, j) in {(0, 1)} else f(vv, 4) for j, vv in enumerate(row)) + f'],  # {vi_names[i]}' for i, row in enumerate(r['a'].tolist()))}
+{commented(r['a'], {(0, 1)})}
 ]
 ```
 
@@ -366,7 +371,7 @@ A = [
 
 ```python
 Z = [
-{chr(10).join('    [' + ', '.join(bad(vv, 4) if (i, j) in {(2, 2)} else f(vv, 4) for j, vv in enumerate(row)) + f'],  # {vi_names[i]}' for i, row in enumerate(r['o'].tolist()))}
+{commented(r['o'], {(2, 2)})}
 ]
 ```
 """, PROJECT)
