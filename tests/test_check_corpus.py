@@ -44,3 +44,18 @@ def test_at_least_90_percent_of_planted_errors_found():
         missed += [(note.stem, *m) for m in sorted(p - f)]
     assert planted >= 30
     assert found >= 0.9 * planted, missed
+
+
+@pytest.mark.parametrize("note", NOTES, ids=lambda p: p.stem)
+def test_fix_repairs_every_corpus_note(note, tmp_path):
+    import re
+    import shutil
+
+    copy = tmp_path / note.name
+    shutil.copy(note, copy)
+    opts = load_scenario(note.with_suffix(".toml"))
+    check_file(copy, opts, fix="write")
+    before, after = note.read_text(encoding="utf-8"), copy.read_text(encoding="utf-8")
+    assert check_file(copy, opts).wrong == []
+    num = re.compile(r"[-−]?\d+(?:\.\d+)?")
+    assert [num.sub("#", x) for x in before.split("\n")] == [num.sub("#", x) for x in after.split("\n")]

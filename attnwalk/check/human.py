@@ -124,7 +124,7 @@ def _fix_text(text: str, expected: float) -> str:
     mant = text.rstrip("%").lower()
     if "e" in mant:
         return None
-    return s + ("%" if pct else "")
+    return s  # the number's digits only: a "%" after it stays in place
 
 
 # ---------------------------------------------------------------- finding matrices
@@ -358,7 +358,10 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str) -> list[Hi
     for c, e, ok in zip(cells, flat, oks):
         line = text.count("\n", 0, c.start) + 1
         dec = max(_value(c.text)[1], 0)
-        shown = fmt(float(e), dec) if np.isfinite(e) else str(e)
+        if c.text.endswith("%") and np.isfinite(e):
+            shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
+        else:
+            shown = fmt(float(e), dec) if np.isfinite(e) else str(e)
         out.append(Hit(line, c.text.replace("−", "-").replace("–", "-"), ok, label, shown,
                        None if ok else _fix_text(c.text, float(e))))
     return out
