@@ -111,6 +111,9 @@ def render(
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
+    if format == "md" and trace.config.get("source") == "scores":
+        fail("--source: got 'scores' (given scores: for check and --format json); "
+             "allowed for Markdown: direct, columns, project")
     if format in ("json", "npz"):
         from .render import export
 
@@ -180,39 +183,54 @@ def check(
     skip_no_config: Annotated[bool, typer.Option("--skip-no-config",
                                                  help="skip notes without a config (pre-commit)")] = False,
     max_memory: MaxMemory = None,
+    fix: Annotated[bool, typer.Option("--fix", help="rewrite each wrong number in place (atomically)")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="print the --fix changes as a unified diff; write nothing")]
+    = False,
+    format: Annotated[str, typer.Option("--format", help="text | json | github [text]")] = "text",
 ) -> None:
-    """Check every number of published notes against the recomputed trace; exit 1 if any is wrong."""
+    """Check every number of published notes against the recomputed trace; exit 1 if any is wrong.
+
+    Every file is checked even when one cannot be (unreadable, no config, bad config): that one
+    gets an error line, and the exit status is the worst: 2 (a file could not be checked),
+    1 (a wrong number), 0.
+    """
     args = dict(locals())  # the scenario options, before any other local exists
     from .check import CheckError, NoConfig, check_file
+    from .check.report import emit_error, emit_report, finish
 
     set_budget(max_memory)
+    if format not in ("text", "json", "github"):
+        fail(f"--format: got {format!r}; allowed: text, json, github")
+    if fix and diff:
+        fail("--fix: given with --diff; allowed: one of --fix (write), --diff (show)")
     try:
         opts = scenario_from(args)
     except ConfigError as err:
         fail(str(err))
-    wrong = 0
+    status, results = 0, []
     for path in files:
         try:
-            report = check_file(path, opts)
+            report = check_file(path, opts, fix="write" if fix else "diff" if diff else None)
         except NoConfig:
             if skip_no_config:
-                typer.echo(f"{path}: skipped (no config)")
+                if format == "text":
+                    typer.echo(f"{path}: skipped (no config)")
                 continue
-            fail(f"{path}: no config: the note has no front matter config; allowed: a front matter config, "
-                 "--scenario or render options")
+            status = max(status, 2)
+            emit_error(format, path, "no config: the note has no front matter config; allowed: a front matter "
+                                     "config, --scenario or render options", results)
+            continue
         except CheckError as err:
-            fail(f"{path}: {err}" if not str(err).startswith(str(path)) else str(err))
-        for line in report.failure_lines():
-            typer.echo(line)
-        for line in report.note_lines():
-            typer.echo(line)
-        if show_unknown:
-            for r in report.unknown:
-                typer.echo(f"{path}:{r.line}: not understood: {r.text}")
-        typer.echo(report.summary())
-        wrong += len(report.wrong)
-    if wrong:
-        raise typer.Exit(1)
+            status = max(status, 2)
+            msg = str(err)
+            emit_error(format, path, msg[len(str(path)) + 2:] if msg.startswith(f"{path}: ") else msg, results)
+            continue
+        emit_report(format, report, show_unknown, results)
+        if report.wrong:
+            status = max(status, 1)
+    finish(format, results)
+    if status:
+        raise typer.Exit(status)
 
 
 @app.command()

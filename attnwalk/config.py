@@ -67,6 +67,9 @@ class Config:
     q_cols: tuple | None = None
     k_cols: tuple | None = None
     v_cols: tuple | None = None
+    scale: str | float = "sqrt_dk"  # sdpa/mha: "sqrt_dk" (1/sqrt(d_k)), "none" (1) or the multiplier itself
+    weight_layout: str = "out_in"  # sdpa project: given w_q/w_k/w_v as nn.Linear (out, in) or as X @ W (in, out)
+    scores: tuple | None = None  # sdpa source "scores": the given scores (before scaling), N x M
     derived: dict = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict:
@@ -83,6 +86,8 @@ class Config:
             value = getattr(self, f.name)
             if f.name in OPTIONAL_FIELDS and value is None:
                 continue
+            if (f.name, value) in DEFAULT_OMITTED:
+                continue  # keys added later: left out at their default, so older notes keep their bytes
             out[f.name] = _plain(value)
         return out
 
@@ -95,7 +100,7 @@ def _plain(value):
 
 
 COMMON = ("variant", "dim", "heads", "batch", "seed", "input", "init_std", "rng", "lang", "decimals")
-TABLES = ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v")
+TABLES = ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v", "scores")
 COLUMNS = ("q_cols", "k_cols", "v_cols")
 OPTIONAL_FIELDS = ("kv_tokens", "labels", "kv_labels") + TABLES + COLUMNS
 # Which options each variant takes. An option of another variant given explicitly is an
@@ -104,10 +109,12 @@ OPTIONS_OF = {
     "yolo": ("variant", "h", "w", "dim", "heads", "attn_ratio", "batch", "seed", "input", "init_std", "rng",
              "pe_on", "lang", "decimals"),
     "sdpa": COMMON + ("tokens", "kv_tokens", "mask", "mask_fill", "source", "labels", "kv_labels") + TABLES
-    + COLUMNS,
-    "mha": COMMON + ("tokens", "mask", "mask_fill", "bias", "labels", "x"),
+    + COLUMNS + ("scale", "weight_layout"),
+    "mha": COMMON + ("tokens", "mask", "mask_fill", "bias", "labels", "x", "scale"),
 }
-SOURCES = ("direct", "columns", "project")
+SOURCES = ("direct", "columns", "project", "scores")
+WEIGHT_LAYOUTS = ("out_in", "in_out")
+DEFAULT_OMITTED = {("scale", "sqrt_dk"), ("weight_layout", "out_in")}
 MASK_FILLS = ("-inf", "-1e9", "-10000")
 MASK_FILL_VALUES = {"-inf": float("-inf"), "-1e9": -1e9, "-10000": -10000.0}
 # Closed forms (exact mode) up to this many attention weights; past it, decimals only.
@@ -332,6 +339,28 @@ def _mask_fill(value) -> str:
     raise ConfigError("--mask-fill", f"got {value!r}; allowed: {', '.join(MASK_FILLS)}")
 
 
+def _scale(value) -> str | float:
+    """``scale``: "sqrt_dk", "none" or a finite number > 0 (the multiplier, as PyTorch's ``scale=``)."""
+    if value in ("sqrt_dk", "none"):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        v = float(value)
+        if np.isfinite(v) and v > 0:
+            return value
+    raise ConfigError("--scale", f"got {value!r}; allowed: sqrt_dk, none, a finite number > 0")
+
+
+def _scale_value(scale, d_k: int | None) -> float:
+    """The multiplier of the scores for a validated ``scale``."""
+    if scale == "sqrt_dk":
+        return d_k**-0.5
+    return 1.0 if scale == "none" else float(scale)
+
+
+def _transposed(table):
+    return tuple(tuple(row[c] for row in table) for c in range(len(table[0])))
+
+
 def _width(table) -> int:
     return len(table[0])
 
@@ -346,10 +375,21 @@ def _sequence_config(options: dict) -> Config:
     for name in ("labels", "kv_labels", "q_cols", "k_cols", "v_cols"):
         if name in options and isinstance(options[name], list):
             options[name] = tuple(options[name])
+    if options.get("source") == "scores":
+        options.setdefault("heads", 1)  # one head: the table is its scores
+        options.setdefault("scale", "none")  # given scores: softmax(scores) unless the note scales them
+    given_w = {}
+    if options.get("weight_layout") == "in_out":  # X @ W: validate (and draw) in nn.Linear layout
+        for key in ("w_q", "w_k", "w_v"):
+            if options.get(key) is not None:
+                given_w[key] = options[key]
+                options[key] = _transposed(options[key])
     cfg = Config(**options)
     _choice("--input", cfg.input, INPUTS)
     _choice("--rng", cfg.rng, RNGS)
     _choice("--lang", cfg.lang, LANGS)
+    _choice("--weight-layout", cfg.weight_layout, WEIGHT_LAYOUTS)
+    scale = _scale(cfg.scale)
     _int_range("--batch", cfg.batch, 1, MAX_BATCH)
     _int_range("--seed", cfg.seed, 0, 2**64 - 1)
     _int_range("--decimals", cfg.decimals, 1, MAX_DECIMALS)
@@ -362,14 +402,17 @@ def _sequence_config(options: dict) -> Config:
     if variant == "sdpa":
         _choice("--source", cfg.source, SOURCES)
         allowed_tables = {"direct": ("q", "k", "v"), "columns": ("x", "x_kv"),
-                          "project": ("x", "x_kv", "w_q", "w_k", "w_v")}[source]
+                          "project": ("x", "x_kv", "w_q", "w_k", "w_v"), "scores": ("scores", "v")}[source]
         for key in TABLES + COLUMNS:
             if getattr(cfg, key) is not None and key not in allowed_tables + (COLUMNS if source == "columns" else ()):
                 owners = [s for s in SOURCES if key in {"direct": ("q", "k", "v"), "columns": ("x", "x_kv") + COLUMNS,
-                                                        "project": ("x", "x_kv", "w_q", "w_k", "w_v")}[s]]
+                                                        "project": ("x", "x_kv", "w_q", "w_k", "w_v"),
+                                                        "scores": ("scores", "v")}[s]]
                 raise ConfigError("--scenario", f"{key} applies to source = {' | '.join(owners)} only, "
                                                 f"not {source}")
 
+    if source == "scores":
+        return _scores_config(cfg, options, scale)
     # Query tokens N: from the query-side table, else --tokens.
     q_side = cfg.q if source == "direct" else cfg.x
     n = _rows_or("tokens", options, q_side, "q" if source == "direct" else "x")
@@ -478,13 +521,47 @@ def _sequence_config(options: dict) -> Config:
     cross = m != n or (variant == "sdpa" and source != "direct" and cfg.x_kv is not None)
     cfg = dataclasses.replace(
         cfg, tokens=n, kv_tokens=m if variant == "sdpa" else None, dim=dim, mask=mask, mask_fill=mask_fill,
-        source=source if variant == "sdpa" else "direct", init_std=init_std,
-        **({k: cols[k] for k in COLUMNS} if cols else {}))
+        source=source if variant == "sdpa" else "direct", init_std=init_std, scale=scale,
+        **({k: cols[k] for k in COLUMNS} if cols else {}), **given_w)
     derived = {
         "n": n, "m": m, "d_model": dim, "qk_width": qk_width, "v_width": v_width, "d_k": d_k, "d_v": d_v,
-        "head_dim": d_k, "scale": d_k**-0.5, "exact": exact,
+        "head_dim": d_k, "scale": _scale_value(scale, d_k), "exact": exact,
         "cross": cross,
     }
+    object.__setattr__(cfg, "derived", derived)
+    return cfg
+
+
+def _scores_config(cfg: Config, options: dict, scale) -> Config:
+    """sdpa ``source = "scores"``: the scores table (N x M, before scaling) and optionally v (M rows)."""
+    if cfg.scores is None:
+        raise ConfigError("--scenario", "scores: needed with source = scores; allowed: a table, one row per query")
+    n, m = len(cfg.scores), _width(cfg.scores)
+    for option, value in (("tokens", n), ("kv_tokens", m)):
+        given = options.get(option)
+        if given is not None and given != value:
+            raise ConfigError(_flag(option), f"got {given} but table scores gives {value}; allowed: {value}")
+    if cfg.heads != 1:
+        raise ConfigError("--heads", f"got {cfg.heads}; allowed: 1 (source = scores gives one head's scores)")
+    if cfg.v is not None and len(cfg.v) != m:
+        raise ConfigError("--scenario", f"v: {len(cfg.v)} rows; allowed: {m} (the columns of scores)")
+    if scale == "sqrt_dk" and "dim" not in options:
+        raise ConfigError("--scale", "got 'sqrt_dk' but source = scores has no d_k; allowed: none, a number, "
+                                     "or sqrt_dk with dim = d_k")
+    d_k = options.get("dim")
+    if d_k is not None:
+        _int_range("--dim", d_k, 1, MAX_DIM)
+    d_v = _width(cfg.v) if cfg.v is not None else 0
+    mask = _mask(cfg.mask, m)
+    mask_fill = _mask_fill(cfg.mask_fill)
+    if cfg.labels is not None:
+        _labels("labels", cfg.labels, n)
+    if cfg.kv_labels is not None:
+        _labels("kv_labels", cfg.kv_labels, m)
+    cfg = dataclasses.replace(cfg, tokens=n, kv_tokens=m, dim=d_k or cfg.dim, mask=mask, mask_fill=mask_fill,
+                              scale=scale)
+    derived = {"n": n, "m": m, "d_model": d_v, "qk_width": d_k or 0, "v_width": d_v, "d_k": d_k or 0, "d_v": d_v,
+               "head_dim": d_k or 0, "scale": _scale_value(scale, d_k), "exact": False, "cross": m != n}
     object.__setattr__(cfg, "derived", derived)
     return cfg
 

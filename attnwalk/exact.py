@@ -111,7 +111,8 @@ def closed_forms(trace: Trace, rows: int | None = None) -> ClosedForms:
     n, m = len(q), len(k)
     keep = keep_mask(cfg.get("mask", "none"), n, m)
     fill = {"-inf": None, "-1e9": sp.Integer(-(10**9)), "-10000": sp.Integer(-10000)}[cfg.get("mask_fill", "-inf")]
-    scale = 1 / sp.sqrt(d_k)
+    scale = 1 / sp.sqrt(d_k) if cfg.get("scale", "sqrt_dk") == "sqrt_dk" else \
+        sp.Integer(1) if cfg["scale"] == "none" else sp.Rational(str(cfg["scale"]))
     R = lambda f: sp.Rational(f.numerator, f.denominator)  # noqa: E731
     out = ClosedForms([], [], [], [])
     for h in range(heads):

@@ -123,3 +123,37 @@ def check_patterns() -> list[tuple[str, re.Pattern, int]]:
 
 
 _CHECK_PATTERNS: list | None = None
+
+
+# Words people use for each tensor in hand-written notes (en, vi, zh, LaTeX forms), read by
+# ``check.human``. Order matters: the first tensor whose phrase occurs in a label wins, so the
+# specific phrases ("scaled scores", "attention weights") come before the general ones ("scores").
+# Phrases are matched case-insensitively on the label text with LaTeX flattened (``\text{}`` dropped,
+# spaces removed around ``_``/``^``); a phrase in ``|...|`` is matched as a whole word.
+WORDS: dict[str, tuple[str, ...]] = {
+    "scores_masked": ("masked scores", "masked score", "điểm sau mask", "điểm đã che", "掩码后的分数", "掩码分数",
+                      "after masking", "sau khi che", "sau mask"),
+    "scores_scaled": ("scaled scores", "scaled score", "scaled attention scores", "qk^t/√", "qk^t)/√", "qk^t)/(√",
+                      "/√d_k", "/ √d_k", "/sqrt(d_k)", "/ sqrt(d_k)", "/np.sqrt(d_k)", "/ np.sqrt(d_k)", "scaled",
+                      "điểm đã chia", "điểm sau khi chia", "điểm chuẩn hóa", "chia cho √", "缩放后的分数", "缩放后",
+                      "缩放分数", "除以√", "除以根号"),
+    "attn": ("attention weights", "attention weight", "attention matrix", "attention probabilities",
+             "attention distribution", "softmax(", "softmax", "weights", "probabilities", "probs", "|attn|",
+             "trọng số chú ý", "trọng số attention", "trọng số", "ma trận attention", "xác suất",
+             "注意力权重", "权重", "注意力分布", "概率", "|α|"),
+    "scores": ("attention scores", "attention score", "raw scores", "scores", "score", "qk^t", "q·k^t", "q k^t",
+               "q @ k.t", "q@k.t", "dot products", "dot product", "logits", "điểm attention", "điểm chú ý",
+               "điểm số", "|điểm|", "注意力分数", "注意力得分", "分数", "得分", "相似度"),
+    "out": ("context vectors", "context vector", "context", "output", "outputs", "|z|", "|out|", "attention output",
+            "kết quả", "đầu ra", "vector ngữ cảnh", "输出", "上下文向量", "结果"),
+    "w_q": ("w_q", "w^q", "wq", "w_query", "query weights", "trọng số query", "查询权重"),
+    "w_k": ("w_k", "w^k", "wk", "w_key", "key weights", "trọng số key", "键权重"),
+    "w_v": ("w_v", "w^v", "wv", "w_value", "value weights", "trọng số value", "值权重"),
+    "q": ("queries", "query", "|q|", "ma trận query", "查询", "查询矩阵"),
+    "k": ("keys", "key", "|k|", "ma trận key", "键", "键矩阵"),
+    "v": ("values", "value", "|v|", "ma trận value", "值矩阵", "值"),
+    "x": ("input embeddings", "embeddings", "embedding", "inputs", "input", "|x|", "đầu vào", "nhúng", "输入",
+          "词向量", "嵌入"),
+}
+# Row names people use, 1-based: q1, "word 1", "row 2", "token 3", "hàng 1", "từ 2", "第1行", "词1".
+ROW_WORDS = ("row", "word", "token", "query", "position", "pos", "hàng", "từ", "dòng", "vị trí", "行", "词", "第")

@@ -5,6 +5,7 @@ in this order, whatever the scenario does not give:
 
 - sdpa, source ``direct``: q, k, v (each ``(B, L, width)``, as ``--input`` says);
 - sdpa, source ``columns``: x, then x_kv (only for cross-attention);
+- sdpa, source ``scores``: nothing (the scores table, and v when given);
 - sdpa, source ``project``: w_q, w_k, w_v (``normal_(0, init_std)``, Linear layout (out, in)),
   then x, then x_kv (only for cross-attention);
 - mha: w_qkv (3D, D), b_qkv (3D), w_out (D, D), b_out (D) (``normal_(0, init_std)`` each,
@@ -60,6 +61,8 @@ def draw(cfg: Config) -> dict[str, np.ndarray]:
         given = getattr(cfg, name, None) if cfg.variant == "sdpa" else None
         if given is not None:
             out[name] = table_array(given)[0]
+            if cfg.weight_layout == "in_out":  # printed for X @ W: back to nn.Linear's (out, in)
+                out[name] = out[name].T.copy()
         elif name.startswith("b_") and not cfg.bias:
             out[name] = np.zeros(shape)
         else:
@@ -69,6 +72,11 @@ def draw(cfg: Config) -> dict[str, np.ndarray]:
         given = getattr(cfg, name)
         return table_array(given) if given is not None else _random(cfg, stream, (B, rows, width))
 
+    if cfg.variant == "sdpa" and cfg.source == "scores":  # given scores (and v): nothing to draw
+        out["scores"] = table_array(cfg.scores)
+        if cfg.v is not None:
+            out["v"] = table_array(cfg.v)
+        return out
     if cfg.variant == "sdpa" and cfg.source == "direct":
         out["q"] = get("q", n, d["qk_width"])
         out["k"] = get("k", m, d["qk_width"])

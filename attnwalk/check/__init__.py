@@ -8,6 +8,7 @@ number is reported as ``FILE:LINE: label: published X, expected Y``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -33,6 +34,7 @@ class Report:
     path: str
     recs: list[NumRec] = field(default_factory=list)
     notes: list[tuple[int, str]] = field(default_factory=list)  # remarks that never fail a check
+    diff: str | None = None  # check --diff / --fix: the unified diff of the fixes
 
     def note_lines(self) -> list[str]:
         return [f"{self.path}:{line}: note: {text}" for line, text in self.notes]
@@ -144,10 +146,61 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>") -> 
     segs = segments(body)
     checker = Checker(TraceView(trace, strict), symbols(trace))
     recs = checker.run(segs)
+    recs = _merge_human(body, trace, recs)
     return Report(path, recs, checker.notes)
 
 
-def check_file(path: str | Path, options: dict | None = None) -> Report:
+def _mag(text: str) -> str:
+    return text.lstrip("-−–").rstrip("%…").removesuffix("...")
+
+
+def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
+    """Add the hand-written forms' verdicts (``human.find``) to numbers nothing else understood, and
+    count every other number of the note (integers too) as not understood."""
+    from . import human
+
+    try:
+        hits = human.find(body, trace)
+    except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
+        hits = {}
+    slots: dict[tuple[int, str], list[NumRec]] = {}
+    for r in recs:
+        slots.setdefault((r.line, _mag(r.text)), []).append(r)
+    seen: dict[tuple[int, str], int] = {}
+    out = list(recs)
+    line, last = 1, 0
+    from .source import SKIP_FENCES
+
+    code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n.*?^(?:>[ \t]?)*```", body,
+                                          re.S | re.M)
+            if m.group(1).lower() in SKIP_FENCES]  # program code: counted only where a matrix was read
+    for pos, text in human.numbers(body):
+        line += body.count("\n", last, pos)
+        last = pos
+        if pos not in hits and any(a <= pos < b for a, b in code):
+            continue
+        key = (line, _mag(text))
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        have = slots.get(key, [])
+        hit = hits.get(pos)
+        if k < len(have):
+            rec = have[k]
+            if hit is not None and rec.status == "unknown":
+                rec.checks.append((hit.ok, hit.label, hit.expected))
+                rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+            continue
+        rec = NumRec(line, text.replace("−", "-").replace("–", "-"))
+        if hit is not None:
+            rec.checks.append((hit.ok, hit.label, hit.expected))
+            rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+        out.append(rec)
+    return sorted(out, key=lambda r: r.line)
+
+
+def check_file(path: str | Path, options: dict | None = None, fix: str | None = None) -> Report:
+    """Check the note at ``path``. ``fix``: None (read only), "diff" (the fixes as a diff, nothing
+    written) or "write" (the fixed note replaces the file atomically; the report is of the fixed note)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -157,4 +210,21 @@ def check_file(path: str | Path, options: dict | None = None) -> Report:
         raise CheckError(f"{path}: not UTF-8 text; allowed: a UTF-8 Markdown file") from None
     except ValueError:  # a NUL byte in the path
         raise CheckError(f"{str(path)[:60]!r}: not a path; allowed: a Markdown file") from None
-    return check_text(text, options, str(path))
+    if fix is None:
+        return check_text(text, options, str(path))
+    import difflib
+
+    from ..errors import ConfigError
+    from ..writefile import write_atomic
+    from .fix import fixed_text
+
+    fixed = fixed_text(text, lambda t: check_text(t, options, str(path)))
+    diff = "".join(difflib.unified_diff(text.splitlines(True), fixed.splitlines(True), f"a/{path}", f"b/{path}"))
+    if fix == "write" and fixed != text:
+        try:
+            write_atomic(p, fixed, "--fix")
+        except ConfigError as err:
+            raise CheckError(f"{path}: cannot write: {err}") from None
+    report = check_text(fixed if fix == "write" else text, options, str(path))
+    report.diff = diff
+    return report

@@ -28,6 +28,7 @@ class NumRec:
     text: str  # as printed, with its sign
     checks: list = field(default_factory=list)  # (ok, label, expected)
     operand: bool = False  # an operand of an evaluated arithmetic claim
+    fix: tuple | None = None  # (the right value at the note's precision, "label" | "arith") for --fix
 
     @property
     def status(self) -> str:
@@ -154,7 +155,11 @@ class Checker:
         toks = tokenize(nt)
         i = 0
         while i < len(toks):
-            j = self._at(toks, i)
+            try:
+                j = self._at(toks, i)
+            except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                # a claim the arithmetic cannot take (exp(1000), 1/0, 0/0): its numbers stay "not understood"
+                j = i + 1
             i = j if j > i else i + 1
         if kind == "para":
             self._set_caption(nt)
@@ -426,6 +431,8 @@ class Checker:
         ok = _close(published, num, expected, scale, self.view.strict)
         d = num.decimals or 0
         rec.checks.append((ok, label, _show(expected, d, published)))
+        if not ok and rec.fix is None and not num.truncated and np.isfinite(expected):
+            rec.fix = (fmt(expected, d) if d else str(round(expected)), "label")
         return ok
 
     def _bind(self, node: Node, ref: Ref) -> None:
@@ -543,6 +550,9 @@ class Checker:
                 exact = float(ev[k])
                 rec.checks.append((ok, _snippet(self.nt, e), _show(exact, num.decimals or 0,
                                                                   num.value * (-1 if sign else 1))))
+                if not ok and rec.fix is None and not num.truncated and np.isfinite(exact):
+                    d = num.decimals or 0
+                    rec.fix = (fmt(exact, d) if d else str(round(exact)), "arith")  # replaces sign and digits
 
     def _struct_bind(self, a: Node, b: Node, env: dict) -> None:
         """``dim // num_heads = 4 // 2``: a number standing where a symbol stood is that symbol."""

@@ -149,6 +149,12 @@ _TOKEN_RE = re.compile(
     re.X,
 )
 
+# Bounds that keep hostile claims ("10^99999999", "1e100000000", 5000 nested parentheses) from
+# hanging or overflowing: such a claim is "not understood", never evaluated.
+MAX_DEPTH = 64
+MAX_DIGITS = 40  # digits of a printed number (mantissa and exponent together)
+MAX_EXPONENT = 400  # |exponent| of a printed number, of a power, of exp()
+
 FUNCS = {"exp", "sqrt", "log", "ln", "int", "max", "min", "abs", "round"}
 CONSTS = {"e", "π", "pi", "∞", "inf"}
 
@@ -340,6 +346,15 @@ class Parser:
         raise _Stop
 
     def group(self) -> Node:
+        self.depth = getattr(self, "depth", 0) + 1
+        try:
+            if self.depth > MAX_DEPTH:  # 5000 nested parentheses: not a claim anyone checks by hand
+                raise _Stop
+            return self._group()
+        finally:
+            self.depth -= 1
+
+    def _group(self) -> Node:
         open_t = self.take()
         close = {"(": ")", "[": "]", "⟦": "⟧"}[open_t.text]
         if open_t.text == "⟦":
@@ -502,6 +517,9 @@ def evaluate(node: Node, env: dict, interval: bool):
         import sympy as M
     if node.kind == "num":
         n = node.num
+        if len(n.text) > MAX_DIGITS or ("e" in n.text.lower() and abs(int(re.split("[eE]", n.text)[1])) >
+                                          MAX_EXPONENT):
+            raise NotEvaluable("number out of range")
         v = n.value
         if interval:
             h = n.half_unit()
@@ -534,6 +552,7 @@ def evaluate(node: Node, env: dict, interval: bool):
         if isinstance(arg, list) and node.name not in ("max", "min"):
             raise NotEvaluable("vector function")
         if node.name == "exp":
+            _bounded(arg)
             return M.exp(arg)
         if node.name == "sqrt":
             return M.sqrt(arg)
@@ -558,6 +577,8 @@ def evaluate(node: Node, env: dict, interval: bool):
             return _broadcast(lambda x, y: x - y, a, b)
         if op == "*":
             return _broadcast(lambda x, y: x * y, a, b)
+        if op in ("/", "//"):
+            _nonzero(b)
         if op == "/":
             return _broadcast(lambda x, y: x / y, a, b)
         if op == "//":
@@ -565,8 +586,34 @@ def evaluate(node: Node, env: dict, interval: bool):
                 raise NotEvaluable("//")
             return _broadcast(lambda x, y: M.floor(x / y), a, b)
         if op == "^":
+            _bounded(b)
+            _bounded(a, 1e300)
             return _broadcast(lambda x, y: x**y, a, b)
     raise NotEvaluable(node.kind)
+
+
+def _nonzero(v) -> None:
+    """Raise NotEvaluable when a divisor is (or may be) zero: ``1 / 0 ≈ 0.5`` is not understood."""
+    if isinstance(v, list):
+        for x in v:
+            _nonzero(x)
+        return
+    if (hasattr(v, "a") and v.a <= 0 <= v.b) or (not hasattr(v, "a") and v == 0):
+        raise NotEvaluable("division by zero")
+
+
+def _bounded(v, limit: float = MAX_EXPONENT) -> None:
+    """Raise NotEvaluable unless every entry of ``v`` (sympy number or interval) is within ``limit``."""
+    if isinstance(v, list):
+        for x in v:
+            _bounded(x, limit)
+        return
+    try:
+        mag = max(abs(float(v.a)), abs(float(v.b))) if hasattr(v, "a") else abs(float(v))
+    except (TypeError, ValueError, OverflowError):
+        raise NotEvaluable("out of range") from None
+    if not mag <= limit:
+        raise NotEvaluable("out of range")
 
 
 def _ivq(f: Fraction):

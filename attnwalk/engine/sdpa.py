@@ -49,10 +49,15 @@ def merge_heads(t: np.ndarray) -> np.ndarray:
     return t.transpose(0, 2, 1, 3).reshape(B, n, h * d)
 
 
-def attend(t: Trace, cfg: Config, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Record scores ... o for head-split q, k, v; return o (B, heads, Lq, d_v)."""
+def attend(t: Trace, cfg: Config, q: np.ndarray | None, k: np.ndarray | None, v: np.ndarray | None,
+           given_scores: np.ndarray | None = None) -> np.ndarray | None:
+    """Record scores ... o for head-split q, k, v (or given scores); return o (B, heads, Lq, d_v), or None
+    when there is no v (source = "scores" without a v table)."""
     d = cfg.derived
-    scores = t.record("scores", q @ np.swapaxes(k, -2, -1), HEADS + ("query", "key"), "q_kt")
+    if given_scores is None:
+        scores = t.record("scores", q @ np.swapaxes(k, -2, -1), HEADS + ("query", "key"), "q_kt")
+    else:
+        scores = t.record("scores", given_scores, HEADS + ("query", "key"), "given")
     scaled = t.record("scores_scaled", scores * d["scale"], HEADS + ("query", "key"), "scale")
     if cfg.mask == "none":
         attn = record_softmax(t, scaled, HEADS + ("query",))
@@ -65,6 +70,8 @@ def attend(t: Trace, cfg: Config, q: np.ndarray, k: np.ndarray, v: np.ndarray) -
             attn = record_softmax(t, masked, HEADS + ("query",))
         else:
             attn = _softmax_empty_rows_zero(t, masked)
+    if v is None:
+        return None
     return t.record("o", attn @ v, HEADS + ("query", "channel"), "attn_v")
 
 
@@ -83,6 +90,13 @@ def forward(cfg: Config, inputs: dict[str, np.ndarray]) -> Trace:
     d = cfg.derived
     t = Trace(config=cfg.to_dict(), derived=dict(d))
     heads = cfg.heads
+    if cfg.source == "scores":  # given scores (one head) and optionally v
+        v = t.record("v", split_heads(inputs["v"], 1), HEADS + ("token", "channel"), "v_given") \
+            if "v" in inputs else None
+        o = attend(t, cfg, None, None, v, inputs["scores"][:, None])
+        if o is not None:
+            t.record("out", merge_heads(o), SEQ, "merge_heads")
+        return t
     if cfg.source == "direct":
         q_flat, k_flat, v_flat = (inputs[n] for n in ("q", "k", "v"))
     else:

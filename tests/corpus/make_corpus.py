@@ -1,0 +1,381 @@
+"""Writes the hand-style corpus (tests/corpus/*.md + *.toml + *.planted.json).
+
+Run by hand: ``python tests/corpus/make_corpus.py``. The correct values come from PyTorch (float64),
+not from attnwalk; each note plants some wrong numbers (written ⟨like this⟩ while composing) and
+lists them, by line, in its ``.planted.json``.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+T = torch.float64
+
+
+def f(x, d):
+    s = f"{float(x):.{d}f}"
+    return "0." + "0" * d if s.startswith("-0.") and float(s) == 0 else s
+
+
+def bad(x, d, delta=3):
+    """A planted wrong number: off by ``delta`` units in the last printed digit."""
+    return "⟨" + f(float(x) + delta * 10.0**-d, d) + "⟩"
+
+
+def mat(a, d, plant=(), sep=", ", open_="[", close="]"):
+    rows = []
+    for i, r in enumerate(a.tolist()):
+        rows.append(open_ + sep.join(bad(x, d) if (i, j) in plant else f(x, d) for j, x in enumerate(r)) + close)
+    return rows
+
+
+def tex(a, d, plant=()):
+    rows = [" & ".join(bad(x, d) if (i, j) in plant else f(x, d) for j, x in enumerate(r))
+            for i, r in enumerate(a.tolist())]
+    return "\\begin{bmatrix}\n" + " \\\\\n".join(rows) + "\n\\end{bmatrix}"
+
+
+def attention(x, wq, wk, wv, scale="sqrt_dk", mask=None):
+    q, k, v = x @ wq, x @ wk, x @ wv
+    s = q @ k.T
+    sc = s / q.shape[-1] ** 0.5 if scale == "sqrt_dk" else s * (1.0 if scale == "none" else scale)
+    m = sc if mask is None else sc.masked_fill(~mask, -1e9)
+    a = torch.softmax(m, -1)
+    return dict(q=q, k=k, v=v, s=s, sc=sc, m=m, a=a, o=a @ v)
+
+
+def write(name, text, scenario):
+    planted = []
+    lines = text.split("\n")
+    for n, line in enumerate(lines, 1):
+        for m in re.finditer(r"⟨([^⟩]*)⟩", line):
+            planted.append({"line": n, "published": m.group(1).rstrip("%")})
+        lines[n - 1] = re.sub(r"⟨([^⟩]*)⟩", r"\1", line)
+    (HERE / f"{name}.md").write_text("\n".join(lines), encoding="utf-8")
+    (HERE / f"{name}.toml").write_text(scenario, encoding="utf-8")
+    (HERE / f"{name}.planted.json").write_text(json.dumps(planted, indent=1) + "\n", encoding="utf-8")
+
+
+X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]
+WQ = [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]
+WK = [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]
+WV = [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]
+PROJECT = f"""variant = "sdpa"
+source = "project"
+weight_layout = "in_out"
+heads = 1
+x = {X}
+w_q = {WQ}
+w_k = {WK}
+w_v = {WV}
+"""
+
+
+def main():
+    x, wq, wk, wv = (torch.tensor(t, dtype=T) for t in (X, WQ, WK, WV))
+    r = attention(x, wq, wk, wv)
+    r1 = attention(x, wq, wk, wv, scale="none")
+
+    # 1. English blog, LaTeX, several matrices in one $$ block, \text{softmax}(\cdot)
+    write("en_blog_latex", f"""# Self-attention, illustrated with numbers
+
+We take three input embeddings of dimension 4 and weight matrices $W^Q$, $W^K$, $W^V$ (shape 4×3).
+
+$$
+Q = XW^Q = {tex(r['q'], 0, {(1, 2)})}, \\quad K = XW^K = {tex(r['k'], 0)}, \\quad V = XW^V = {tex(r['v'], 0)}
+$$
+
+The raw attention scores are $QK^T$:
+
+$$
+\\text{{Scores}} = QK^T = {tex(r['s'], 0, {(2, 2)})}
+$$
+
+We divide by $\\sqrt{{d_k}} = \\sqrt{{3}}$:
+
+$$
+\\frac{{QK^T}}{{\\sqrt{{d_k}}}} = {tex(r['sc'], 4, {(0, 1)})}
+$$
+
+Then the softmax, row by row:
+
+$$
+\\text{{softmax}}(\\cdot) = {tex(r['a'], 4, {(1, 0), (2, 2)})}
+$$
+
+And the output is the weighted sum of the values:
+
+$$
+\\text{{Output}} = {tex(r['o'], 4, {(0, 1)})}
+$$
+""", PROJECT)
+
+    # 2. Notebook export: python code cells and numpy prints without commas
+    def np_print(a, d, plant=()):
+        rows = mat(a, d, plant, sep=" ")
+        return "[" + "\n ".join(rows) + "]"
+    write("en_notebook_numpy", f"""## Attention from scratch (notebook)
+
+```python
+import numpy as np
+x = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]])
+scores = q @ k.T
+print(scores)
+```
+
+```
+{np_print(r['s'], 1, {(0, 0)})}
+```
+
+```python
+scaled = scores / np.sqrt(d_k)
+print(scaled)
+```
+
+```
+{np_print(r['sc'], 5, {(2, 1)})}
+```
+
+```python
+weights = softmax(scaled)
+print(weights)
+```
+
+```
+{np_print(r['a'], 5, {(0, 2), (1, 1)})}
+```
+
+```python
+output = weights @ v
+print(output)
+```
+
+```
+{np_print(r['o'], 5, {(2, 0)})}
+```
+""", PROJECT)
+
+    # 3. README style: plain grids with a # comment per row, label on the line before the block
+    names = ["I", "love", "cats"]
+
+    def grid(a, d, plant=()):
+        return "\n".join("  ".join(bad(v, d) if (i, j) in plant else f(v, d) for j, v in enumerate(row))
+                         + f"   # {names[i]}" for i, row in enumerate(a.tolist()))
+    write("en_readme_grid", f"""# tiny-attn
+
+Example run on "I love cats".
+
+Attention weights:
+
+```
+{grid(r['a'], 3, {(0, 0), (2, 1)})}
+```
+
+Context vectors:
+
+```
+{grid(r['o'], 3, {(1, 2)})}
+```
+""", PROJECT + 'labels = ["I", "love", "cats"]\n')
+
+    # 4. Tables whose rows are tokens; percentages as weights; softmax(QK^T) without scaling
+    def pct_rows(a, plant=()):
+        out = []
+        for i, row in enumerate(a.tolist()):
+            cells = [(bad(v * 100, 1, 4) + "%") if (i, j) in plant else f(v * 100, 1) + "%" for j, v in enumerate(row)]
+            out.append(f"| {names[i]} | " + " | ".join(cells) + " |")
+        return "\n".join(out)
+    write("en_table_percent", f"""# How much does each word look at the others?
+
+We skip the scaling here: weights = softmax(QK^T).
+
+Attention weights (in percent):
+
+| token | I | love | cats |
+|---|---|---|---|
+{pct_rows(r1['a'], {(0, 1), (2, 0)})}
+""", PROJECT + 'scale = "none"\nlabels = ["I", "love", "cats"]\n')
+
+    # 5. Vietnamese course style: row vectors q1, k2 (1-based), "Ma trận Query Q"
+    def vec(name, a, d, plant=()):
+        return "\n".join(f"- ${name}{i + 1}$ = [" + ", ".join(bad(v, d) if (i, j) in plant else f(v, d)
+                                                              for j, v in enumerate(row)) + "]"
+                         for i, row in enumerate(a.tolist()))
+    write("vi_course_vectors", f"""# Bài 3: Cơ chế attention — ví dụ tính tay
+
+## Ma trận Query Q
+
+{vec('q', r['q'], 0, {(2, 0)})}
+
+## Ma trận Key K
+
+{vec('k', r['k'], 0)}
+
+## Trọng số chú ý
+
+Sau khi chia cho √d_k và lấy softmax, ta được trọng số chú ý:
+
+$$
+A = {tex(r['a'], 3, {(1, 2)})}
+$$
+
+## Kết quả
+
+Đầu ra (kết quả) của lớp attention:
+
+$$
+Z = {tex(r['o'], 3, {(2, 1)})}
+$$
+""", PROJECT)
+
+    # 6. Vietnamese: plain grid with token words as row names, "điểm" then "trọng số"
+    vi_names = ["Tôi", "đi", "học"]
+
+    def named_grid(a, d, plant=()):
+        return "\n".join(f"{vi_names[i]:<4} " + "  ".join(bad(v, d) if (i, j) in plant else f(v, d)
+                                                         for j, v in enumerate(row))
+                         for i, row in enumerate(a.tolist()))
+    write("vi_named_grid", f"""# Ví dụ "Tôi đi học"
+
+Điểm attention (QK^T):
+
+```
+{named_grid(r['s'], 1, {(1, 1)})}
+```
+
+Trọng số attention sau softmax:
+
+```
+{named_grid(r['a'], 4, {(0, 2), (2, 0)})}
+```
+""", PROJECT + 'labels = ["Tôi", "đi", "học"]\n')
+
+    # 7. Chinese blog: 注意力分数 / 注意力权重 / 输出, Python lists
+    def pylist(a, d, plant=()):
+        return "[" + ",\n ".join(mat(a, d, plant)) + "]"
+    write("zh_blog_lists", f"""# 注意力机制计算例子
+
+注意力分数（QK^T）：
+
+```
+{pylist(r['s'], 1, {(0, 1)})}
+```
+
+缩放后的分数（除以√d_k）：
+
+```
+{pylist(r['sc'], 4, {(1, 0)})}
+```
+
+注意力权重：
+
+```
+{pylist(r['a'], 4, {(2, 2), (0, 0)})}
+```
+
+输出：
+
+```
+{pylist(r['o'], 4, {(1, 1)})}
+```
+""", PROJECT)
+
+    # 8. Chinese, 1-based rows "第1行", given scores (source = scores)
+    S = torch.tensor([[2.0, 1.0, 0.1], [0.5, 2.5, 1.0], [1.2, 0.3, 3.0]], dtype=T)
+    a = torch.softmax(S, -1)
+    rows = "\n".join(f"- 第{i + 1}行: [" + ", ".join(bad(v, 3) if (i, j) in {(0, 0), (2, 1)} else f(v, 3)
+                                                   for j, v in enumerate(row)) + "]"
+                     for i, row in enumerate(a.tolist()))
+    write("zh_given_scores", f"""# Softmax 例子
+
+给定注意力分数 [[2.0, 1.0, 0.1], [0.5, 2.5, 1.0], [1.2, 0.3, 3.0]]，按行做 softmax 得到注意力权重：
+
+{rows}
+""", 'variant = "sdpa"\nsource = "scores"\nscores = [[2.0, 1.0, 0.1], [0.5, 2.5, 1.0], [1.2, 0.3, 3.0]]\n')
+
+    # 9. Masked (causal) scores before and after scaling, -1e9 fill
+    causal = torch.ones(3, 3, dtype=torch.bool).tril()
+    rm = attention(x, wq, wk, wv, mask=causal)
+    masked_before = rm['s'].masked_fill(~causal, -1e9)
+    write("en_masked_scores", f"""# Causal attention by hand
+
+Masked scores (before scaling):
+
+$$
+{tex(masked_before, 1, {(1, 1)})}
+$$
+
+Scaled and masked scores:
+
+$$
+{tex(rm['m'], 4, {(2, 0)})}
+$$
+
+Attention weights:
+
+$$
+{tex(rm['a'], 4, {(1, 0)})}
+$$
+""", PROJECT + 'mask = "causal"\nmask_fill = "-1e9"\n')
+
+    # 10. Given q, k, v (source = direct), numpy-print torch tensors, "Head" prose
+    q = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=T)
+    k = torch.tensor([[1.0, 2.0], [0.0, 1.0], [1.0, 0.0]], dtype=T)
+    v = torch.tensor([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]], dtype=T)
+    s = q @ k.T
+    aw = torch.softmax(s / 2**0.5, -1)
+
+    def tt(a_, d, plant=()):
+        return "tensor([" + ",\n        ".join(mat(a_, d, plant)) + "])"
+    write("en_torch_print", f"""# SDPA in PyTorch: what the numbers are
+
+```python
+q = torch.tensor([[1., 0.], [0., 1.], [1., 1.]])
+k = torch.tensor([[1., 2.], [0., 1.], [1., 0.]])
+v = torch.tensor([[1., 0.], [2., 1.], [0., 3.]])
+```
+
+The attention weights `attn = softmax(q @ k.T / sqrt(d_k))`:
+
+```
+{tt(aw, 4, {(0, 0), (1, 2)})}
+```
+
+The output `out = attn @ v`:
+
+```
+{tt(aw @ v, 4, {(2, 1)})}
+```
+""", 'variant = "sdpa"\nsource = "direct"\nheads = 1\nq = [[1, 0], [0, 1], [1, 1]]\nk = [[1, 2], [0, 1], [1, 0]]\n'
+         'v = [[1, 0], [2, 1], [0, 3]]\n')
+
+    def commented(a_, plant):
+        return "\n".join("    [" + ", ".join(bad(vv, 4) if (i, j) in plant else f(vv, 4) for j, vv in enumerate(row))
+                         + f"],  # {vi_names[i]}" for i, row in enumerate(a_.tolist()))
+
+    # 11. Vietnamese: Python-list weights in a python block with per-row comments, label before the block
+    write("vi_python_comments", f"""# Tính attention bằng tay
+
+Trọng số chú ý (mỗi hàng là một từ):
+
+```python
+A = [
+{commented(r['a'], {(0, 1)})}
+]
+```
+
+Đầu ra:
+
+```python
+Z = [
+{commented(r['o'], {(2, 2)})}
+]
+```
+""", PROJECT)
+
+
+if __name__ == "__main__":
+    main()
