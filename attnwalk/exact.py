@@ -188,3 +188,26 @@ def text(expr) -> str:
 
 def value(expr, digits: int = 30) -> float:
     return expr.value(digits) if isinstance(expr, Form) else float(expr.evalf(digits))
+
+
+def output_functions(trace: Trace) -> list | None:
+    """Head 0's output columns as functions of a scalar query q (d_k = 1, no mask), or None.
+
+    With one query channel, S[i, j] = q_i · K[j], so O[i, c] = Σ_j e^{q K_j s} V[j, c] / Σ_j e^{q K_j s}
+    for one function of q: hand-2x2's out_c2 is 1/(1 + e^q). Returns [(column, sympy expr in q)].
+    """
+    import sympy as sp
+
+    cfg, d = trace.config, trace.derived
+    if d["d_k"] != 1 or cfg.get("mask", "none") != "none":
+        return None
+    _q, k, v = exact_qkv(trace)
+    q = sp.Symbol("q")
+    R = lambda f: sp.Rational(f.numerator, f.denominator)  # noqa: E731
+    terms = [sp.exp(q * R(row[0])) for row in k]
+    den = sp.Add(*terms)
+    out = []
+    for c in range(d["d_v"]):
+        f = sp.simplify(sp.Add(*(t * R(v[j][c]) for j, t in enumerate(terms))) / den)
+        out.append((c, f))
+    return out
