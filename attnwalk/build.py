@@ -152,4 +152,70 @@ def build(manifest: Path, check: bool = False, progress=None) -> Result:
             status = "written"
         if progress:
             progress(n, len(jobs), job.shown, status)
+    for shown, path, text in course_index(manifest, jobs):
+        _write_or_diff(res, shown, path, text, check)
     return res
+
+
+def course_index(manifest: Path, jobs: list[Job]) -> list[tuple[str, Path, str]]:
+    """The course index pages ``[course] index`` asks for: (shown, path, text) per language.
+
+    Notes in the manifest's order (its learning order), each linked by its title, and a vi/en
+    glossary (attnwalk/views/glossary.py). No ``[course]`` table: no index.
+    """
+    from .views.glossary import index_page
+
+    try:
+        course = tomllib.loads(Path(manifest).read_text(encoding="utf-8")).get("course")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    if not isinstance(course, dict) or "index" not in course:
+        return []
+    root = Path(manifest).resolve().parent
+    out = []
+    for lang in course.get("langs", ["vi"]):
+        shown = str(course["index"]).format(lang=lang)
+        path = (root / shown).resolve()
+        if not path.is_relative_to(root):
+            raise BuildError(f"{manifest}: course index {shown!r} is outside the manifest's folder {root}")
+        notes = [(job.name, job.path, _title(job.path)) for job in jobs if job.lang == lang and job.format == "md"]
+        out.append((shown, path, index_page(lang, notes, path.parent)))
+    return out
+
+
+def _title(path: Path) -> str:
+    """A note's title from its front matter (the note was just written or checked)."""
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines()[:3]:
+            if line.startswith("title: "):
+                import json
+
+                return json.loads(line[len("title: "):])
+    except (OSError, ValueError):
+        pass
+    return path.stem
+
+
+def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool) -> None:
+    from .writefile import write_atomic
+
+    try:
+        old = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        old = None
+    except (OSError, UnicodeDecodeError):
+        old = ""
+    if old == text:
+        res.unchanged.append(shown)
+    elif check:
+        res.stale.append(shown)
+        res.diffs.append("".join(difflib.unified_diff(
+            (old or "").splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"{shown} (committed)" if old is not None else "/dev/null", tofile=f"{shown} (attnwalk build)")))
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, text)
+        except OSError as err:
+            raise BuildError(f"cannot write {shown}: {err.strerror or err}") from None
+        res.written.append(shown)

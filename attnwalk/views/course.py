@@ -94,11 +94,18 @@ def locate(cfg: dict) -> dict | None:
         return {"name": name, "command": command, "number": k + 1, "total": len(ordered),
                 "prev": link(ordered[k - 1]) if k > 0 else None,
                 "next": link(ordered[k + 1]) if k + 1 < len(ordered) else None,
-                "index": _rel(INDEX.format(lang=lang), here)}
+                "index": _rel(index.format(lang=lang), here) if (index := _index(root)) else None}
     return None
 
 
-INDEX = "notes/index.{lang}.md"  # the course index, relative to the manifest (attnwalk build writes it)
+@lru_cache(maxsize=4)
+def _index(root: str) -> str | None:
+    """The manifest's ``[course] index`` pattern (relative to the manifest), or None."""
+    try:
+        course = tomllib.loads((Path(root) / COURSE).read_text(encoding="utf-8")).get("course")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    return str(course["index"]) if isinstance(course, dict) and "index" in course else None
 
 
 def _rel(target: str, here: Path) -> str:

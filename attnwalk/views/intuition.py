@@ -76,7 +76,8 @@ def saturated(attn: np.ndarray, scaled: np.ndarray, keep: np.ndarray, q_names: l
         s = np.sort(scaled[i, kept])[::-1]
         j = int(kept[np.argmax(scaled[i, kept])])
         gap = float(s[0] - s[1])
-        out.append({"q": q_names[i], "k": k_names[j], "gap": fmt(gap, 2), "rest": _sci(float(np.exp(-gap)))})
+        out.append({"q": q_names[i], "k": k_names[j], "i": i, "gap": fmt(gap, dec), "top": fmt(s[0], dec),
+                    "second": fmt(s[1], dec), "gap_short": fmt(gap, 1)})
     return out
 
 
@@ -112,7 +113,7 @@ def heads_differ(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: 
     a, b = np.unravel_index(int(np.argmax(pair)), pair.shape)
     a, b = sorted((int(a), int(b)))
     return {"rows": rows, "n_differ": sum(r["differ"] for r in rows),
-            "gap": {"q": q_names[i], "k": k_names[j], "h0": a, "h1": b,
+            "gap": {"q": q_names[i], "k": k_names[j], "h0": a, "h1": b, "i": int(i), "j": int(j),
                     "w0": fmt(attn[a, i, j], dec), "w1": fmt(attn[b, i, j], dec)}}
 
 
@@ -137,8 +138,3 @@ def _num(x: float, dec: int) -> str:
 
 def _vec(r: np.ndarray, dec: int) -> str:
     return _num(r[0], dec) if len(r) == 1 else "[" + ", ".join(_num(x, dec) for x in r) + "]"
-
-
-def _sci(x: float) -> str:
-    """A tiny positive number for prose: 4.5e-06 -> "4.5·10⁻⁶" style as plain ``4.5e-06``."""
-    return f"{x:.1e}"

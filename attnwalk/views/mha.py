@@ -8,6 +8,7 @@ from ..latex import bmatrix
 from ..notation import label
 from ..numfmt import fmt
 from ..trace import Trace
+from .course import locate
 from .sdpa import attention_part, cli_command, input_table, is_integral, matrix, out_table, token_labels, uses_scenario
 
 
@@ -28,7 +29,8 @@ def build(trace: Trace) -> dict:
     w_out, b_out = trace["w_out"], trace["b_out"]
     out_terms = " + ".join(f"({fmt(merged[0, c], wp)})({fmt(w_out[0, c], wp)})" for c in range(min(D, 16)))
     title = {"vi": f"Multi-head attention (Linear qkv) — ví dụ số, {n} token, {heads} head",
-             "en": f"Multi-head attention (Linear qkv) — a worked example, {n} tokens, {heads} heads"}[cfg["lang"]]
+             "en": f"Multi-head attention (Linear qkv) — a worked example, {n} tokens, {heads} head"
+                   + ("s" if heads > 1 else "")}[cfg["lang"]]
     snippet = {"seed": cfg["seed"], "std": f"{cfg['init_std']:g}", "bias": cfg["bias"], "D": D, "heads": heads,
                "B": trace["x"].shape[0], "n": n, "input": cfg["input"], "x_table": None,
                "mask": cfg["mask"], "pad": int(cfg["mask"].split(":")[1]) if cfg["mask"].startswith("padding") else 0,
@@ -38,9 +40,11 @@ def build(trace: Trace) -> dict:
         from .sdpa import python_table
 
         snippet["x_table"] = python_table(cfg["x"])
+    course = locate(cfg)
     return {
-        "front_matter": front_matter(trace, title), "title": title, "version": __version__,
-        "command": cli_command(cfg, uses_scenario(cfg)), "scenario": uses_scenario(cfg),
+        "front_matter": front_matter(trace, title), "title": title, "version": __version__, "course": course,
+        "command": (course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)),
+        "scenario": uses_scenario(cfg) and not (course or {}).get("command"),
         "cfg": cfg, "d": d, "dec": dec, "D": D, "B": trace["x"].shape[0], "init_std": f"{cfg['init_std']:g}",
         "x_table": input_table(trace, "x", q_ids, q_words), "x_tex": matrix(x, dec, cfg.get("x")),
         "w_qkv_tex": bmatrix(w, dec), "b_qkv_tex": bmatrix(b[None], dec), "w_out_tex": bmatrix(w_out, dec),

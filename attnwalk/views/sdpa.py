@@ -199,9 +199,9 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
     why = {
         "ties": intuition.ties(trace["attn"][0, 0], named(q_ids, q_words), named(k_ids, k_words), dec,
                                q_ids=q_ids, k_ids=k_ids),
-        "saturated": intuition.saturated(trace["attn"][0, 0], trace["scores_scaled"][0, 0],
-                                         keep_all if masked else np.ones((n, m)), named(q_ids, q_words),
-                                         named(k_ids, k_words), dec),
+        "saturated": [dict(r, h=h) for h in range(heads) for r in intuition.saturated(
+            trace["attn"][0, h], trace["scores_scaled"][0, h], keep_all if masked else np.ones((n, m)),
+            named(q_ids, q_words), named(k_ids, k_words), dec)],
         "mask": intuition.mask_effects(keep_all, trace["attn"][0, 0], named(q_ids, q_words),
                                        named(k_ids, k_words), dec, lambda r: plain(label("attn_row", h=0, i=r))),
         "heads": intuition.heads_differ(trace["attn"][0], named(q_ids, q_words), named(k_ids, k_words), dec),
@@ -464,13 +464,16 @@ def snippet_sdpa(trace: Trace) -> dict:
         kv = "x_kv" if "x_kv" in trace else "x"
         lines.append(f"q, k, v = x @ w_q.T, {kv} @ w_k.T, {kv} @ w_v.T")
     mask_lines = []
+    vi = cfg["lang"] == "vi"
+    attend = "True = được nhìn" if vi else "True = attend"  # comments in the note's language
     if cfg["mask"] == "causal":
-        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool).tril()  # True = attend")
+        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool).tril()  # {attend}")
     elif cfg["mask"].startswith("padding:"):
         pad = int(cfg["mask"].split(":")[1])
-        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool)  # True = attend")
+        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool)  # {attend}")
         if pad:
-            mask_lines.append(f"keep[:, {m - pad}:] = False  # the last {pad} keys are padding")
+            padding = f"{pad} key cuối là token đệm" if vi else f"the last {pad} keys are padding"
+            mask_lines.append(f"keep[:, {m - pad}:] = False  # {padding}")
     empty = "mask" in trace and not trace["mask"].any(axis=-1).all()
     return {"lines": lines, "seeded": seeded, "mask_lines": mask_lines, "fill": fill_str(cfg["mask_fill"]),
             "masked": cfg["mask"] != "none", "minus_inf": cfg["mask_fill"] == "-inf", "empty_rows": empty,
