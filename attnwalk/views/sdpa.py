@@ -370,8 +370,10 @@ def build(trace: Trace) -> dict:
         view["direct_tables"] = [nm for nm in ("q", "k", "v") if nm in cfg]
     view["snippet"] = snippet_sdpa(trace)
     heads_en = f"{cfg['heads']} head" + ("s" if cfg["heads"] > 1 else "")
-    title = {"vi": f"Scaled dot-product attention — ví dụ số, {n} query × {m} key, {cfg['heads']} head",
-             "en": f"Scaled dot-product attention — a worked example, {n} queries × {m} keys, {heads_en}"}
+    kind_vi = ", mask nhân quả (causal)" if cfg["mask"] == "causal" else ", cross-attention" if d["cross"] else ""
+    kind_en = ", causal mask" if cfg["mask"] == "causal" else ", cross-attention" if d["cross"] else ""
+    title = {"vi": f"Scaled dot-product attention — ví dụ số, {n} query × {m} key, {cfg['heads']} head{kind_vi}",
+             "en": f"Scaled dot-product attention — a worked example, {n} queries × {m} keys, {heads_en}{kind_en}"}
     view["title"] = title[cfg["lang"]]
     view["front_matter"] = front_matter(trace, view["title"])
     return view

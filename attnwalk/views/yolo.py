@@ -111,12 +111,19 @@ def build(trace: Trace) -> dict:
 
     uniform = 1.0 / N
     spread = float(attn.max() - attn.min())
-    title = {"vi": f"Attention trong YOLO — ví dụ số {H}×{W}, {heads} head, seed {cfg['seed']}",
-             "en": f"Attention in YOLO — a worked {H}×{W} example, {heads} heads, seed {cfg['seed']}"}[cfg["lang"]]
+    pe_vi = "PE trên V (như module)" if cfg["pe_on"] == "v" else "PE trên O (như các ghi chú gốc)"
+    pe_en = "PE on V (the module)" if cfg["pe_on"] == "v" else "PE on O (the seed notes)"
+    heads_en = f"{heads} head" + ("s" if heads > 1 else "")
+    title = {"vi": f"Attention trong YOLO — ví dụ số {H}×{W}, {heads} head, seed {cfg['seed']}, {pe_vi}",
+             "en": f"Attention in YOLO — a worked {H}×{W} example, {heads_en}, seed {cfg['seed']}, {pe_en}"
+             }[cfg["lang"]]
+    from .course import locate
+
+    course = locate(cfg)
     return {
         "front_matter": front_matter(trace, title),
         "version": __version__,
-        "command": cli_command(cfg),
+        "command": cli_command(cfg), "course": course,
         "cfg": cfg, "d": d, "dec": dec,
         "B": B, "C": C, "H": H, "W": W, "N": N, "heads": heads, "key_dim": kd, "head_dim": hd,
         "scale": _scale_str(kd, d["scale"], dec), "scale_is_one": kd == 1,
