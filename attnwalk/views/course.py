@@ -73,7 +73,7 @@ def locate(cfg: dict) -> dict | None:
     root = str(repo_root())
     entries = _entries(root)
     lang = cfg["lang"]
-    for n, entry in enumerate(entries):
+    for entry in entries:
         try:
             opts = _options(root, entry)
         except Exception:
@@ -88,7 +88,9 @@ def locate(cfg: dict) -> dict | None:
         else:
             command = None  # the caller's flag command reproduces it
         here = Path(entry[4].format(name=name, lang=lang)).parent
-        link = lambda e: {"name": e[0], "file": _rel(e[4].format(name=e[0], lang=lang), here)}  # noqa: E731
+
+        def link(e: tuple, here: Path = here) -> dict:
+            return {"name": e[0], "file": _rel(e[4].format(name=e[0], lang=lang), here)}
         ordered = [e for e in entries if lang in e[3]]
         k = ordered.index(entry)
         return {"name": name, "command": command, "number": k + 1, "total": len(ordered),

@@ -70,7 +70,6 @@ def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) 
     if r == worked_i:
         return []
     a = trace["attn"][0, h]
-    ss = trace["scores_masked" if masked else "scores_scaled"][0, h]
     v = trace["v"][0, h]
     o = trace["o"][0, h]
     row_label = plain(label("scores_masked_row" if masked else "scores_scaled_row", h=h, i=r))

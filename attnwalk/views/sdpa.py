@@ -407,7 +407,8 @@ def plain_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] |
         lines = [f"{plain(label('scores_scaled_row', h=0, i=i))} = [{', '.join(fs(x) for x in ss[i])}]"]
         lines += [f"exp({a}) = {b}" for a, b in distinct]
         lines += wrap_sum("sum", [fmt(x, wp) for x in e], fmt(e.sum(), wp))
-        lines += [f"α({q_ids[i]}→{k_ids[j]}) = {fmt(e[j], wp)} / {fmt(e.sum(), wp)} ≈ {fmt(trace['attn'][0, 0, i, j], dec)}"
+        total = fmt(e.sum(), wp)
+        lines += [f"α({q_ids[i]}→{k_ids[j]}) = {fmt(e[j], wp)} / {total} ≈ {fmt(trace['attn'][0, 0, i, j], dec)}"
                   for j in range(m)]
         rows.append({"i": i, "q": q_ids[i], "lines": lines})
     return rows
