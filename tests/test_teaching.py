@@ -235,3 +235,14 @@ def test_vi_notes_use_the_course_terms():
         snippet = snippet[:snippet.index("\n```\n")]
         for comment in re.findall(r"#\s*(.+)$", snippet, re.M):
             assert not re.search(r"\b(the|a|with|what|returns|keys|padding|attend|so|after)\b", comment), comment
+
+
+def test_small_defects_are_gone():
+    for lang in ("vi", "en"):
+        titles = {name: note(name, lang).splitlines()[1] for name in ALL_NOTES}
+        assert len(set(titles.values())) == len(titles), "every note has its own title"
+        for t in titles.values():
+            assert "1 heads" not in t and "(s)" not in t
+        yolo = note("yolo-3x3-seed42", lang)
+        assert "| 4 | 1 | Q_1[0] |" in yolo and "| 0 | 0 | Q_0[0] |" in yolo  # head 1's channels say head 1
+        assert re.search(r"^PE\[:,0,0,0\] = \(-?\d\.\d+\)\(-?\d\.\d+\) \+", yolo, re.M)  # the PE step's products

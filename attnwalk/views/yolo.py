@@ -11,6 +11,7 @@ from ..latex import bmatrix, is_elided
 from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
+from .exercises import wrap_sum
 
 MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
@@ -163,7 +164,11 @@ def build(trace: Trace) -> dict:
         "out_maps": channel_maps("out", "out", chans),
         "pe_worked": {"window": bmatrix(window, wp), "kernel": bmatrix(kernel, wp),
                       "value": f(trace["pe"][b, 0, 0, 0]), "label": lab("pe", b=0, c=0).replace(",:,:]", ",0,0]"),
-                      "src": "V" if cfg["pe_on"] == "v" else "O"},
+                      "src": "V" if cfg["pe_on"] == "v" else "O",
+                      "lines": wrap_sum(plain(lab("pe", b=0, c=0).replace(",:,:]", ",0,0]")),
+                                        [f"({fw(window[a, c])})({fw(kernel[a, c])})"
+                                         for a in range(3) for c in range(3)],
+                                        f(trace["pe"][b, 0, 0, 0]))},
         "summary": {
             "uniform": f(uniform), "attn_max": f(attn.max()), "attn_min": f(attn.min()),
             "near_uniform": spread < 0.5 * uniform,
