@@ -101,8 +101,13 @@ class ClosedForms:
     o: list
 
 
-def closed_forms(trace: Trace, rows: int | None = None) -> ClosedForms:
-    """Closed forms of batch 0, every head; only the first ``rows`` query rows when given."""
+def closed_forms(trace: Trace, rows: int | None = None, vanish: bool = False) -> ClosedForms:
+    """Closed forms of batch 0, every head; only the first ``rows`` query rows when given.
+
+    ``vanish``: a masked term exp(fill) with a finite fill (e^{-10000}) is dropped from a row that
+    keeps some key, for display: it is below 10^{-4342}, far under any printed digit, and keeping it
+    makes unreadable nested fractions. The decimals are unchanged (the engine's values are printed).
+    """
     import sympy as sp
 
     cfg, d = trace.config, trace.derived
@@ -121,7 +126,8 @@ def closed_forms(trace: Trace, rows: int | None = None) -> ClosedForms:
                   for i in range(n)]
         attn_h, o_h, den_h = [], [], []
         for i in range(n if rows is None else min(rows, n)):
-            logits = [scaled[i][j] if keep[i, j] else fill for j in range(m)]
+            drop = vanish and fill is not None and keep[i].any()
+            logits = [scaled[i][j] if keep[i, j] else (None if drop else fill) for j in range(m)]
             terms = [sp.exp(s) if s is not None else sp.Integer(0) for s in logits]
             den = sp.Add(*terms)
             den_h.append(den)

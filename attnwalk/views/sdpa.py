@@ -262,7 +262,7 @@ def closed_form_part(trace: Trace) -> dict | None:
     q_ids, k_ids, _, _ = token_labels(cfg, n, m)
     heads = cfg["heads"]
     listed = n * m * heads <= MAX_CLOSED_FORMS
-    cf = closed_forms(trace, rows=None if listed else 1)
+    cf = closed_forms(trace, rows=None if listed else 1, vanish=True)
     alphas, outs = [], []
     for h in range(heads):
         for i in range(n):
@@ -293,7 +293,10 @@ def closed_form_part(trace: Trace) -> dict | None:
                 trend = intuition.monotone([float(x) for x in trace["o"][0, 0, :, c]], qs)
                 funcs.append({"name": names[c], "tex": f"O[i, {c}] = " + tex(f).replace("q", "q_i"),
                               "trend": trend})
+    fill = cfg.get("mask_fill", "-inf")
+    vanished = "mask" in trace and fill != "-inf" and bool((trace["mask"] == 0).any())
     return {"alphas": alphas, "outs": outs, "listed": listed, "first": alphas[0], "funcs": funcs,
+            "vanished": vanished,
             "den_row": dens[0][0] if dens else None, "den_tex": _den_tex(dens[0][1]) if dens else ""}
 
 
