@@ -61,7 +61,7 @@ def test_saturation_is_reported_only_when_a_weight_prints_as_one():
     a = e / e.sum(-1, keepdims=True)
     keep = np.ones((2, 3))
     rows = intuition.saturated(a, scaled, keep, ["p0", "p1"], ["k0", "k1", "k2"], 4)
-    assert [(r["q"], r["k"], r["gap"]) for r in rows] == [("p0", "k0", "29.0000")]
+    assert [(r["q"], r["k"], r["gap"]) for r in rows] == [("p0", "k0", "29.00")]
 
 
 def test_mask_effect_single_key_row():
@@ -99,7 +99,7 @@ def test_hand_2x2_note_states_the_tie_the_constant_column_and_the_closed_form():
     en = note("hand-2x2", "en")
     assert "α(p0→p1) = α(p0→p3) = 0.365529" in en  # p0 attends p1 and p3 equally
     assert "p1 and p3 have the same key (1)" in en
-    assert "output column out_c3 is 2 for every token" in en
+    assert "Why column 1 of $O_0$ (out_c3) is 2 for every token" in en
     assert r"O[i, 0] = \frac{1}{e^{q_i} + 1}" in en and "decreasing" in en
     assert "| token | out_c2 | out_c3 |" in en
 

@@ -35,6 +35,9 @@ def wrap_sum(head: str, terms: list[str], tail: str) -> list[str]:
     return lines
 
 
+ARG_PLACES = 15  # exponents of the exercises' exp(x): fine enough that exp(x) at wp places is exact
+
+
 def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label: str, a_label: str,
                   a_row: np.ndarray, wp: int, dec: int, fs) -> list[str]:
     """The max-subtracted softmax of one row, as the worked step prints it."""
@@ -87,17 +90,23 @@ def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) 
     # Shift: add 1 to every value of V's column 0 -> every output of that column rises by exactly 1
     if keep.any(axis=-1).all():
         c = 0
-        shift = [f"{fmt(o[i, c], dec)} + 1 = {fmt(o[i, c] + 1, dec)}" for i in range(min(n, 4))]
+        # operands finer than the result, so that a wrong last digit of the result is caught
+        shift = [f"{fmt(o[i, c], wp)} + 1 ≈ {fmt(o[i, c] + 1, dec)}" for i in range(min(n, 4))]
         out.append({"kind": "shift", "c": c, "h": h, "lines": shift})
     # Scale: the scaled scores of row r halved (d_k four times as large, same dot products)
     kept = keep[r].astype(bool)
     if kept.sum() >= 2:
         half = trace["scores_scaled"][0, h, r] / 2
-        e = np.where(kept, np.exp(half), 0.0)
+        shifted = half - float(half[kept].max())  # minus the row maximum, as the softmax does
+        e = np.where(kept, np.exp(shifted), 0.0)
         s = e.sum()
-        sc = [f"exp({fmt(half[j], wp)}) = {fmt(e[j], wp)}" for j in range(m) if kept[j]]
-        sc += wrap_sum("total", [fmt(e[j], wp) for j in range(m) if kept[j]], fmt(s, wp))
-        sc += [f"{fmt(e[j], wp)} / {fmt(s, wp)} ≈ {fmt(e[j] / s, dec)}" for j in range(m) if kept[j]]
+        # each result printed coarser than its operands (exponent 15 places, exp wp, total wp - 3), so
+        # that the checker, which allows for the rounding of printed operands, still catches a wrong digit
+        js = [j for j in range(m) if kept[j]]
+        tp = wp - 3
+        sc = [f"exp({fmt(shifted[j], ARG_PLACES)}) ≈ {fmt(e[j], wp)}" for j in js]
+        sc += wrap_sum("total", [fmt(e[j], wp) for j in js], fmt(s, tp))
+        sc += [f"{fmt(e[j], wp)} / {fmt(s, tp)} ≈ {fmt(e[j] / s, dec)}" for j in js]
         before = float(a[r].max())
         after = float((e / s).max())
         out.append({"kind": "scale", "r": r, "q": q_ids[r], "h": h, "lines": sc,

@@ -15,7 +15,7 @@ TIE_RTOL = 1e-12  # weights this close (relative) are the same weight: equal sco
 
 
 def ties(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, rows: int = 8,
-         q_ids: list[str] | None = None, k_ids: list[str] | None = None) -> list[dict]:
+         q_ids: list[str] | None = None, k_ids: list[str] | None = None, labels=None) -> list[dict]:
     """Per query row of one head: every key that gets the largest weight (ties kept together).
 
     ``keys`` has several names when the largest weight is shared, e.g. hand-2x2's p0 attends
@@ -30,7 +30,8 @@ def ties(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, row
             continue
         best = [j for j in range(len(row)) if abs(row[j] - top) <= TIE_RTOL * top]
         out.append({"q": q_names[i], "ks": [k_names[j] for j in best], "w": fmt(top, dec), "empty": False,
-                    "alphas": [f"α({(q_ids or q_names)[i]}→{(k_ids or k_names)[j]})" for j in best],
+                    "alphas": [labels(i, j) if labels else f"α({(q_ids or q_names)[i]}→{(k_ids or k_names)[j]})"
+                               for j in best],
                     "tie": len(best) > 1, "j": best})
     return out
 
@@ -54,8 +55,8 @@ def constant_columns(v: np.ndarray, attn: np.ndarray, names: list[str], dec: int
     """Output columns that equal a constant column of V: every row of A sums to 1, so a weighted
     average of equal values is that value. ``names`` names the output columns of this head."""
     out = []
-    if not np.all(attn.sum(-1) > 0):
-        return out  # a row with no key left has output 0, not the constant
+    if v.shape[0] < 2 or not np.all(attn.sum(-1) > 0):
+        return out  # one key says nothing; a row with no key left has output 0, not the constant
     for c in range(v.shape[-1]):
         col = v[:, c]
         if np.all(col == col[0]):
@@ -76,7 +77,7 @@ def saturated(attn: np.ndarray, scaled: np.ndarray, keep: np.ndarray, q_names: l
         s = np.sort(scaled[i, kept])[::-1]
         j = int(kept[np.argmax(scaled[i, kept])])
         gap = float(s[0] - s[1])
-        out.append({"q": q_names[i], "k": k_names[j], "i": i, "gap": fmt(gap, dec), "top": fmt(s[0], dec),
+        out.append({"q": q_names[i], "k": k_names[j], "i": i, "gap": fmt(gap, max(dec - 2, 1)), "top": fmt(s[0], dec),
                     "second": fmt(s[1], dec), "gap_short": fmt(gap, 1)})
     return out
 
@@ -112,6 +113,8 @@ def heads_differ(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: 
     pair = np.abs(attn[:, i, j][:, None] - attn[:, i, j][None, :])
     a, b = np.unravel_index(int(np.argmax(pair)), pair.shape)
     a, b = sorted((int(a), int(b)))
+    if m < 2 or fmt(attn[a, i, j], dec) == fmt(attn[b, i, j], dec):
+        return None  # the heads print the same weights: nothing to tell apart
     return {"rows": rows, "n_differ": sum(r["differ"] for r in rows),
             "gap": {"q": q_names[i], "k": k_names[j], "h0": a, "h1": b, "i": int(i), "j": int(j),
                     "w0": fmt(attn[a, i, j], dec), "w1": fmt(attn[b, i, j], dec)}}

@@ -15,7 +15,7 @@ from ..numfmt import fmt, fmt_list
 from ..trace import Trace
 from . import intuition
 from .course import locate
-from .exercises import sequence_exercises, wrap_sum
+from .exercises import ARG_PLACES, sequence_exercises, wrap_sum
 
 MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
 MAX_ALPHA_TABLE = 12  # the α table (queries x keys) up to 12 x 12
@@ -198,7 +198,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
     keep_all = trace["mask"] if masked else None
     why = {
         "ties": intuition.ties(trace["attn"][0, 0], named(q_ids, q_words), named(k_ids, k_words), dec,
-                               q_ids=q_ids, k_ids=k_ids),
+                               q_ids=q_ids, k_ids=k_ids,
+                               labels=(lambda i, j: f"A_0[{i}, {j}]") if cfg["variant"] == "mha" else None),
         "saturated": [dict(r, h=h) for h in range(heads) for r in intuition.saturated(
             trace["attn"][0, h], trace["scores_scaled"][0, h], keep_all if masked else np.ones((n, m)),
             named(q_ids, q_words), named(k_ids, k_words), dec)],
@@ -403,15 +404,20 @@ def plain_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] |
     rows = []
     for i in range(n):
         e = np.exp(ss[i])
+        # a rounded exponent is printed at 15 places and the sum 2 places coarser than the exp terms,
+        # so that the checker (which allows for the rounding of printed operands) sees a wrong digit
+        tp = wp if ints else wp - 2
+        ex = [fmt(x, wp) for x in e]
+        arg = fs if ints else (lambda x: fmt(x, ARG_PLACES))
         distinct = []
         for j in range(m):
-            if fs(ss[i, j]) not in [d[0] for d in distinct]:
-                distinct.append((fs(ss[i, j]), fmt(e[j], wp)))
+            if arg(ss[i, j]) not in [d[0] for d in distinct]:
+                distinct.append((arg(ss[i, j]), ex[j]))
         lines = [f"{plain(label('scores_scaled_row', h=0, i=i))} = [{', '.join(fs(x) for x in ss[i])}]"]
-        lines += [f"exp({a}) = {b}" for a, b in distinct]
-        lines += wrap_sum("sum", [fmt(x, wp) for x in e], fmt(e.sum(), wp))
-        total = fmt(e.sum(), wp)
-        lines += [f"α({q_ids[i]}→{k_ids[j]}) = {fmt(e[j], wp)} / {total} ≈ {fmt(trace['attn'][0, 0, i, j], dec)}"
+        lines += [f"exp({a}) = {b}" if ints else f"exp({a}) ≈ {b}" for a, b in distinct]
+        lines += wrap_sum("sum", ex, fmt(e.sum(), tp))
+        total = fmt(e.sum(), tp)
+        lines += [f"α({q_ids[i]}→{k_ids[j]}) = {ex[j]} / {total} ≈ {fmt(trace['attn'][0, 0, i, j], dec)}"
                   for j in range(m)]
         rows.append({"i": i, "q": q_ids[i], "lines": lines})
     return rows
