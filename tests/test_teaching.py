@@ -246,3 +246,20 @@ def test_small_defects_are_gone():
         yolo = note("yolo-3x3-seed42", lang)
         assert "| 4 | 1 | Q_1[0] |" in yolo and "| 0 | 0 | Q_0[0] |" in yolo  # head 1's channels say head 1
         assert re.search(r"^PE\[:,0,0,0\] = \(-?\d\.\d+\)\(-?\d\.\d+\) \+", yolo, re.M)  # the PE step's products
+
+
+@pytest.mark.parametrize("name", SEQ_NOTES)
+def test_worked_sums_fit_a_page_column(name):
+    """Worked arithmetic wraps: no line of a worked (non-Python) code block is wider than 80 characters."""
+    for lang in ("vi", "en"):
+        md = note(name, lang)
+        info = None  # the info string of the open fence, None outside a code block
+        for line in md.splitlines():
+            if line.startswith("```"):
+                info = line[3:] if info is None else None
+                continue
+            if info != "":
+                continue  # prose, or a python/bash block
+            if re.match(r"(S|Ŝ|S\u0303)_\d+\[\d+, :\] = \[", line):
+                continue  # a whole score row is printed as one list
+            assert len(line) <= 80, line

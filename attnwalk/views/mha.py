@@ -9,6 +9,7 @@ from ..notation import label
 from ..numfmt import fmt
 from ..trace import Trace
 from .course import locate
+from .exercises import wrap_sum
 from .sdpa import attention_part, cli_command, input_table, is_integral, matrix, out_table, token_labels, uses_scenario
 
 
@@ -50,13 +51,21 @@ def build(trace: Trace) -> dict:
         "w_qkv_tex": bmatrix(w, dec), "b_qkv_tex": bmatrix(b[None], dec), "w_out_tex": bmatrix(w_out, dec),
         "b_out_tex": bmatrix(b_out[None], dec), "qkv_tex": bmatrix(trace["qkv"][0], dec),
         "qkv_worked": {"terms": qkv_terms + (" + ..." if D > 16 else ""), "b": fmt(b[0], wp),
-                       "value": fmt(trace["qkv"][0, 0, 0], dec)},
+                       "value": fmt(trace["qkv"][0, 0, 0], dec),
+                       "lines": wrap_sum("QKV[0, 0]", [f"({xs(x[0, c])})({fmt(w[0, c], wp)})"
+                                                       for c in range(min(D, 16))]
+                                         + (["..."] if D > 16 else []) + [f"({fmt(b[0], wp)})"],
+                                         fmt(trace["qkv"][0, 0, 0], dec))},
         "chunks": [{"name": nm, "tex": bmatrix(trace["qkv"][0][:, k * D:(k + 1) * D], dec),
                     "cols": f"{k * D}..{(k + 1) * D - 1}"} for k, nm in enumerate("QKV")],
         "merged_label": label("o_merged", b=0), "merged_tex": bmatrix(merged, dec),
         "out_label": label("out_seq", b=0), "out_tex": bmatrix(trace["out"][0], dec),
         "out_worked": {"terms": out_terms + (" + ..." if D > 16 else ""), "b": fmt(b_out[0], wp),
-                       "value": fmt(trace["out"][0, 0, 0], dec)},
+                       "value": fmt(trace["out"][0, 0, 0], dec),
+                       "lines": wrap_sum("Out[0, 0]", [f"({fmt(merged[0, c], wp)})({fmt(w_out[0, c], wp)})"
+                                                       for c in range(min(D, 16))]
+                                         + (["..."] if D > 16 else []) + [f"({fmt(b_out[0], wp)})"],
+                                         fmt(trace["out"][0, 0, 0], dec))},
         "out_table": out_table(trace), "snippet": snippet, "exact": None, "q_words": q_words,
         "near_uniform": float(trace["attn"][0].max() - trace["attn"][0].min()) < 0.5 / n,
         **att,
