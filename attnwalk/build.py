@@ -177,7 +177,8 @@ CACHE_NAME = ".attnwalk-build.json"
 
 
 def code_digest() -> str:
-    """Digest of what renders a note besides its options: attnwalk's version and sources, the templates."""
+    """Digest of what renders a note besides its options: attnwalk's version and sources, the
+    templates and the shipped course manifest (views/course.py: notes link their neighbours in it)."""
     from . import __version__
     from .render import templates_dir
 
@@ -185,6 +186,9 @@ def code_digest() -> str:
     for root, pattern in ((Path(__file__).resolve().parent, "*.py"), (templates_dir(), "*")):
         for f in sorted(p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts):
             h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    course = templates_dir().parent / "examples" / "course.toml"
+    if course.is_file():
+        h.update(b"\0course\0" + course.read_bytes())
     return h.hexdigest()
 
 
@@ -289,7 +293,7 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
         texts = next(rendered) if group in todo else [None] * len(group)
         for job, text in zip(group, texts):
             n += 1
-            status = _settle(job, text, check, res, write_atomic)
+            status = _settle(job, text, check, res)
             if text is not None and not check:
                 fresh[job.shown] = {"inputs": prints[job.shown],
                                     "output": hashlib.sha256(text.encode("utf-8")).hexdigest()}
@@ -300,35 +304,80 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
             write_atomic(cache_path, json.dumps(fresh, indent=1, sort_keys=True) + "\n", "output")
         except (OSError, ConfigError):
             pass  # the cache only saves time; a read-only folder just rebuilds next time
+    for shown, path, text in course_index(manifest, jobs):
+        _write_or_diff(res, shown, path, text, check)
     return res
 
 
-def _settle(job: Job, text: str | None, check: bool, res: Result, write_atomic) -> str:
+def _settle(job: Job, text: str | None, check: bool, res: Result) -> str:
     """Compare one rendered note with the file (write it unless ``check``); its status word."""
     if text is None:
         res.unchanged.append(job.shown)
         res.skipped.append(job.shown)
         return "unchanged"
+    return _write_or_diff(res, job.shown, job.path, text, check)
+
+
+def course_index(manifest: Path, jobs: list[Job]) -> list[tuple[str, Path, str]]:
+    """The course index pages ``[course] index`` asks for: (shown, path, text) per language.
+
+    Notes in the manifest's order (its learning order), each linked by its title, and a vi/en
+    glossary (attnwalk/views/glossary.py). No ``[course]`` table: no index.
+    """
+    from .views.glossary import index_page
+
     try:
-        old = job.path.read_text(encoding="utf-8")
+        course = tomllib.loads(Path(manifest).read_text(encoding="utf-8")).get("course")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    if not isinstance(course, dict) or "index" not in course:
+        return []
+    root = Path(manifest).resolve().parent
+    out = []
+    for lang in course.get("langs", ["vi"]):
+        shown = str(course["index"]).format(lang=lang)
+        path = (root / shown).resolve()
+        if not path.is_relative_to(root):
+            raise BuildError(f"{manifest}: course index {shown!r} is outside the manifest's folder {root}")
+        notes = [(job.name, job.path, _title(job.path)) for job in jobs if job.lang == lang and job.format == "md"]
+        out.append((shown, path, index_page(lang, notes, path.parent)))
+    return out
+
+
+def _title(path: Path) -> str:
+    """A note's title from its front matter (the note was just written or checked)."""
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines()[:3]:
+            if line.startswith("title: "):
+                return json.loads(line[len("title: "):])
+    except (OSError, ValueError):
+        pass
+    return path.stem
+
+
+def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool) -> str:
+    """Compare ``text`` with the file at ``path``: record a diff (``check``) or write it; its status word."""
+    try:
+        old = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         old = None
     except (OSError, UnicodeDecodeError):
         old = ""
     if old == text:
-        res.unchanged.append(job.shown)
+        res.unchanged.append(shown)
         return "unchanged"
     if check:
-        res.stale.append(job.shown)
+        res.stale.append(shown)
         res.diffs.append("".join(difflib.unified_diff(
             (old or "").splitlines(keepends=True), text.splitlines(keepends=True),
-            fromfile=f"{job.shown} (committed)" if old is not None else "/dev/null",
-            tofile=f"{job.shown} (attnwalk build)")))
+            fromfile=f"{shown} (committed)" if old is not None else "/dev/null", tofile=f"{shown} (attnwalk build)")))
         return "stale" if old is not None else "missing"
+    from .writefile import write_atomic
+
     try:
-        job.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(job.path, text, "output")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text, "output")
     except (OSError, ConfigError) as err:
-        raise BuildError(f"cannot write {job.shown}: {getattr(err, 'strerror', None) or err}") from None
-    res.written.append(job.shown)
+        raise BuildError(f"cannot write {shown}: {getattr(err, 'strerror', None) or err}") from None
+    res.written.append(shown)
     return "written"

@@ -101,8 +101,13 @@ class ClosedForms:
     o: list
 
 
-def closed_forms(trace: Trace, rows: int | None = None) -> ClosedForms:
-    """Closed forms of batch 0, every head; only the first ``rows`` query rows when given."""
+def closed_forms(trace: Trace, rows: int | None = None, vanish: bool = False) -> ClosedForms:
+    """Closed forms of batch 0, every head; only the first ``rows`` query rows when given.
+
+    ``vanish``: a masked term exp(fill) with a finite fill (e^{-10000}) is dropped from a row that
+    keeps some key, for display: it is below 10^{-4342}, far under any printed digit, and keeping it
+    makes unreadable nested fractions. The decimals are unchanged (the engine's values are printed).
+    """
     import sympy as sp
 
     cfg, d = trace.config, trace.derived
@@ -122,7 +127,8 @@ def closed_forms(trace: Trace, rows: int | None = None) -> ClosedForms:
                   for i in range(n)]
         attn_h, o_h, den_h = [], [], []
         for i in range(n if rows is None else min(rows, n)):
-            logits = [scaled[i][j] if keep[i, j] else fill for j in range(m)]
+            drop = vanish and fill is not None and keep[i].any()
+            logits = [scaled[i][j] if keep[i, j] else (None if drop else fill) for j in range(m)]
             terms = [sp.exp(s) if s is not None else sp.Integer(0) for s in logits]
             den = sp.Add(*terms)
             den_h.append(den)
@@ -189,3 +195,26 @@ def text(expr) -> str:
 
 def value(expr, digits: int = 30) -> float:
     return expr.value(digits) if isinstance(expr, Form) else float(expr.evalf(digits))
+
+
+def output_functions(trace: Trace) -> list | None:
+    """Head 0's output columns as functions of a scalar query q (d_k = 1, no mask), or None.
+
+    With one query channel, S[i, j] = q_i · K[j], so O[i, c] = Σ_j e^{q K_j s} V[j, c] / Σ_j e^{q K_j s}
+    for one function of q: hand-2x2's out_c2 is 1/(1 + e^q). Returns [(column, sympy expr in q)].
+    """
+    import sympy as sp
+
+    cfg, d = trace.config, trace.derived
+    if d["d_k"] != 1 or cfg.get("mask", "none") != "none":
+        return None
+    _q, k, v = exact_qkv(trace)
+    q = sp.Symbol("q")
+    R = lambda f: sp.Rational(f.numerator, f.denominator)  # noqa: E731
+    terms = [sp.exp(q * R(row[0])) for row in k]
+    den = sp.Add(*terms)
+    out = []
+    for c in range(d["d_v"]):
+        f = sp.simplify(sp.Add(*(t * R(v[j][c]) for j, t in enumerate(terms))) / den)
+        out.append((c, f))
+    return out

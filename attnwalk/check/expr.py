@@ -154,6 +154,7 @@ _TOKEN_RE = re.compile(
 MAX_DEPTH = 64
 MAX_DIGITS = 40  # digits of a printed number (mantissa and exponent together)
 MAX_EXPONENT = 400  # |exponent| of a printed number, of a power, of exp()
+MIN_EXP_ARG = -100_000  # exp() below this is not a claim anyone prints
 
 FUNCS = {"exp", "sqrt", "log", "ln", "int", "max", "min", "abs", "round"}
 CONSTS = {"e", "π", "pi", "∞", "inf"}
@@ -552,7 +553,9 @@ def evaluate(node: Node, env: dict, interval: bool):
         if isinstance(arg, list) and node.name not in ("max", "min"):
             raise NotEvaluable("vector function")
         if node.name == "exp":
-            _bounded(arg)
+            # exp of a large negative number is a tiny, harmless value (masked scores, far keys:
+            # exp(-836.7) ≈ 0.0000); only a large positive argument overflows what a note can claim
+            _bounded(arg, MIN_EXP_ARG, MAX_EXPONENT)
             return M.exp(arg)
         if node.name == "sqrt":
             return M.sqrt(arg)
@@ -587,7 +590,7 @@ def evaluate(node: Node, env: dict, interval: bool):
             return _broadcast(lambda x, y: M.floor(x / y), a, b)
         if op == "^":
             _bounded(b)
-            _bounded(a, 1e300)
+            _bounded(a, -1e300, 1e300)
             return _broadcast(lambda x, y: x**y, a, b)
     raise NotEvaluable(node.kind)
 
@@ -602,17 +605,17 @@ def _nonzero(v) -> None:
         raise NotEvaluable("division by zero")
 
 
-def _bounded(v, limit: float = MAX_EXPONENT) -> None:
-    """Raise NotEvaluable unless every entry of ``v`` (sympy number or interval) is within ``limit``."""
+def _bounded(v, low: float = -MAX_EXPONENT, high: float = MAX_EXPONENT) -> None:
+    """Raise NotEvaluable unless every entry of ``v`` (sympy number or interval) lies in [low, high]."""
     if isinstance(v, list):
         for x in v:
-            _bounded(x, limit)
+            _bounded(x, low, high)
         return
     try:
-        mag = max(abs(float(v.a)), abs(float(v.b))) if hasattr(v, "a") else abs(float(v))
+        lo, hi = (float(v.a), float(v.b)) if hasattr(v, "a") else (float(v), float(v))
     except (TypeError, ValueError, OverflowError):
         raise NotEvaluable("out of range") from None
-    if not mag <= limit:
+    if not low <= lo <= hi <= high:
         raise NotEvaluable("out of range")
 
 

@@ -8,6 +8,8 @@ from ..latex import bmatrix
 from ..notation import label
 from ..numfmt import fmt
 from ..trace import Trace
+from .course import locate
+from .exercises import wrap_sum
 from .sdpa import attention_part, cli_command, input_table, is_integral, matrix, out_table, token_labels, uses_scenario
 
 
@@ -28,7 +30,8 @@ def build(trace: Trace) -> dict:
     w_out, b_out = trace["w_out"], trace["b_out"]
     out_terms = " + ".join(f"({fmt(merged[0, c], wp)})({fmt(w_out[0, c], wp)})" for c in range(min(D, 16)))
     title = {"vi": f"Multi-head attention (Linear qkv) — ví dụ số, {n} token, {heads} head",
-             "en": f"Multi-head attention (Linear qkv) — a worked example, {n} tokens, {heads} heads"}[cfg["lang"]]
+             "en": f"Multi-head attention (Linear qkv) — a worked example, {n} tokens, {heads} head"
+                   + ("s" if heads > 1 else "")}[cfg["lang"]]
     snippet = {"seed": cfg["seed"], "std": f"{cfg['init_std']:g}", "bias": cfg["bias"], "D": D, "heads": heads,
                "B": trace["x"].shape[0], "n": n, "input": cfg["input"], "x_table": None,
                "mask": cfg["mask"], "pad": int(cfg["mask"].split(":")[1]) if cfg["mask"].startswith("padding") else 0,
@@ -38,21 +41,31 @@ def build(trace: Trace) -> dict:
         from .sdpa import python_table
 
         snippet["x_table"] = python_table(cfg["x"])
+    course = locate(cfg)
     return {
-        "front_matter": front_matter(trace, title), "title": title, "version": __version__,
-        "command": cli_command(cfg, uses_scenario(cfg)), "scenario": uses_scenario(cfg),
+        "front_matter": front_matter(trace, title), "title": title, "version": __version__, "course": course,
+        "command": (course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)),
+        "scenario": uses_scenario(cfg) and not (course or {}).get("command"),
         "cfg": cfg, "d": d, "dec": dec, "D": D, "B": trace["x"].shape[0], "init_std": f"{cfg['init_std']:g}",
         "x_table": input_table(trace, "x", q_ids, q_words), "x_tex": matrix(x, dec, cfg.get("x")),
         "w_qkv_tex": bmatrix(w, dec), "b_qkv_tex": bmatrix(b[None], dec), "w_out_tex": bmatrix(w_out, dec),
         "b_out_tex": bmatrix(b_out[None], dec), "qkv_tex": bmatrix(trace["qkv"][0], dec),
         "qkv_worked": {"terms": qkv_terms + (" + ..." if D > 16 else ""), "b": fmt(b[0], wp),
-                       "value": fmt(trace["qkv"][0, 0, 0], dec)},
+                       "value": fmt(trace["qkv"][0, 0, 0], dec),
+                       "lines": wrap_sum("QKV[0, 0]", [f"({xs(x[0, c])})({fmt(w[0, c], wp)})"
+                                                       for c in range(min(D, 16))]
+                                         + (["..."] if D > 16 else []) + [f"({fmt(b[0], wp)})"],
+                                         fmt(trace["qkv"][0, 0, 0], dec))},
         "chunks": [{"name": nm, "tex": bmatrix(trace["qkv"][0][:, k * D:(k + 1) * D], dec),
                     "cols": f"{k * D}..{(k + 1) * D - 1}"} for k, nm in enumerate("QKV")],
         "merged_label": label("o_merged", b=0), "merged_tex": bmatrix(merged, dec),
         "out_label": label("out_seq", b=0), "out_tex": bmatrix(trace["out"][0], dec),
         "out_worked": {"terms": out_terms + (" + ..." if D > 16 else ""), "b": fmt(b_out[0], wp),
-                       "value": fmt(trace["out"][0, 0, 0], dec)},
+                       "value": fmt(trace["out"][0, 0, 0], dec),
+                       "lines": wrap_sum("Out[0, 0]", [f"({fmt(merged[0, c], wp)})({fmt(w_out[0, c], wp)})"
+                                                       for c in range(min(D, 16))]
+                                         + (["..."] if D > 16 else []) + [f"({fmt(b_out[0], wp)})"],
+                                         fmt(trace["out"][0, 0, 0], dec))},
         "out_table": out_table(trace), "snippet": snippet, "exact": None, "q_words": q_words,
         "near_uniform": float(trace["attn"][0].max() - trace["attn"][0].min()) < 0.5 / n,
         **att,

@@ -14,6 +14,9 @@ from ..latex import bmatrix
 from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
+from . import intuition
+from .course import locate
+from .exercises import ARG_PLACES, sequence_exercises, wrap_sum
 
 MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
 MAX_ALPHA_TABLE = 12  # the α table (queries x keys) up to 12 x 12
@@ -186,10 +189,30 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
     row_empty = not keep.any()
     o_terms = [{"c": c, "expr": " + ".join(f"({fmt(trace['attn'][0, h0, i, j], wp)})({fv(v[h0, j, c])})"
                                            for j in range(min(m, 8))) + (" + ..." if m > 8 else ""),
-                "value": fmt(trace["o"][0, h0, i, c], dec)} for c in range(v.shape[-1])]
+                "value": fmt(trace["o"][0, h0, i, c], dec),
+                "lines": wrap_sum(f"{plain(label('o_h', h=h0))}[{i}, {c}]",
+                                  [f"({fmt(trace['attn'][0, h0, i, j], wp)})({fv(v[h0, j, c])})"
+                                   for j in range(min(m, 8))] + (["..."] if m > 8 else []),
+                                  fmt(trace["o"][0, h0, i, c], dec))} for c in range(v.shape[-1])]
     fill_value = MASK_FILL_VALUES[fill]
     empty_rows = [q_ids[r] for r in range(n) if masked and not trace["mask"][r].any()]
+    keep_all = trace["mask"] if masked else None
+    why = {
+        "ties": intuition.ties(trace["attn"][0, 0], named(q_ids, q_words), named(k_ids, k_words), dec,
+                               q_ids=q_ids, k_ids=k_ids,
+                               labels=(lambda i, j: f"A_0[{i}, {j}]") if cfg["variant"] == "mha" else None),
+        "saturated": [dict(r, h=h) for h in range(heads) for r in intuition.saturated(
+            trace["attn"][0, h], trace["scores_scaled"][0, h], keep_all if masked else np.ones((n, m)),
+            named(q_ids, q_words), named(k_ids, k_words), dec)],
+        "mask": intuition.mask_effects(keep_all, trace["attn"][0, 0], named(q_ids, q_words),
+                                       named(k_ids, k_words), dec, lambda r: plain(label("attn_row", h=0, i=r))),
+        "heads": intuition.heads_differ(trace["attn"][0], named(q_ids, q_words), named(k_ids, k_words), dec),
+        "constant": [dict(f, h=h) for h in range(heads) for f in intuition.constant_columns(
+            v[h], trace["attn"][0, h], out_names(cfg, d["d_v"], h), dec)],
+    }
+    why["equal_keys"] = intuition.equal_keys(k[0], why["ties"], k_ids)
     return {
+        "why": why, "exercises": sequence_exercises(trace, i, named(q_ids, q_words), wp, fs, fv),
         "n": n, "m": m, "heads": heads, "d_k": d["d_k"], "d_v": d["d_v"], "wp": wp,
         "scale_str": "1" if d["d_k"] == 1 else fmt(d["scale"], dec), "sqrt_dk": _sqrt_str(d["d_k"], dec),
         "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
@@ -241,7 +264,7 @@ def closed_form_part(trace: Trace) -> dict | None:
     q_ids, k_ids, _, _ = token_labels(cfg, n, m)
     heads = cfg["heads"]
     listed = n * m * heads <= MAX_CLOSED_FORMS
-    cf = trace.memoized(("closed_forms", listed), lambda: closed_forms(trace, rows=None if listed else 1))
+    cf = trace.memoized(("closed_forms", listed), lambda: closed_forms(trace, rows=None if listed else 1, vanish=True))
     alphas, outs = [], []
     for h in range(heads):
         for i in range(n):
@@ -261,7 +284,21 @@ def closed_form_part(trace: Trace) -> dict | None:
     if any(len(v["tex"]) > MAX_FORM_CHARS for o in outs for v in o["vals"]):
         outs = []  # long sums of exponentials help nobody: the decimals stand alone
     dens = [(i, den) for i, den in enumerate(cf.den[0]) if den != 0]
-    return {"alphas": alphas, "outs": outs, "listed": listed, "first": alphas[0],
+    funcs = []
+    if heads == 1:
+        from ..exact import output_functions, tex
+
+        names = out_names(cfg, trace.derived["d_v"])
+        qs = [float(x) for x in trace["q"][0, 0, :, 0]] if trace.derived["d_k"] == 1 else []
+        for c, f in output_functions(trace) or []:
+            if f.free_symbols:  # a constant column is said by the constant-column rule
+                trend = intuition.monotone([float(x) for x in trace["o"][0, 0, :, c]], qs)
+                funcs.append({"name": names[c], "tex": f"O[i, {c}] = " + tex(f).replace("q", "q_i"),
+                              "trend": trend})
+    fill = cfg.get("mask_fill", "-inf")
+    vanished = "mask" in trace and fill != "-inf" and bool((trace["mask"] == 0).any())
+    return {"alphas": alphas, "outs": outs, "listed": listed, "first": alphas[0], "funcs": funcs,
+            "vanished": vanished,
             "den_row": dens[0][0] if dens else None, "den_tex": _den_tex(dens[0][1]) if dens else ""}
 
 
@@ -271,13 +308,23 @@ def _den_tex(den) -> str:
     return tex(den)
 
 
+def out_names(cfg: dict, d_v: int, h: int = 0) -> list[str]:
+    """Names of head h's output columns: out_c2, out_c3 when V is the input's columns c2, c3 (as
+    seed 004 names them), else the merged channel c{h·d_v + c}."""
+    if cfg.get("source") == "columns" and cfg["heads"] == 1:
+        return [f"out_c{c}" for c in cfg["v_cols"]]
+    return [f"c{h * d_v + c}" for c in range(d_v)]
+
+
 def out_table(trace: Trace) -> dict:
     """Out(pi): one row per query token, one column per output channel (all heads merged)."""
     cfg = trace.config
     out = trace["out"][0]
     n = out.shape[0]
     q_ids, _, q_words, _ = token_labels(cfg, n, trace["attn"].shape[-1])
-    return {"header": [f"c{c}" for c in range(out.shape[1])],
+    heads = cfg["heads"]
+    d_v = out.shape[1] // heads
+    return {"header": [nm for h in range(heads) for nm in out_names(cfg, d_v, h)],
             "rows": [{"p": q_ids[i], "word": q_words[i] if q_words else "", "label": f"Out({q_ids[i]})",
                       "vals": [fmt(x, cfg["decimals"]) for x in out[i]]} for i in range(n)]}
 
@@ -302,9 +349,12 @@ def build(trace: Trace) -> dict:
     worked_i = n - 1 if cfg["mask"] == "causal" else 0
     att = attention_part(trace, False, worked_i)
     q_ids, k_ids, q_words, k_words = token_labels(cfg, n, m)
+    course = locate(cfg)
     view = {
-        "version": __version__, "cfg": cfg, "d": d, "dec": dec, "source": source,
-        "command": cli_command(cfg, uses_scenario(cfg)), "scenario": uses_scenario(cfg),
+        "version": __version__, "cfg": cfg, "d": d, "dec": dec, "source": source, "course": course,
+        "command": (course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)),
+        "scenario": uses_scenario(cfg) and not (course or {}).get("command"),
+        "plain_rows": plain_rows(trace, q_ids, k_ids),
         "B": trace["q"].shape[0], "cross": d["cross"], "exact": closed_form_part(trace),
         "q_words": q_words, "k_words": k_words,
         "out_table": out_table(trace), "init_std": f"{cfg['init_std']:g}",
@@ -324,11 +374,54 @@ def build(trace: Trace) -> dict:
     if source == "direct":
         view["direct_tables"] = [nm for nm in ("q", "k", "v") if nm in cfg]
     view["snippet"] = snippet_sdpa(trace)
-    title = {"vi": f"Scaled dot-product attention — ví dụ số, {n} query × {m} key, {cfg['heads']} head",
-             "en": f"Scaled dot-product attention — a worked example, {n} queries × {m} keys, {cfg['heads']} heads"}
+    heads_en = f"{cfg['heads']} head" + ("s" if cfg["heads"] > 1 else "")
+    kind_vi = ", mask nhân quả (causal)" if cfg["mask"] == "causal" else ", cross-attention" if d["cross"] else ""
+    kind_en = ", causal mask" if cfg["mask"] == "causal" else ", cross-attention" if d["cross"] else ""
+    title = {"vi": f"Scaled dot-product attention — ví dụ số, {n} query × {m} key, {cfg['heads']} head{kind_vi}",
+             "en": f"Scaled dot-product attention — a worked example, {n} queries × {m} keys, {heads_en}{kind_en}"}
     view["title"] = title[cfg["lang"]]
     view["front_matter"] = front_matter(trace, view["title"])
     return view
+
+
+MAX_PLAIN_SCORE = 10  # the beginner's plain e^k path while every score is at most this (no overflow worry)
+
+
+def plain_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] | None:
+    """Seed 004's beginner path: every softmax row of head 0 with plain exp(s), no max subtracted.
+
+    Only for small exact notes without a mask (a masked score would need the max subtraction at once).
+    """
+    if not trace.derived.get("exact") or "mask" in trace:
+        return None
+    ss = trace["scores_scaled"][0, 0]
+    n, m = ss.shape
+    if n > 8 or m > 8 or np.abs(ss).max() > MAX_PLAIN_SCORE:
+        return None
+    dec = trace.config["decimals"]
+    wp = min(dec + 4, 15)
+    ints = is_integral(ss)
+    fs = lambda x: num(x, wp, ints)  # noqa: E731
+    rows = []
+    for i in range(n):
+        e = np.exp(ss[i])
+        # a rounded exponent is printed at 15 places and the sum 2 places coarser than the exp terms,
+        # so that the checker (which allows for the rounding of printed operands) sees a wrong digit
+        tp = wp if ints else wp - 2
+        ex = [fmt(x, wp) for x in e]
+        arg = fs if ints else (lambda x: fmt(x, ARG_PLACES))
+        distinct = []
+        for j in range(m):
+            if arg(ss[i, j]) not in [d[0] for d in distinct]:
+                distinct.append((arg(ss[i, j]), ex[j]))
+        lines = [f"{plain(label('scores_scaled_row', h=0, i=i))} = [{', '.join(fs(x) for x in ss[i])}]"]
+        lines += [f"exp({a}) = {b}" if ints else f"exp({a}) ≈ {b}" for a, b in distinct]
+        lines += wrap_sum("sum", ex, fmt(e.sum(), tp))
+        total = fmt(e.sum(), tp)
+        lines += [f"α({q_ids[i]}→{k_ids[j]}) = {ex[j]} / {total} ≈ {fmt(trace['attn'][0, 0, i, j], dec)}"
+                  for j in range(m)]
+        rows.append({"i": i, "q": q_ids[i], "lines": lines})
+    return rows
 
 
 def _qkv_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] | None:
@@ -384,13 +477,16 @@ def snippet_sdpa(trace: Trace) -> dict:
         kv = "x_kv" if "x_kv" in trace else "x"
         lines.append(f"q, k, v = x @ w_q.T, {kv} @ w_k.T, {kv} @ w_v.T")
     mask_lines = []
+    vi = cfg["lang"] == "vi"
+    attend = "True = được nhìn" if vi else "True = attend"  # comments in the note's language
     if cfg["mask"] == "causal":
-        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool).tril()  # True = attend")
+        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool).tril()  # {attend}")
     elif cfg["mask"].startswith("padding:"):
         pad = int(cfg["mask"].split(":")[1])
-        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool)  # True = attend")
+        mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool)  # {attend}")
         if pad:
-            mask_lines.append(f"keep[:, {m - pad}:] = False  # the last {pad} keys are padding")
+            padding = f"{pad} key cuối là token đệm" if vi else f"the last {pad} keys are padding"
+            mask_lines.append(f"keep[:, {m - pad}:] = False  # {padding}")
     empty = "mask" in trace and not trace["mask"].any(axis=-1).all()
     return {"lines": lines, "seeded": seeded, "mask_lines": mask_lines, "fill": fill_str(cfg["mask_fill"]),
             "masked": cfg["mask"] != "none", "minus_inf": cfg["mask_fill"] == "-inf", "empty_rows": empty,

@@ -11,6 +11,7 @@ from ..latex import bmatrix, is_elided
 from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
+from .exercises import wrap_sum
 
 MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
@@ -111,12 +112,19 @@ def build(trace: Trace) -> dict:
 
     uniform = 1.0 / N
     spread = float(attn.max() - attn.min())
-    title = {"vi": f"Attention trong YOLO — ví dụ số {H}×{W}, {heads} head, seed {cfg['seed']}",
-             "en": f"Attention in YOLO — a worked {H}×{W} example, {heads} heads, seed {cfg['seed']}"}[cfg["lang"]]
+    pe_vi = "PE trên V (như module)" if cfg["pe_on"] == "v" else "PE trên O (như các ghi chú gốc)"
+    pe_en = "PE on V (the module)" if cfg["pe_on"] == "v" else "PE on O (the seed notes)"
+    heads_en = f"{heads} head" + ("s" if heads > 1 else "")
+    title = {"vi": f"Attention trong YOLO — ví dụ số {H}×{W}, {heads} head, seed {cfg['seed']}, {pe_vi}",
+             "en": f"Attention in YOLO — a worked {H}×{W} example, {heads_en}, seed {cfg['seed']}, {pe_en}"
+             }[cfg["lang"]]
+    from .course import locate
+
+    course = locate(cfg)
     return {
         "front_matter": front_matter(trace, title),
         "version": __version__,
-        "command": cli_command(cfg),
+        "command": cli_command(cfg), "course": course,
         "cfg": cfg, "d": d, "dec": dec,
         "B": B, "C": C, "H": H, "W": W, "N": N, "heads": heads, "key_dim": kd, "head_dim": hd,
         "scale": _scale_str(kd, d["scale"], dec), "scale_is_one": kd == 1,
@@ -156,7 +164,11 @@ def build(trace: Trace) -> dict:
         "out_maps": channel_maps("out", "out", chans),
         "pe_worked": {"window": bmatrix(window, wp), "kernel": bmatrix(kernel, wp),
                       "value": f(trace["pe"][b, 0, 0, 0]), "label": lab("pe", b=0, c=0).replace(",:,:]", ",0,0]"),
-                      "src": "V" if cfg["pe_on"] == "v" else "O"},
+                      "src": "V" if cfg["pe_on"] == "v" else "O",
+                      "lines": wrap_sum(plain(lab("pe", b=0, c=0).replace(",:,:]", ",0,0]")),
+                                        [f"({fw(window[a, c])})({fw(kernel[a, c])})"
+                                         for a in range(3) for c in range(3)],
+                                        f(trace["pe"][b, 0, 0, 0]))},
         "summary": {
             "uniform": f(uniform), "attn_max": f(attn.max()), "attn_min": f(attn.min()),
             "near_uniform": spread < 0.5 * uniform,

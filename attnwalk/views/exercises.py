@@ -1,0 +1,115 @@
+"""Exercises on a note's own numbers, with answers ``attnwalk check`` verifies.
+
+Every answer line is either a label the checker reads (``A_0[1, :] = [...]``, ``O_0[1, 0] = ...``)
+or an arithmetic claim it evaluates (``1.0000000000 / 5.2974425414 ≈ 0.188770``), so a wrong
+digit in an answer is reported like any other wrong number. Questions are worded by the
+templates; this module only picks rows and computes the answers (plain strings).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..notation import label, plain
+from ..numfmt import fmt
+
+WIDTH = 78  # code lines wrap before this many characters (a page column)
+
+
+def wrap_sum(head: str, terms: list[str], tail: str) -> list[str]:
+    """``head = t1 + t2 + ...`` wrapped into lines under ``WIDTH``; continuation lines start with
+    ``+`` under the first term, the result ``tail`` on its own ``= ...`` line when it does not fit."""
+    pad = " " * (len(head) + 1)
+    lines, cur = [], head + " = "
+    for n, t in enumerate(terms):
+        piece = t if n == 0 else " + " + t
+        if n and len(cur) + len(piece) > WIDTH:
+            lines.append(cur)
+            cur = pad + "+ " + t
+        else:
+            cur += piece
+    if len(cur) + len(tail) + 3 <= WIDTH and len(lines) == 0:
+        return [cur + " = " + tail]
+    lines.append(cur)
+    lines.append(pad[:-1] + " = " + tail)
+    return lines
+
+
+ARG_PLACES = 15  # exponents of the exercises' exp(x): fine enough that exp(x) at wp places is exact
+
+
+def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label: str, a_label: str,
+                  a_row: np.ndarray, wp: int, dec: int, fs) -> list[str]:
+    """The max-subtracted softmax of one row, as the worked step prints it."""
+    kept = keep.astype(bool)
+    cells = [fs(x) if kept[j] else fill for j, x in enumerate(scaled_row)]
+    lines = [f"{row_label} = [{', '.join(cells)}]"]
+    if not kept.any():
+        return lines + [f"{a_label} = [{', '.join(fmt(x, dec) for x in a_row)}]"]
+    m = float(scaled_row[kept].max())
+    lines.append(f"m = max = {fs(m)}")
+    e = np.where(kept, np.exp(scaled_row - m), 0.0)
+    for j in range(len(scaled_row)):
+        if kept[j]:
+            lines.append(f"exp({cells[j]} - {fs(m)}) = {fmt(e[j], wp)}")
+        else:
+            lines.append(f"exp({fill} - {fs(m)}) = {fmt(0.0, wp)}   (masked: the term vanishes)")
+    lines.append(f"sum = {fmt(e.sum(), wp)}")
+    lines.append(f"{a_label} = [{', '.join(fmt(x, dec) for x in a_row)}]")
+    return lines
+
+
+def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) -> list[dict]:
+    """sdpa/mha: another row of A by hand, its output row, a shifted V column, a halved scale."""
+    cfg = trace.config
+    dec = cfg["decimals"]
+    n, m = trace["attn"].shape[-2:]
+    h = 0
+    masked = "mask" in trace
+    keep = trace["mask"] if masked else np.ones((n, m))
+    fill = cfg.get("mask_fill", "-inf")
+    # another row than the worked one: the last (or the first, when the last was worked)
+    r = n - 1 if worked_i != n - 1 else 0
+    if r == worked_i:
+        return []
+    a = trace["attn"][0, h]
+    v = trace["v"][0, h]
+    o = trace["o"][0, h]
+    row_label = plain(label("scores_masked_row" if masked else "scores_scaled_row", h=h, i=r))
+    a_label = plain(label("attn_row", h=h, i=r))
+    o_label = plain(label("o_h", h=h))
+    out = []
+    out.append({"kind": "row", "r": r, "q": q_ids[r], "h": h,
+                "lines": softmax_lines(trace["scores_scaled"][0, h, r], keep[r], fill, row_label, a_label, a[r],
+                                       wp, dec, fs)})
+    o_lines = []
+    for c in range(min(v.shape[-1], 4)):
+        terms = [f"({fmt(a[r, j], wp)})({fv(v[j, c])})" for j in range(m)]
+        o_lines += wrap_sum(f"{o_label}[{r}, {c}]", terms, fmt(o[r, c], dec))
+    out.append({"kind": "out", "r": r, "q": q_ids[r], "h": h, "lines": o_lines})
+    # Shift: add 1 to every value of V's column 0 -> every output of that column rises by exactly 1
+    if keep.any(axis=-1).all():
+        c = 0
+        # operands finer than the result, so that a wrong last digit of the result is caught
+        shift = [f"{fmt(o[i, c], wp)} + 1 ≈ {fmt(o[i, c] + 1, dec)}" for i in range(min(n, 4))]
+        out.append({"kind": "shift", "c": c, "h": h, "lines": shift})
+    # Scale: the scaled scores of row r halved (d_k four times as large, same dot products)
+    kept = keep[r].astype(bool)
+    if kept.sum() >= 2:
+        half = trace["scores_scaled"][0, h, r] / 2
+        shifted = half - float(half[kept].max())  # minus the row maximum, as the softmax does
+        e = np.where(kept, np.exp(shifted), 0.0)
+        s = e.sum()
+        # each result printed coarser than its operands (exponent 15 places, exp wp, total wp - 3), so
+        # that the checker, which allows for the rounding of printed operands, still catches a wrong digit
+        js = [j for j in range(m) if kept[j]]
+        tp = wp - 3
+        sc = [f"exp({fmt(shifted[j], ARG_PLACES)}) ≈ {fmt(e[j], wp)}" for j in js]
+        sc += wrap_sum("total", [fmt(e[j], wp) for j in js], fmt(s, tp))
+        sc += [f"{fmt(e[j], wp)} / {fmt(s, tp)} ≈ {fmt(e[j] / s, dec)}" for j in js]
+        before = float(a[r].max())
+        after = float((e / s).max())
+        out.append({"kind": "scale", "r": r, "q": q_ids[r], "h": h, "lines": sc,
+                    "flatter": after < before - 1e-15, "same": abs(after - before) <= 1e-15})
+    # the halved-scale answer first: the checker reads later worked rows in the context of "row r"
+    return [e for e in out if e["kind"] == "scale"] + [e for e in out if e["kind"] != "scale"]

@@ -1,0 +1,143 @@
+"""Why the numbers come out as they do: facts read off a trace, for the "what it means" section.
+
+Each rule looks at the recorded tensors (batch 0) and returns plain data (names, printed
+numbers) that the templates turn into a sentence in their language; a rule that does not
+apply returns an empty list. Nothing here is generic prose: every fact is computed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..numfmt import fmt
+
+TIE_RTOL = 1e-12  # weights this close (relative) are the same weight: equal scores, not rounding luck
+
+
+def ties(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, rows: int = 8,
+         q_ids: list[str] | None = None, k_ids: list[str] | None = None, labels=None) -> list[dict]:
+    """Per query row of one head: every key that gets the largest weight (ties kept together).
+
+    ``keys`` has several names when the largest weight is shared, e.g. hand-2x2's p0 attends
+    p1 and p3 equally (0.365529 each); ``empty`` marks a row with no key left by the mask.
+    """
+    out = []
+    for i in range(min(attn.shape[0], rows)):
+        row = attn[i]
+        top = float(row.max())
+        if top == 0.0:
+            out.append({"q": q_names[i], "ks": [], "w": fmt(0.0, dec), "empty": True, "tie": False})
+            continue
+        best = [j for j in range(len(row)) if abs(row[j] - top) <= TIE_RTOL * top]
+        out.append({"q": q_names[i], "ks": [k_names[j] for j in best], "w": fmt(top, dec), "empty": False,
+                    "alphas": [labels(i, j) if labels else f"α({(q_ids or q_names)[i]}→{(k_ids or k_names)[j]})"
+                               for j in best],
+                    "tie": len(best) > 1, "j": best})
+    return out
+
+
+def equal_keys(k: np.ndarray, row_ties: list[dict], k_names: list[str]) -> list[dict]:
+    """Tied keys whose key vectors are identical: the reason for the tie (same K, same score)."""
+    out, seen = [], set()
+    for t in row_ties:
+        if not t.get("tie"):
+            continue
+        js = tuple(t["j"])
+        if js in seen:
+            continue
+        seen.add(js)
+        if all(np.array_equal(k[js[0]], k[j]) for j in js[1:]):
+            out.append({"ks": [k_names[j] for j in js], "k": _vec(k[js[0]], 6)})
+    return out
+
+
+def constant_columns(v: np.ndarray, attn: np.ndarray, names: list[str], dec: int) -> list[dict]:
+    """Output columns that equal a constant column of V: every row of A sums to 1, so a weighted
+    average of equal values is that value. ``names`` names the output columns of this head."""
+    out = []
+    if v.shape[0] < 2 or not np.all(attn.sum(-1) > 0):
+        return out  # one key says nothing; a row with no key left has output 0, not the constant
+    for c in range(v.shape[-1]):
+        col = v[:, c]
+        if np.all(col == col[0]):
+            out.append({"c": c, "name": names[c], "value": _num(col[0], dec)})
+    return out
+
+
+def saturated(attn: np.ndarray, scaled: np.ndarray, keep: np.ndarray, q_names: list[str], k_names: list[str],
+              dec: int) -> list[dict]:
+    """Rows whose largest weight prints as exactly 1: the top score leads the others by so much that
+    exp(-gap) is below the printed precision. ``gap`` is the lead over the runner-up (kept keys)."""
+    out = []
+    one = fmt(1.0, dec)
+    for i in range(attn.shape[0]):
+        kept = np.flatnonzero(keep[i])
+        if len(kept) < 2 or fmt(attn[i].max(), dec) != one:
+            continue
+        s = np.sort(scaled[i, kept])[::-1]
+        j = int(kept[np.argmax(scaled[i, kept])])
+        gap = float(s[0] - s[1])
+        out.append({"q": q_names[i], "k": k_names[j], "i": i, "gap": fmt(gap, max(dec - 2, 1)), "top": fmt(s[0], dec),
+                    "second": fmt(s[1], dec), "gap_short": fmt(gap, 1)})
+    return out
+
+
+def mask_effects(keep: np.ndarray | None, attn: np.ndarray, q_names: list[str], k_names: list[str],
+                 dec: int, row_label=None) -> list[dict]:
+    """Rows the mask decides alone: a single key left gets weight 1 because of the mask, not the scores."""
+    if keep is None:
+        return []
+    out = []
+    for i in range(keep.shape[0]):
+        kept = np.flatnonzero(keep[i])
+        if len(kept) == 1:
+            j = int(kept[0])
+            out.append({"q": q_names[i], "k": k_names[j], "row": ", ".join(fmt(x, dec) for x in attn[i]),
+                        "label": row_label(i) if row_label else "",
+                        "masked": [k_names[c] for c in range(keep.shape[1]) if not keep[i, c]]})
+    return out
+
+
+def heads_differ(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int) -> dict | None:
+    """How the heads of one batch element differ: each query's strongest key per head, the queries
+    where the heads disagree, and the largest gap between two heads' weights for the same pair."""
+    heads, n, m = attn.shape
+    if heads < 2:
+        return None
+    rows = []
+    for i in range(min(n, 8)):
+        tops = [k_names[int(np.argmax(attn[h, i]))] for h in range(heads)]
+        rows.append({"q": q_names[i], "tops": tops, "differ": len(set(tops)) > 1})
+    diff = np.abs(attn[:, None] - attn[None, :]).max(axis=0)  # (heads, n, m) over pairs of heads
+    h_i, i, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    pair = np.abs(attn[:, i, j][:, None] - attn[:, i, j][None, :])
+    a, b = np.unravel_index(int(np.argmax(pair)), pair.shape)
+    a, b = sorted((int(a), int(b)))
+    if m < 2 or fmt(attn[a, i, j], dec) == fmt(attn[b, i, j], dec):
+        return None  # the heads print the same weights: nothing to tell apart
+    return {"rows": rows, "n_differ": sum(r["differ"] for r in rows),
+            "gap": {"q": q_names[i], "k": k_names[j], "h0": a, "h1": b, "i": int(i), "j": int(j),
+                    "w0": fmt(attn[a, i, j], dec), "w1": fmt(attn[b, i, j], dec)}}
+
+
+def monotone(values: list[float], keys: list[float]) -> str | None:
+    """"decreasing" / "increasing" when ``values`` move strictly one way as ``keys`` grow, else None."""
+    order = np.argsort(keys, kind="stable")
+    v = np.asarray(values, dtype=float)[order]
+    k = np.asarray(keys, dtype=float)[order]
+    if len(v) < 3 or np.any(np.diff(k) == 0):
+        return None
+    d = np.diff(v)
+    if np.all(d < 0):
+        return "decreasing"
+    if np.all(d > 0):
+        return "increasing"
+    return None
+
+
+def _num(x: float, dec: int) -> str:
+    return str(int(x)) if float(x).is_integer() else fmt(x, dec)
+
+
+def _vec(r: np.ndarray, dec: int) -> str:
+    return _num(r[0], dec) if len(r) == 1 else "[" + ", ".join(_num(x, dec) for x in r) + "]"

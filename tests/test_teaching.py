@@ -1,0 +1,265 @@
+"""The notes teach: intuition computed from the numbers, formula and shape at every step, checked
+exercises, the real regenerate command, vi/en parity and a course index whose links resolve."""
+
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attnwalk
+from attnwalk.check import check_file
+from attnwalk.cli import main
+from attnwalk.scenario import load_scenario
+from attnwalk.views import intuition
+
+REPO = Path(__file__).resolve().parent.parent
+NOTES = REPO / "examples" / "notes"
+SEQ_NOTES = ["hand-2x2", "sdpa-causal-toi-di-hoc", "sdpa-cross-attention", "mha-seed-002"]
+ALL_NOTES = sorted({p.name.split(".")[0] for p in NOTES.glob("*.md")})
+ORDER = ["hand-2x2", "sdpa-causal-toi-di-hoc", "sdpa-cross-attention", "mha-seed-002", "yolo-3x3-seed42",
+         "yolo-3x3-seed42-module"]
+
+
+def note(name: str, lang: str) -> str:
+    return (NOTES / f"{name}.{lang}.md").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ intuition rules on crafted traces
+
+def test_ties_are_reported_as_ties():
+    a = np.array([[0.1, 0.4, 0.1, 0.4], [0.7, 0.1, 0.1, 0.1]])
+    names = ["p0", "p1", "p2", "p3"]
+    rows = intuition.ties(a, names, names, 4)
+    assert rows[0]["ks"] == ["p1", "p3"] and rows[0]["tie"] and rows[0]["w"] == "0.4000"
+    assert rows[1]["ks"] == ["p0"] and not rows[1]["tie"]
+    # a difference far below the printed precision is still not a tie: weights differ
+    b = np.array([[0.5, 0.5 - 1e-9]])
+    assert intuition.ties(b, names[:2], names[:2], 4)[0]["ks"] == ["p0"]
+
+
+def test_tied_keys_with_equal_key_vectors_are_explained():
+    k = np.array([[0.0], [1.0], [0.0], [1.0]])
+    rows = [{"tie": True, "j": [1, 3]}]
+    assert intuition.equal_keys(k, rows, ["p0", "p1", "p2", "p3"]) == [{"ks": ["p1", "p3"], "k": "1"}]
+    k2 = np.array([[0.0], [1.0], [0.0], [2.0]])
+    assert intuition.equal_keys(k2, rows, ["p0", "p1", "p2", "p3"]) == []
+
+
+def test_constant_output_column_needs_a_constant_v_column_and_full_rows():
+    v = np.array([[1.0, 2.0], [0.0, 2.0], [1.0, 2.0]])
+    a = np.full((2, 3), 1 / 3)
+    assert [c["name"] for c in intuition.constant_columns(v, a, ["c2", "c3"], 6)] == ["c3"]
+    a_empty = np.array([[1 / 3] * 3, [0.0, 0.0, 0.0]])  # a row with no key left outputs 0, not 2
+    assert intuition.constant_columns(v, a_empty, ["c2", "c3"], 6) == []
+
+
+def test_saturation_is_reported_only_when_a_weight_prints_as_one():
+    scaled = np.array([[30.0, 0.0, 1.0], [1.0, 0.0, 0.5]])
+    e = np.exp(scaled - scaled.max(-1, keepdims=True))
+    a = e / e.sum(-1, keepdims=True)
+    keep = np.ones((2, 3))
+    rows = intuition.saturated(a, scaled, keep, ["p0", "p1"], ["k0", "k1", "k2"], 4)
+    assert [(r["q"], r["k"], r["gap"]) for r in rows] == [("p0", "k0", "29.00")]
+
+
+def test_mask_effect_single_key_row():
+    keep = np.tril(np.ones((3, 3)))
+    a = np.array([[1.0, 0, 0], [0.3, 0.7, 0], [0.2, 0.4, 0.4]])
+    rows = intuition.mask_effects(keep, a, ["p0", "p1", "p2"], ["p0", "p1", "p2"], 4)
+    assert [(r["q"], r["k"], r["masked"]) for r in rows] == [("p0", "p0", ["p1", "p2"])]
+    assert intuition.mask_effects(None, a, ["p0"], ["p0"], 4) == []
+
+
+def test_heads_differ_names_the_largest_gap():
+    a = np.array([[[0.8, 0.1, 0.1], [0.4, 0.3, 0.3]], [[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]]])
+    names = ["p0", "p1", "p2"]
+    d = intuition.heads_differ(a, names[:2], names, 2)
+    assert d["n_differ"] == 1 and d["rows"][0]["tops"] == ["p0", "p2"] and not d["rows"][1]["differ"]
+    assert (d["gap"]["q"], d["gap"]["k"], d["gap"]["w0"], d["gap"]["w1"]) == ("p0", "p0", "0.80", "0.20")
+    assert intuition.heads_differ(a[:1], names[:2], names, 2) is None
+
+
+def test_output_function_of_hand_2x2_is_one_over_one_plus_e_to_the_q():
+    import sympy as sp
+
+    from attnwalk.exact import output_functions
+
+    trace = attnwalk.walk(**load_scenario(REPO / "examples" / "scenarios" / "hand-2x2.toml"))
+    (c0, f0), (c1, f1) = output_functions(trace)
+    q = sp.Symbol("q")
+    assert sp.simplify(f0 - 1 / (1 + sp.exp(q))) == 0
+    assert f1 == 2
+    # and it reproduces the engine's column at q = 1, 2, 3, 4
+    assert np.allclose([float(f0.subs(q, i)) for i in (1, 2, 3, 4)], trace["o"][0, 0, :, 0], rtol=1e-14)
+
+
+def test_hand_2x2_note_states_the_tie_the_constant_column_and_the_closed_form():
+    en = note("hand-2x2", "en")
+    assert "α(p0→p1) = α(p0→p3) = 0.365529" in en  # p0 attends p1 and p3 equally
+    assert "p1 and p3 have the same key (1)" in en
+    assert "Why column 1 of $O_0$ (out_c3) is 2 for every token" in en
+    assert r"O[i, 0] = \frac{1}{e^{q_i} + 1}" in en and "decreasing" in en
+    assert "| token | out_c2 | out_c3 |" in en
+
+
+def test_causal_note_says_p0_is_decided_by_the_mask():
+    en = note("sdpa-causal-toi-di-hoc", "en")
+    assert "`A_0[0, :] = [1.0000, 0.0000, 0.0000]` **because of the mask**" in en
+    assert r"\tilde{S}_h[i, j] = \hat{S}_h[i, j] \text{ if } M[i, j] = 1" in en
+    assert r"\frac{Q K^T}{\sqrt{d_k}} + M" not in en  # M is the keep matrix, never added
+
+
+def test_mha_note_reports_saturation_and_head_differences():
+    en = note("mha-seed-002", "en")
+    assert "the softmax is **saturated**" in en
+    assert "The heads differ" in en
+
+
+# ------------------------------------------------------------------ formula and shape at every step
+
+@pytest.mark.parametrize("name", SEQ_NOTES)
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_every_step_states_its_formula_and_its_shape(name, lang):
+    md = note(name, lang)
+    steps = re.split(r"^## ", md, flags=re.M)
+    step_word, shape_word = ("Step", "Shape") if lang == "en" else ("Bước", "Kích thước")
+    found = [s for s in steps if re.match(rf"\d+\. {step_word} \d", s)]
+    assert len(found) >= 4
+    for s in found:
+        title = s.splitlines()[0]
+        assert "$$\n" in s, f"no formula in {title}"
+        assert shape_word in s, f"no shape in {title}"
+
+
+# ------------------------------------------------------------------ exercises
+
+@pytest.mark.parametrize("name", SEQ_NOTES)
+def test_exercises_answers_are_verified_and_a_changed_digit_is_wrong(name, tmp_path):
+    md = note(name, "en")
+    start = md.index("## Exercises")
+    ex = md[start:]
+    assert 3 <= ex.count("<details>") <= 5
+    first = md[:start].count("\n") + 1
+    report = check_file(NOTES / f"{name}.en.md")
+    assert not report.wrong
+    in_answers = [r for r in report.verified if r.line >= first]
+    assert len(in_answers) >= 10, "the answers' numbers are checked"
+    # change one digit of the first answer row: the checker reports it wrong, on that line
+    m = re.search(r"^(A_0\[\d+, :\] = \[)(\d+\.\d+)", ex, re.M)
+    num = m.group(2)
+    bad = num[:-1] + str((int(num[-1]) + 3) % 10)
+    changed = md[:start] + ex[:m.start(2)] + bad + ex[m.end(2):]
+    p = tmp_path / f"{name}.en.md"
+    p.write_text(changed, encoding="utf-8")
+    wrong = check_file(p).wrong
+    assert wrong and all(r.line >= first for r in wrong)
+
+
+def test_hand_2x2_works_every_row_with_plain_exponentials_first():
+    en = note("hand-2x2", "en")
+    plain = en.index("Every row by hand, with plain")
+    shifted = en.index("as PyTorch computes it")
+    assert plain < shifted
+    block = en[plain:shifted]
+    for i in range(4):
+        assert f"Ŝ_0[{i}, :] = " in block
+    assert "exp(2) = 7.3890560989" in block and "α(p1→p0) = 1.0000000000 / 16.7781121979 ≈ 0.059601" in block
+
+
+# ------------------------------------------------------------------ regenerate command, parity, index
+
+def _command(md: str) -> list[str]:
+    m = re.search(r"^> ```bash\n> (attnwalk render .*)\n> ```", md, re.M)
+    assert m, "no regenerate command"
+    return shlex.split(m.group(1))[1:]
+
+
+@pytest.mark.parametrize("name", ALL_NOTES)
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_regenerate_command_reproduces_the_note_byte_for_byte(name, lang, monkeypatch, capsys):
+    md = note(name, lang)
+    args = _command(md)
+    assert "SCENARIO.toml" not in args
+    monkeypatch.chdir(REPO)
+    assert main(args) == 0
+    assert capsys.readouterr().out == md
+
+
+NUM = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+
+
+def _numbers(md: str) -> list[str]:
+    body = md.split("\n---\n", 1)[1]
+    body = re.sub(r"^> ```bash\n.*?\n> ```$", "", body, flags=re.M | re.S)  # the command names its language
+    return NUM.findall(body)
+
+
+@pytest.mark.parametrize("name", ALL_NOTES)
+def test_vi_and_en_carry_the_same_numbers_in_the_same_order(name):
+    vi, en = _numbers(note(name, "vi")), _numbers(note(name, "en"))
+    assert vi == en
+
+
+def test_course_index_lists_the_notes_in_learning_order_with_links_that_resolve():
+    for lang in ("vi", "en"):
+        index = (REPO / "examples" / f"index.{lang}.md").read_text(encoding="utf-8")
+        links = re.findall(r"\]\(([^)]+\.md)\)", index)
+        assert [Path(x).name for x in links] == [f"{n}.{lang}.md" for n in ORDER]
+        for x in links:
+            assert (REPO / "examples" / x).is_file()
+        for term in ("query", "key", "value", "head", "key_dim", "scale", "mask fill", "closed form"):
+            assert term in index
+    # each note links to its previous and next note, and the index
+    for lang in ("vi", "en"):
+        for k, name in enumerate(ORDER):
+            md = note(name, lang)
+            nav = [line for line in md.splitlines() if line.startswith(("Course:", "Khoá học:"))]
+            assert len(nav) == 1
+            targets = re.findall(r"\]\(([^)]+)\)", nav[0])
+            for t in targets:
+                assert (NOTES / t).resolve().is_file(), t
+            names = [Path(t).name for t in targets]
+            if k:
+                assert f"{ORDER[k - 1]}.{lang}.md" in names
+            if k + 1 < len(ORDER):
+                assert f"{ORDER[k + 1]}.{lang}.md" in names
+
+
+def test_vi_notes_use_the_course_terms():
+    for name in ALL_NOTES:
+        vi = note(name, "vi")
+        assert " rút " not in vi and "chở **nội dung**" not in vi
+        snippet = vi[vi.rindex("```python"):]
+        snippet = snippet[:snippet.index("\n```\n")]
+        for comment in re.findall(r"#\s*(.+)$", snippet, re.M):
+            assert not re.search(r"\b(the|a|with|what|returns|keys|padding|attend|so|after)\b", comment), comment
+
+
+def test_small_defects_are_gone():
+    for lang in ("vi", "en"):
+        titles = {name: note(name, lang).splitlines()[1] for name in ALL_NOTES}
+        assert len(set(titles.values())) == len(titles), "every note has its own title"
+        for t in titles.values():
+            assert "1 heads" not in t and "(s)" not in t
+        yolo = note("yolo-3x3-seed42", lang)
+        assert "| 4 | 1 | Q_1[0] |" in yolo and "| 0 | 0 | Q_0[0] |" in yolo  # head 1's channels say head 1
+        assert re.search(r"^PE\[:,0,0,0\] = \(-?\d\.\d+\)\(-?\d\.\d+\) \+", yolo, re.M)  # the PE step's products
+
+
+@pytest.mark.parametrize("name", SEQ_NOTES)
+def test_worked_sums_fit_a_page_column(name):
+    """Worked arithmetic wraps: no line of a worked (non-Python) code block is wider than 80 characters."""
+    for lang in ("vi", "en"):
+        md = note(name, lang)
+        info = None  # the info string of the open fence, None outside a code block
+        for line in md.splitlines():
+            if line.startswith("```"):
+                info = line[3:] if info is None else None
+                continue
+            if info != "":
+                continue  # prose, or a python/bash block
+            if re.match(r"(S|Ŝ|S\u0303)_\d+\[\d+, :\] = \[", line):
+                continue  # a whole score row is printed as one list
+            assert len(line) <= 80, line
