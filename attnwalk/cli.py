@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -70,23 +71,47 @@ def render(
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
-    format: Annotated[str, typer.Option("--format", help="md | json")] = "md",
+    format: Annotated[str, typer.Option("--format", help="md | json | html")] = "md",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
+    figures: Annotated[Path | None, typer.Option("--figures", help="write SVG figures into DIR; the note links "
+                                                 "them (needs attnwalk[figures])")] = None,
 ) -> None:
-    """Render one walkthrough (Markdown+LaTeX or the JSON trace)."""
+    """Render one walkthrough (Markdown+LaTeX, a self-contained HTML page, or the JSON trace)."""
     args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
     from .render import render as render_doc
     from .writefile import write_atomic
 
-    if format not in ("md", "json"):
-        fail(f"--format: got {format!r}; allowed: md, json")
+    if format not in ("md", "json", "html"):
+        fail(f"--format: got {format!r}; allowed: md, json, html")
+    if figures is not None and format == "json":
+        fail("--figures: a JSON trace has no figures; allowed: --format md, --format html")
+    if (figures is not None or format == "html") and not _has_matplotlib():
+        fail(f"{'--figures' if figures is not None else '--format'}: figures need matplotlib; "
+             "allowed: pip install 'attnwalk[figures]'")
+    if figures is not None and figures.exists() and not figures.is_dir():
+        fail(f"--figures: {figures} is not a folder; allowed: a folder (created if missing)")
     try:
         opts = scenario_from(args)
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
-    text = render_doc(trace, format, trace.config["lang"])
+    svgs: dict[str, str] = {}
+    if figures is None:
+        text = render_doc(trace, format, trace.config["lang"])
+    else:
+        from .render import render_with_figures
+
+        base = output.parent if output is not None else Path(".")
+        rel = os.path.relpath(figures.resolve(), base.resolve()).replace(os.sep, "/")
+        stem = output.stem if output is not None else "figure"
+        text, svgs = render_with_figures(trace, format, trace.config["lang"], stem, rel)
+        try:
+            figures.mkdir(parents=True, exist_ok=True)
+            for name, svg_text in svgs.items():
+                write_atomic(figures / name, svg_text)
+        except OSError as err:
+            fail(f"--figures: cannot write into {figures}: {err.strerror or err}")
     if output is None:
         sys.stdout.write(text)
         return
@@ -94,6 +119,12 @@ def render(
         write_atomic(output, text)
     except OSError as err:
         fail(f"-o: cannot write {output}: {err.strerror or err}")
+
+
+def _has_matplotlib() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 @app.command()
