@@ -137,9 +137,7 @@ def matplotlib_cmap():
     """viridis (colour-blind safe, monotone in lightness) with masked cells drawn light grey."""
     import matplotlib
 
-    cmap = matplotlib.colormaps["viridis"].copy()
-    cmap.set_bad("#e0e0e0")
-    return cmap
+    return matplotlib.colormaps["viridis"].with_extremes(bad="#e0e0e0")
 
 
 def _draw_look(fig, trace, p: int, w: dict) -> None:
@@ -224,16 +222,16 @@ def _draw_shapes(fig, trace, w: dict) -> None:
 
     rows = flow(trace, w)
     height = 0.62 * len(rows) + 0.3
-    fig.set_size_inches(6.4, height)
+    fig.set_size_inches(8.0, height)
     ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, 6.4)
+    ax.set_xlim(0, 8.0)
     ax.set_ylim(0, height)
     ax.set_axis_off()
     box_w, box_h = 1.75, 0.36
     centres = []
     for r, (boxes, _) in enumerate(rows):
         y = height - 0.35 - 0.62 * r
-        xs = [2.2 + (k - (len(boxes) - 1) / 2) * (box_w + 0.15) for k in range(len(boxes))]
+        xs = [3.0 + (k - (len(boxes) - 1) / 2) * (box_w + 0.15) for k in range(len(boxes))]
         for x, (name, shape) in zip(xs, boxes):
             ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h,
                                         boxstyle="round,pad=0.02", facecolor="#e8f1fa", edgecolor="#3b6ea5"))
@@ -245,5 +243,5 @@ def _draw_shapes(fig, trace, w: dict) -> None:
             for x1 in xb:
                 ax.annotate("", xy=(x1, yb + box_h / 2 + 0.02), xytext=(x0, ya - box_h / 2 - 0.02),
                             arrowprops={"arrowstyle": "->", "color": "#555555", "linewidth": 0.8})
-        ax.text(max(xa[-1], xb[-1]) + box_w / 2 + 0.15, (ya + yb) / 2, rows[r][1], ha="left", va="center",
+        ax.text(6.0, (ya + yb) / 2, rows[r][1], ha="left", va="center",
                 fontsize=7.5, color="#333333")
