@@ -8,6 +8,8 @@ A manifest is TOML::
     options = { h = 3, w = 3, heads = 2 }        # optional, over the scenario's keys
     langs = ["vi", "en"]                         # optional, default ["vi"]
     output = "notes/{name}.{lang}.md"            # relative to the manifest; {name}, {lang}
+    figures = true                               # optional: SVG figures in notes/figures/, linked
+    formats = ["md", "html"]                     # optional: also a self-contained HTML page (.html)
 
 Only notes whose bytes change are rewritten (atomically); ``check=True`` writes nothing and
 returns unified diffs of the stale notes. Outputs must stay inside the manifest's folder.
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-ENTRY_KEYS = {"name", "scenario", "options", "langs", "output", "format"}
+ENTRY_KEYS = {"name", "scenario", "options", "langs", "output", "format", "figures", "formats"}
 
 
 class BuildError(ValueError):
@@ -37,6 +39,8 @@ class Job:
     path: Path  # absolute
     shown: str  # as the manifest writes it, relative to the manifest's folder
     format: str = "md"
+    figures: bool = False  # md/html: with figures; svg: ``figure`` is the figure's key
+    figure: str = ""
 
 
 def load_manifest(manifest: Path) -> list[Job]:
@@ -96,7 +100,51 @@ def load_manifest(manifest: Path) -> list[Job]:
                 raise BuildError(f"{where}: output {shown!r} is also written by {seen[path]!r}")
             seen[path] = name
             jobs.append(Job(name, lang, {**options, "lang": lang}, path, shown, fmt))
+            jobs[-1:] = _figure_jobs(jobs[-1], entry, where, root, seen)
     return jobs
+
+
+def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> list[Job]:
+    """The manifest's ``formats`` and ``figures`` keys: the note's HTML twin and its SVG figures."""
+    formats = entry.get("formats", [job.format])
+    figures = entry.get("figures", False)
+    if not isinstance(figures, bool):
+        raise BuildError(f"{where}: figures: got {figures!r}; allowed: true, false")
+    if (not isinstance(formats, list) or not formats or len(set(formats)) != len(formats)
+            or any(f not in ("md", "html", "json") for f in formats)):
+        raise BuildError(f"{where}: formats: got {formats!r}; allowed: a list of md, html, json")
+    if "format" in entry and "formats" in entry:
+        raise BuildError(f"{where}: formats: give either format or formats; allowed: one of them")
+    if not figures and formats == [job.format]:
+        return [job]
+    if job.path.suffix != ".md" and ("html" in formats or figures):
+        raise BuildError(f"{where}: output {job.shown!r}: figures and html need a .md output; allowed: *.md")
+    out: list[Job] = []
+    for fmt in formats:
+        path = job.path.with_suffix({"md": ".md", "html": ".html", "json": ".json"}[fmt])
+        out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), fmt, figures and fmt != "json"))
+    if figures:
+        from .api import walk
+        from .render import figure_files
+
+        try:
+            trace = walk(**job.options)
+        except ConfigError as err:
+            raise BuildError(f"{where}: {err}") from None
+        for file, spec in figure_files(trace, job.lang, job.path.stem):
+            path = job.path.parent / "figures" / file
+            out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), "svg", True, spec["key"]))
+    for extra in out:
+        if extra.path == job.path:
+            continue
+        if extra.path in seen:
+            raise BuildError(f"{where}: output {extra.shown!r} is also written by {seen[extra.path]!r}")
+        seen[extra.path] = job.name
+    return out
+
+
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
 
 
 def render_job(job: Job) -> str:
@@ -107,6 +155,15 @@ def render_job(job: Job) -> str:
         trace = walk(**job.options)
     except ConfigError as err:
         raise BuildError(f"walkthrough {job.name!r} ({job.lang}): {err}") from None
+    if job.format == "svg":
+        from .figures import svg
+
+        return svg(trace, job.figure, job.lang)
+    if job.figures:
+        from .render import render_with_figures
+
+        return render_with_figures(trace, job.format, job.lang, job.path.with_suffix(".md").stem, "figures",
+                                   draw=False)[0]
     return render(trace, job.format, job.lang)
 
 

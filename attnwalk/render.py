@@ -73,14 +73,17 @@ def figure_files(trace: Trace, lang: str, stem: str) -> list[tuple[str, dict]]:
     return [(f"{stem}-{spec['key']}.svg", spec) for spec in specs(trace, lang)]
 
 
-def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: str) -> tuple[str, dict[str, str]]:
+def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: str,
+                        draw: bool = True) -> tuple[str, dict[str, str]]:
     """The document ("md" or "html") with its figures, and {file name: SVG text} of those figures.
 
-    The Markdown refers to each figure as ``rel_dir/<file name>``; HTML inlines them all."""
+    The Markdown refers to each figure as ``rel_dir/<file name>``; HTML inlines them all. ``draw=False``
+    (Markdown only) links the figures without drawing them."""
     from .figures import svg
 
     files = figure_files(trace, lang, stem)
-    svgs = {name: svg(trace, spec["key"], lang) for name, spec in files}
+    draw = draw or fmt == "html"
+    svgs = {name: svg(trace, spec["key"], lang) if draw else "" for name, spec in files}
     refs: dict[str, list] = {}
     src = {}
     for name, spec in files:
