@@ -113,3 +113,11 @@ def test_bad_figure_options_get_one_line(tmp_path, args, message):
                           cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.startswith(f"attnwalk: error: {message}")
     assert len(proc.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_plain_render_never_imports_matplotlib():
+    code = ("import sys, io, contextlib; from attnwalk.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): main(['render'])\n"
+            "print('matplotlib' in sys.modules, 'mdit_py_plugins' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
