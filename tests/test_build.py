@@ -147,7 +147,8 @@ def test_bad_figures_and_formats_keys_are_one_line(tmp_path):
     from attnwalk.build import BuildError, load_manifest
 
     for extra, message in (('figures = "yes"', "figures: got 'yes'; allowed: true, false"),
-                           ('formats = ["md", "pdf"]', "formats: got ['md', 'pdf']; allowed: a list of md, html, json")):
+                           ('formats = ["md", "pdf"]',
+                            "formats: got ['md', 'pdf']; allowed: a list of md, html, json")):
         (tmp_path / "c.toml").write_text(f'[[walkthrough]]\nname = "y"\noutput = "n/{{name}}.md"\n{extra}\n',
                                          encoding="utf-8")
         with pytest.raises(BuildError, match=message.replace("[", r"\[").replace("]", r"\]")):
