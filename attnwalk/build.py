@@ -8,6 +8,8 @@ A manifest is TOML::
     options = { h = 3, w = 3, heads = 2 }        # optional, over the scenario's keys
     langs = ["vi", "en"]                         # optional, default ["vi"]
     output = "notes/{name}.{lang}.md"            # relative to the manifest; {name}, {lang}
+    figures = true                               # optional: SVG figures in notes/figures/, linked
+    formats = ["md", "html"]                     # optional: also a self-contained HTML page (.html)
 
 Only notes whose bytes change are rewritten (atomically); ``check=True`` writes nothing and
 returns unified diffs of the stale notes. Outputs must stay inside the manifest's folder.
@@ -24,7 +26,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-ENTRY_KEYS = {"name", "scenario", "options", "langs", "output", "format"}
+ENTRY_KEYS = {"name", "scenario", "options", "langs", "output", "format", "figures", "formats"}
 
 
 class BuildError(ValueError):
@@ -39,6 +41,8 @@ class Job:
     path: Path  # absolute
     shown: str  # as the manifest writes it, relative to the manifest's folder
     format: str = "md"
+    figures: bool = False  # md/html: with figures; svg: ``figure`` is the figure's key
+    figure: str = ""
 
 
 def load_manifest(manifest: Path) -> list[Job]:
@@ -120,6 +124,7 @@ def load_manifest(manifest: Path) -> list[Job]:
                                  "one per note")
             seen[path] = name
             jobs.append(Job(name, lang, {**options, "lang": lang}, path, shown, fmt))
+            jobs[-1:] = _figure_jobs(jobs[-1], entry, where, root, seen)
     return jobs
 
 
@@ -129,6 +134,49 @@ def _check_output(path: Path) -> None:
 
     if path.exists() or path.is_symlink() or path.parent.is_dir():
         check_target(path, "output")
+
+
+def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> list[Job]:
+    """The manifest's ``formats`` and ``figures`` keys: the note's HTML twin and its SVG figures."""
+    formats = entry.get("formats", [job.format])
+    figures = entry.get("figures", False)
+    if not isinstance(figures, bool):
+        raise BuildError(f"{where}: figures: got {figures!r}; allowed: true, false")
+    if (not isinstance(formats, list) or not formats or len(set(formats)) != len(formats)
+            or any(f not in ("md", "html", "json") for f in formats)):
+        raise BuildError(f"{where}: formats: got {formats!r}; allowed: a list of md, html, json")
+    if "format" in entry and "formats" in entry:
+        raise BuildError(f"{where}: formats: give either format or formats; allowed: one of them")
+    if not figures and formats == [job.format]:
+        return [job]
+    if job.path.suffix != ".md" and ("html" in formats or figures):
+        raise BuildError(f"{where}: output {job.shown!r}: figures and html need a .md output; allowed: *.md")
+    out: list[Job] = []
+    for fmt in formats:
+        path = job.path.with_suffix({"md": ".md", "html": ".html", "json": ".json"}[fmt])
+        out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), fmt, figures and fmt != "json"))
+    if figures:
+        from .api import walk
+        from .render import figure_files
+
+        try:
+            trace = walk(**job.options)
+        except ConfigError as err:
+            raise BuildError(f"{where}: {err}") from None
+        for file, spec in figure_files(trace, job.lang, job.path.stem):
+            path = job.path.parent / "figures" / file
+            out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), "svg", True, spec["key"]))
+    for extra in out:
+        if extra.path == job.path:
+            continue
+        if extra.path in seen:
+            raise BuildError(f"{where}: output {extra.shown!r} is also written by {seen[extra.path]!r}")
+        seen[extra.path] = job.name
+    return out
+
+
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
 
 
 def render_job(job: Job) -> str:
@@ -141,7 +189,6 @@ def render_group(jobs: list[Job]) -> list[str]:
     from .api import walk
     from .budget import require
     from .config import make_config
-    from .render import render
 
     first = jobs[0]
     try:
@@ -149,8 +196,23 @@ def render_group(jobs: list[Job]) -> list[str]:
         trace = walk(**first.options)
     except ConfigError as err:
         raise BuildError(f"walkthrough {first.name!r} ({first.lang}): {err}") from None
-    return [render(trace if job is first else trace.with_config(lang=job.lang), job.format, job.lang)
-            for job in jobs]
+    return [_render_one(trace if job is first else trace.with_config(lang=job.lang), job) for job in jobs]
+
+
+def _render_one(trace, job: Job) -> str:
+    """One output of a walkthrough: an SVG figure, a note with its figures linked, or a plain note."""
+    if job.format == "svg":
+        from .figures import svg
+
+        return svg(trace, job.figure, job.lang)
+    if job.figures:
+        from .render import render_with_figures
+
+        return render_with_figures(trace, job.format, job.lang, job.path.with_suffix(".md").stem, "figures",
+                                   draw=False)[0]
+    from .render import render
+
+    return render(trace, job.format, job.lang)
 
 
 def group_jobs(jobs: list[Job]) -> list[list[Job]]:
@@ -195,7 +257,8 @@ def code_digest() -> str:
 def fingerprint(job: Job, code: str) -> str:
     """Digest of one note's inputs: its options (config, given weights and tables), format, code."""
     options = json.dumps(job.options, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(f"{code}\0{job.format}\0{job.lang}\0{options}".encode()).hexdigest()
+    what = f"{job.format}\0{job.lang}\0{job.figures}\0{job.figure}"
+    return hashlib.sha256(f"{code}\0{what}\0{options}".encode()).hexdigest()
 
 
 def _digest(path: Path) -> str | None:

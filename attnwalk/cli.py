@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -86,11 +87,13 @@ def render(
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
-    format: Annotated[str, typer.Option("--format", help="md | json | npz (binary: -o or a pipe)")] = "md",
+    format: Annotated[str, typer.Option("--format", help="md | html | json | npz (binary: -o or a pipe)")] = "md",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
+    figures: Annotated[Path | None, typer.Option("--figures", help="write SVG figures into DIR; the note links "
+                                                 "them (needs attnwalk[figures])")] = None,
     max_memory: MaxMemory = None,
 ) -> None:
-    """Render one walkthrough (Markdown+LaTeX or the JSON trace)."""
+    """Render one walkthrough (Markdown+LaTeX, a self-contained HTML page, or the JSON trace)."""
     args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
     from .budget import require
@@ -98,10 +101,17 @@ def render(
     from .render import render as render_doc
     from .writefile import check_target, write_atomic
 
-    if format not in ("md", "json", "npz"):
-        fail(f"--format: got {format!r}; allowed: md, json, npz")
+    if format not in ("md", "html", "json", "npz"):
+        fail(f"--format: got {format!r}; allowed: md, html, json, npz")
     if format == "npz" and output is None and sys.stdout.isatty():
         fail("--format: npz is binary and stdout is a terminal; allowed: -o FILE, or a pipe/redirect")
+    if figures is not None and format in ("json", "npz"):
+        fail(f"--figures: a {format.upper()} trace has no figures; allowed: --format md, --format html")
+    if (figures is not None or format == "html") and not _has_matplotlib():
+        fail(f"{'--figures' if figures is not None else '--format'}: figures need matplotlib; "
+             "allowed: pip install 'attnwalk[figures]'")
+    if figures is not None and figures.exists() and not figures.is_dir():
+        fail(f"--figures: {figures} is not a folder; allowed: a folder (created if missing)")
     set_budget(max_memory)
     try:
         if output is not None:
@@ -111,7 +121,7 @@ def render(
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
-    if format == "md" and trace.config.get("source") == "scores":
+    if format in ("md", "html") and trace.config.get("source") == "scores":
         fail("--source: got 'scores' (given scores: for check and --format json); "
              "allowed for Markdown: direct, columns, project")
     if format in ("json", "npz"):
@@ -125,7 +135,24 @@ def render(
             where = f"-o: cannot write {output}" if output is not None else "stdout: cannot write"
             fail(f"{where}: {err.strerror or err}")
         return
-    text = render_doc(trace, format, trace.config["lang"])
+    svgs: dict[str, str] = {}
+    if figures is None:
+        text = render_doc(trace, format, trace.config["lang"])
+    else:
+        from .render import render_with_figures
+
+        base = output.parent if output is not None else Path(".")
+        rel = os.path.relpath(figures.resolve(), base.resolve()).replace(os.sep, "/")
+        stem = output.stem if output is not None else "figure"
+        text, svgs = render_with_figures(trace, format, trace.config["lang"], stem, rel)
+        try:
+            figures.mkdir(parents=True, exist_ok=True)
+            for name, svg_text in svgs.items():
+                write_atomic(figures / name, svg_text, "--figures")
+        except OSError as err:
+            fail(f"--figures: cannot write into {figures}: {err.strerror or err}")
+        except ConfigError as err:
+            fail(str(err))
     if output is None:
         sys.stdout.write(text)
         return
@@ -133,6 +160,12 @@ def render(
         write_atomic(output, text, "-o")
     except ConfigError as err:
         fail(str(err))
+
+
+def _has_matplotlib() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 @app.command()

@@ -50,17 +50,21 @@ def environment():
     )
 
 
-def render_markdown(trace: Trace, lang: str) -> str:
+def render_markdown(trace: Trace, lang: str, figures: dict | None = None) -> str:
+    """``figures``: place ("shapes" | "attn") -> [{path, alt, caption}], the figures the note shows."""
     variant = trace.config["variant"]
     view = importlib.import_module(f".views.{variant}", __package__).build(trace)
+    view.setdefault("figures", figures or {})
     text = environment().get_template(f"{variant}/{lang}.md.j2").render(**view)
     return text.rstrip("\n") + "\n"
 
 
 def render(trace: Trace, fmt: str, lang: str) -> str:
-    """The document for ``trace`` in format ``fmt`` ("md" or "json")."""
+    """The document for ``trace`` in format ``fmt`` ("md", "json" or "html"; HTML inlines its figures)."""
     if fmt == "json":
         return trace.to_json()
+    if fmt == "html":
+        return render_with_figures(trace, fmt, lang, "figure", "figures")[0]
     return render_markdown(trace, lang)
 
 
@@ -95,3 +99,35 @@ def export(trace: Trace, fmt: str, output=None) -> None:
         sys.stdout.buffer.flush()
     else:
         fill(sys.stdout)
+
+
+def figure_files(trace: Trace, lang: str, stem: str) -> list[tuple[str, dict]]:
+    """(file name, spec) of each figure of a note whose file stem is ``stem`` (no matplotlib)."""
+    from .figures import specs
+
+    return [(f"{stem}-{spec['key']}.svg", spec) for spec in specs(trace, lang)]
+
+
+def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: str,
+                        draw: bool = True) -> tuple[str, dict[str, str]]:
+    """The document ("md" or "html") with its figures, and {file name: SVG text} of those figures.
+
+    The Markdown refers to each figure as ``rel_dir/<file name>``; HTML inlines them all. ``draw=False``
+    (Markdown only) links the figures without drawing them."""
+    from .figures import svg
+
+    files = figure_files(trace, lang, stem)
+    draw = draw or fmt == "html"
+    svgs = {name: svg(trace, spec["key"], lang) if draw else "" for name, spec in files}
+    refs: dict[str, list] = {}
+    src = {}
+    for name, spec in files:
+        path = f"{rel_dir.rstrip('/')}/{name}" if rel_dir not in ("", ".") else name
+        src[path] = svgs[name]
+        refs.setdefault(spec["place"], []).append({"path": path, "alt": spec["alt"], "caption": spec["caption"]})
+    text = render_markdown(trace, lang, refs)
+    if fmt == "html":
+        from .html import page
+
+        text = page(text, lang, src)
+    return text, svgs

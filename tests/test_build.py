@@ -117,3 +117,40 @@ def test_committed_notes_check_clean(capsys):
     assert main(["check", *notes]) == 0
     for line in capsys.readouterr().out.splitlines():
         assert " 0 wrong" in line
+
+
+def test_figures_and_html_are_built_and_checked(tmp_path):
+    """`figures = true` writes SVGs in notes/figures/ linked from the note; `formats` adds the HTML page;
+    `--check` compares them too (a changed figure makes the build stale)."""
+    import pytest
+
+    pytest.importorskip("matplotlib", reason="figures need matplotlib: pip install 'attnwalk[figures]' (CI does)")
+    from attnwalk.build import build
+
+    (tmp_path / "c.toml").write_text('[[walkthrough]]\nname = "y"\noptions = { h = 2, w = 2, heads = 1 }\n'
+                                     'langs = ["en"]\noutput = "notes/{name}.{lang}.md"\nfigures = true\n'
+                                     'formats = ["md", "html"]\n', encoding="utf-8")
+    res = build(tmp_path / "c.toml")
+    assert sorted(res.written) == ["notes/figures/y.en-attn-h0.svg", "notes/figures/y.en-look-p0.svg",
+                                   "notes/figures/y.en-shapes.svg", "notes/y.en.html", "notes/y.en.md"]
+    md = (tmp_path / "notes" / "y.en.md").read_text(encoding="utf-8")
+    assert "](figures/y.en-attn-h0.svg)" in md
+    assert 'src="data:image/svg+xml;base64,' in (tmp_path / "notes" / "y.en.html").read_text(encoding="utf-8")
+    assert build(tmp_path / "c.toml", check=True).stale == []
+    (tmp_path / "notes" / "figures" / "y.en-attn-h0.svg").write_text("<svg/>", encoding="utf-8")
+    assert build(tmp_path / "c.toml", check=True).stale == ["notes/figures/y.en-attn-h0.svg"]
+
+
+def test_bad_figures_and_formats_keys_are_one_line(tmp_path):
+    import pytest
+
+    from attnwalk.build import BuildError, load_manifest
+
+    for extra, message in (('figures = "yes"', "figures: got 'yes'; allowed: true, false"),
+                           ('formats = ["md", "pdf"]',
+                            "formats: got ['md', 'pdf']; allowed: a list of md, html, json")):
+        (tmp_path / "c.toml").write_text(f'[[walkthrough]]\nname = "y"\noutput = "n/{{name}}.md"\n{extra}\n',
+                                         encoding="utf-8")
+        with pytest.raises(BuildError, match=message.replace("[", r"\[").replace("]", r"\]")):
+            load_manifest(tmp_path / "c.toml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]

@@ -51,3 +51,12 @@ def test_installed_wheel_renders_in_both_languages_from_another_folder(wheel, tm
     where = subprocess.run([str(py), "-c", "import attnwalk; print(attnwalk.__file__)"], cwd=elsewhere,
                            capture_output=True, text=True, check=True).stdout
     assert str(env_dir) in where
+
+
+def test_wheel_ships_katex_and_its_fonts(wheel):
+    """HTML pages inline the packaged KaTeX; without it `--format html` could not work offline."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for asset in sorted((ROOT / "attnwalk" / "static").rglob("*")):
+        if asset.is_file():
+            assert f"attnwalk/{asset.relative_to(ROOT / 'attnwalk').as_posix()}" in names, asset
+    assert "attnwalk/static/katex/fonts/KaTeX_Main-Regular.woff2" in names

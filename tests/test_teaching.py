@@ -178,13 +178,26 @@ def _command(md: str) -> list[str]:
 
 @pytest.mark.parametrize("name", ALL_NOTES)
 @pytest.mark.parametrize("lang", ["vi", "en"])
-def test_regenerate_command_reproduces_the_note_byte_for_byte(name, lang, monkeypatch, capsys):
+def test_regenerate_command_reproduces_the_note_byte_for_byte(name, lang, monkeypatch, capsys, tmp_path):
     md = note(name, lang)
     args = _command(md)
     assert "SCENARIO.toml" not in args
     monkeypatch.chdir(REPO)
+    if "-o" not in args:
+        assert main(args) == 0
+        assert capsys.readouterr().out == md
+        return
+    # a note with figures: its command writes the note and its figures; redirect both to tmp_path,
+    # keeping their relative layout, and compare what it writes with the committed files
+    out = Path(args[args.index("-o") + 1])
+    figs = Path(args[args.index("--figures") + 1])
+    assert REPO.joinpath(out).read_text(encoding="utf-8") == md
+    args[args.index("-o") + 1] = str(tmp_path / out.name)
+    args[args.index("--figures") + 1] = str(tmp_path / figs.relative_to(out.parent))
     assert main(args) == 0
-    assert capsys.readouterr().out == md
+    assert (tmp_path / out.name).read_text(encoding="utf-8") == md
+    written = sorted(p.name for p in (tmp_path / figs.relative_to(out.parent)).iterdir())
+    assert written and all((REPO / figs / f).read_bytes() == (tmp_path / "figures" / f).read_bytes() for f in written)
 
 
 NUM = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")

@@ -36,7 +36,7 @@ def _entries(root: str) -> tuple:
             continue
         scen = e.get("scenario")
         out.append((e["name"], (COURSE.parent / scen).as_posix() if scen else None, dict(e.get("options", {})),
-                    tuple(e.get("langs", ["vi"])), e.get("output", "")))
+                    tuple(e.get("langs", ["vi"])), e.get("output", ""), e.get("figures") is True))
     return tuple(out)
 
 
@@ -48,7 +48,7 @@ def _scenario(root: str, shown: str) -> dict:
 
 
 def _options(root: str, entry: tuple) -> dict:
-    name, scen, options, _langs, _out = entry
+    name, scen, options, _langs, _out, _figures = entry
     opts = dict(_scenario(root, scen)) if scen else {}
     opts.update({k.replace("-", "_"): v for k, v in options.items()})
     return opts
@@ -88,12 +88,15 @@ def locate(cfg: dict) -> dict | None:
         else:
             command = None  # the caller's flag command reproduces it
         here = Path(entry[4].format(name=name, lang=lang)).parent
+        # a note with figures links them by a path relative to itself: its command writes both
+        out = (COURSE.parent / entry[4].format(name=name, lang=lang)).as_posix()
+        files = f" -o {out} --figures {(COURSE.parent / here / 'figures').as_posix()}" if entry[5] else ""
 
         def link(e: tuple, here: Path = here) -> dict:
             return {"name": e[0], "file": _rel(e[4].format(name=e[0], lang=lang), here)}
         ordered = [e for e in entries if lang in e[3]]
         k = ordered.index(entry)
-        return {"name": name, "command": command, "number": k + 1, "total": len(ordered),
+        return {"name": name, "command": command, "files": files, "number": k + 1, "total": len(ordered),
                 "prev": link(ordered[k - 1]) if k > 0 else None,
                 "next": link(ordered[k + 1]) if k + 1 < len(ordered) else None,
                 "index": _rel(index.format(lang=lang), here) if (index := _index(root)) else None}

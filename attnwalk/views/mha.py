@@ -44,7 +44,8 @@ def build(trace: Trace) -> dict:
     course = locate(cfg)
     return {
         "front_matter": front_matter(trace, title), "title": title, "version": __version__, "course": course,
-        "command": (course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)),
+        "command": ((course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)))
+        + (course or {}).get("files", ""),
         "scenario": uses_scenario(cfg) and not (course or {}).get("command"),
         "cfg": cfg, "d": d, "dec": dec, "D": D, "B": trace["x"].shape[0], "init_std": f"{cfg['init_std']:g}",
         "x_table": input_table(trace, "x", q_ids, q_words), "x_tex": matrix(x, dec, cfg.get("x")),

@@ -352,7 +352,8 @@ def build(trace: Trace) -> dict:
     course = locate(cfg)
     view = {
         "version": __version__, "cfg": cfg, "d": d, "dec": dec, "source": source, "course": course,
-        "command": (course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)),
+        "command": ((course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)))
+        + (course or {}).get("files", ""),
         "scenario": uses_scenario(cfg) and not (course or {}).get("command"),
         "plain_rows": plain_rows(trace, q_ids, k_ids),
         "B": trace["q"].shape[0], "cross": d["cross"], "exact": closed_form_part(trace),

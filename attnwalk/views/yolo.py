@@ -124,7 +124,7 @@ def build(trace: Trace) -> dict:
     return {
         "front_matter": front_matter(trace, title),
         "version": __version__,
-        "command": cli_command(cfg), "course": course,
+        "command": cli_command(cfg) + (course or {}).get("files", ""), "course": course,
         "cfg": cfg, "d": d, "dec": dec,
         "B": B, "C": C, "H": H, "W": W, "N": N, "heads": heads, "key_dim": kd, "head_dim": hd,
         "scale": _scale_str(kd, d["scale"], dec), "scale_is_one": kd == 1,

@@ -1,0 +1,247 @@
+"""Figures of a trace: attention heatmaps per head, yolo's "where does pixel p look", a shape flow.
+
+``specs(trace, lang)`` says which figures a note has (names, alt text, captions) without
+matplotlib; ``svg(trace, key, lang)`` draws one with matplotlib, imported only then. SVGs are
+byte-identical across runs: no date, a fixed hash salt (fixed ids), text drawn as paths.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from .figure_words import WORDS
+from .numfmt import fmt
+
+MAX_ANNOTATED = 16  # values are written in the cells up to 16x16
+
+
+def _labels(cfg: dict, n: int, m: int, variant: str, shape: tuple) -> tuple[list[str], list[str]]:
+    """Query and key labels: pixels p0.. (yolo), tokens p0../m0.. with their words when given."""
+    if variant == "yolo":
+        return [f"p{i}" for i in range(n)], [f"p{j}" for j in range(m)]
+    cross = m != n or "x_kv" in cfg
+    q_words = list(cfg.get("labels") or [])
+    k_words = list(cfg.get("kv_labels") or ([] if cross else q_words))
+    q = [f"p{i}" + (f" {q_words[i]}" if q_words else "") for i in range(n)]
+    k = [(f"m{j}" if cross else f"p{j}") + (f" {k_words[j]}" if k_words else "") for j in range(m)]
+    return q, k
+
+
+def _keep(trace) -> np.ndarray | None:
+    """The keep-mask (True = attended) of the queries x keys, or None when nothing is masked."""
+    if "mask" not in trace:
+        return None
+    keep = np.asarray(trace["mask"]) != 0
+    return None if keep.all() else keep
+
+
+def colour_range(trace) -> tuple[float, float]:
+    """The smallest and largest unmasked attention weight of image 0 over all heads."""
+    a = trace["attn"][0]
+    keep = _keep(trace)
+    vals = a[:, keep] if keep is not None else a.reshape(a.shape[0], -1)
+    return float(vals.min()), float(vals.max())
+
+
+def specs(trace, lang: str) -> list[dict]:
+    """The figures of a note: key, where it goes ("shapes" | "attn"), alt text and caption."""
+    w = WORDS[lang]
+    cfg = trace.config
+    heads, n, m = trace["attn"].shape[1:]
+    lo, hi = colour_range(trace)
+    dec = cfg["decimals"]
+    rng = {"lo": fmt(lo, dec), "hi": fmt(hi, dec)}
+    out = [{"key": "shapes", "place": "shapes", "alt": w["shapes_alt"].format(variant=cfg["variant"]),
+            "caption": w["shapes_caption"]}]
+    for h in range(heads):
+        out.append({"key": f"attn-h{h}", "place": "attn",
+                    "alt": w["attn_alt"].format(h=h, n=n, m=m, **rng),
+                    "caption": w["attn_caption"].format(h=h, **rng)
+                    + (" " + w["masked_caption"] if _keep(trace) is not None else "")})
+    if cfg["variant"] == "yolo":
+        H, W = trace["x"].shape[2:]
+        out.append({"key": "look-p0", "place": "attn", "alt": w["look_alt"].format(H=H, W=W, heads=heads, **rng),
+                    "caption": w["look_caption"].format(**rng)})
+    return out
+
+
+def svg(trace, key: str, lang: str) -> str:
+    """One figure of ``specs`` as SVG text (deterministic bytes)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    w = WORDS[lang]
+    rc = {"svg.hashsalt": "attnwalk", "svg.fonttype": "path", "font.family": "DejaVu Sans", "font.size": 9,
+          "image.cmap": "viridis", "axes.unicode_minus": True}
+    with matplotlib.rc_context(rc):
+        fig = Figure(layout=None if key == "shapes" else "constrained")
+        if key == "shapes":
+            _draw_shapes(fig, trace, w)
+        elif key.startswith("attn-h"):
+            _draw_heatmap(fig, trace, int(key[len("attn-h"):]), w)
+        elif key == "look-p0":
+            _draw_look(fig, trace, 0, w)
+        else:
+            raise KeyError(f"figure {key!r}")
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "attnwalk", "Title": key})
+    return buf.getvalue()
+
+
+def _annotate(ax, a: np.ndarray, lo: float, hi: float, decimals: int, size: float, skip=None) -> None:
+    """Write each value in its cell, dark text on light cells and light text on dark ones."""
+    mid = (lo + hi) / 2
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if skip is not None and skip[i, j]:
+                continue
+            ax.text(j, i, fmt(a[i, j], decimals), ha="center", va="center", fontsize=size,
+                    color="black" if a[i, j] > mid else "white")
+
+
+def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
+    a = trace["attn"][0, h]
+    n, m = a.shape
+    lo, hi = colour_range(trace)
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    qlab, klab = _labels(trace.config, n, m, trace.config["variant"], a.shape)
+    cell = 0.5 if max(n, m) <= 9 else 0.38
+    fig.set_size_inches(min(1.6 + cell * m + 1.0, 8.0), min(1.2 + cell * n, 8.0))
+    ax = fig.add_subplot()
+    keep = _keep(trace)
+    shown = np.ma.masked_array(a, mask=~keep) if keep is not None else a
+    cmap = matplotlib_cmap()
+    im = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal", interpolation="nearest")
+    if keep is not None:  # masked cells: light grey with a hatch, no number
+        from matplotlib.patches import Rectangle
+
+        for i, j in zip(*np.nonzero(~keep)):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#e0e0e0", edgecolor="#888888",
+                                   hatch="///", linewidth=0.5))
+    if max(n, m) <= MAX_ANNOTATED:
+        _annotate(ax, a, lo, hi, 3, 7 if max(n, m) <= 9 else 5, skip=None if keep is None else ~keep)
+    ax.set_xticks(range(m), klab, rotation=90 if m > 9 or any(len(s) > 4 for s in klab) else 0)
+    ax.set_yticks(range(n), qlab)
+    ax.set_xlabel(w["keys"])
+    ax.set_ylabel(w["queries"])
+    ax.set_title(w["attn_title"].format(h=h))
+    fig.colorbar(im, ax=ax, shrink=0.9, label=w["weight"])
+
+
+def matplotlib_cmap():
+    """viridis (colour-blind safe, monotone in lightness) with masked cells drawn light grey."""
+    import matplotlib
+
+    return matplotlib.colormaps["viridis"].with_extremes(bad="#e0e0e0")
+
+
+def _draw_look(fig, trace, p: int, w: dict) -> None:
+    a = trace["attn"][0]
+    heads = a.shape[0]
+    H, W = trace["x"].shape[2:]
+    lo, hi = colour_range(trace)
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    cols = min(heads, 4)
+    rows = -(-heads // cols)
+    cell = 0.55 if max(H, W) <= 6 else 0.3
+    fig.set_size_inches(min(0.6 + cols * (cell * W + 0.5) + 1.0, 8.0), min(0.8 + rows * (cell * H + 0.7), 10.0))
+    axes = fig.subplots(rows, cols, squeeze=False)
+    from matplotlib.patches import Rectangle
+
+    im = None
+    for h in range(rows * cols):
+        ax = axes[h // cols][h % cols]
+        if h >= heads:
+            ax.set_axis_off()
+            continue
+        grid = a[h, p].reshape(H, W)
+        im = ax.imshow(grid, cmap=matplotlib_cmap(), vmin=lo, vmax=hi, interpolation="nearest")
+        if max(H, W) <= MAX_ANNOTATED:
+            _annotate(ax, grid, lo, hi, 3, 7 if max(H, W) <= 6 else 5)
+        r, c = divmod(p, W)
+        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#ff00ff", linewidth=2.5))
+        ax.set_xticks(range(W))
+        ax.set_yticks(range(H))
+        ax.set_xlabel(w["col"])
+        ax.set_ylabel(w["row"])
+        ax.set_title(w["look_title"].format(h=h, p=p))
+    fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"])
+
+
+def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
+    """The variant's shape flow: rows of (name, shape) boxes, each with the operation leading to it."""
+    s = {name: trace.steps[name].shape for name in trace.names()}
+    cfg, d = trace.config, trace.derived
+    v = cfg["variant"]
+    if v == "yolo":
+        B, C, H, W = s["x"]
+        heads, kd, hd = cfg["heads"], d["key_dim"], d["head_dim"]
+        pe = "PE(V)" if cfg.get("pe_on", "v") == "v" else "PE(O)"
+        return [
+            ([("x", s["x"])], ""),
+            ([("qkv", s["qkv"])], w["conv1x1"].format(a=C, b=s["qkv"][1])),
+            ([("qkv", (B, heads, 2 * kd + hd, H * W))], "view"),
+            ([("q", s["q"]), ("k", s["k"]), ("v", s["v"])], w["split"]),
+            ([("S", s["scores"])], "S = Qᵀ K · scale"),
+            ([("A", s["attn"])], w["softmax"]),
+            ([("O", s["o"])], "O = V Aᵀ, view"),
+            ([("O'", s["o_pe"])], f"+ {pe} (3×3 depthwise)"),
+            ([("Out", s["out"])], w["conv1x1"].format(a=C, b=s["out"][1])),
+        ]
+    rows: list = []
+    if "x" in s and v == "mha":
+        rows += [([("x", s["x"])], ""), ([("qkv", s["qkv"])], "Linear"),
+                 ([("q", s["q"]), ("k", s["k"]), ("v", s["v"])], w["chunk"])]
+    elif "x" in s:
+        src = [("x", s["x"])] + ([("x_kv", s["x_kv"])] if "x_kv" in s else [])
+        rows += [(src, ""), ([("q", s["q"]), ("k", s["k"]), ("v", s["v"])],
+                            w["project"] if cfg.get("source") == "project" else w["columns"])]
+    else:
+        rows += [([("q", s["q"]), ("k", s["k"]), ("v", s["v"])], "")]
+    rows.append(([("S", s["scores"])], "S = Q Kᵀ · scale"))
+    if "scores_masked" in s:
+        rows.append(([("S masked", s["scores_masked"])], w["mask"]))
+    rows.append(([("A", s["attn"])], w["softmax"]))
+    rows.append(([("O", s["o"])], "O = A V"))
+    if v == "mha":
+        rows.append(([("O merged", s["o_merged"])], w["merge"]))
+        rows.append(([("Out", s["out"])], "Linear"))
+    else:
+        rows.append(([("Out", s["out"])], w["merge"]))
+    return rows
+
+
+def _draw_shapes(fig, trace, w: dict) -> None:
+    from matplotlib.patches import FancyBboxPatch
+
+    rows = flow(trace, w)
+    height = 0.62 * len(rows) + 0.3
+    fig.set_size_inches(8.0, height)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 8.0)
+    ax.set_ylim(0, height)
+    ax.set_axis_off()
+    box_w, box_h = 1.75, 0.36
+    centres = []
+    for r, (boxes, _) in enumerate(rows):
+        y = height - 0.35 - 0.62 * r
+        xs = [3.0 + (k - (len(boxes) - 1) / 2) * (box_w + 0.15) for k in range(len(boxes))]
+        for x, (name, shape) in zip(xs, boxes):
+            ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h,
+                                        boxstyle="round,pad=0.02", facecolor="#e8f1fa", edgecolor="#3b6ea5"))
+            ax.text(x, y, f"{name}  ({', '.join(map(str, shape))})", ha="center", va="center", fontsize=8)
+        centres.append((xs, y))
+    for r in range(1, len(rows)):
+        (xa, ya), (xb, yb) = centres[r - 1], centres[r]
+        for x0 in xa:
+            for x1 in xb:
+                ax.annotate("", xy=(x1, yb + box_h / 2 + 0.02), xytext=(x0, ya - box_h / 2 - 0.02),
+                            arrowprops={"arrowstyle": "->", "color": "#555555", "linewidth": 0.8})
+        ax.text(6.0, (ya + yb) / 2, rows[r][1], ha="left", va="center",
+                fontsize=7.5, color="#333333")

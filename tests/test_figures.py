@@ -1,0 +1,123 @@
+"""Figures: deterministic SVG bytes, the colour range of the attention weights, masks, the shape flow,
+and `render --figures DIR` linking them by relative path."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attnwalk
+from attnwalk import figures
+from attnwalk.scenario import load_scenario
+
+pytest.importorskip("matplotlib", reason="figures need matplotlib: pip install 'attnwalk[figures]' (CI does)")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def scenario(name: str) -> dict:
+    return load_scenario(ROOT / "examples" / "scenarios" / name)
+
+
+def test_svgs_are_byte_identical_across_processes_and_carry_no_date():
+    code = ("import attnwalk, hashlib; from attnwalk import figures; t = attnwalk.walk();"
+            "print(';'.join(hashlib.sha256(figures.svg(t, s['key'], 'en').encode()).hexdigest()"
+            " for s in figures.specs(t, 'en')))")
+    a, b = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            for _ in range(2))
+    assert a == b and len(a.split(";")) == 4
+    text = figures.svg(attnwalk.walk(), "attn-h0", "en")
+    assert "<dc:date>" not in text and "Matplotlib v" not in text and text.startswith("<?xml")
+
+
+def test_one_heatmap_per_head_and_a_look_figure_for_yolo():
+    keys = [s["key"] for s in figures.specs(attnwalk.walk(heads=4, dim=8), "vi")]
+    assert keys == ["shapes", "attn-h0", "attn-h1", "attn-h2", "attn-h3", "look-p0"]
+    keys = [s["key"] for s in figures.specs(attnwalk.walk(**scenario("mha-seed-002.toml")), "en")]
+    assert keys == ["shapes", "attn-h0", "attn-h1"]
+
+
+def test_colour_range_is_the_smallest_and_largest_weight_and_the_caption_says_it():
+    t = attnwalk.walk()
+    a = t["attn"][0]
+    lo, hi = figures.colour_range(t)
+    assert (lo, hi) == (a.min(), a.max())
+    assert 0.10 < lo < hi < 0.13  # the seed-42 weights the issue describes: all within 0.10-0.12
+    cap = figures.specs(t, "en")[1]["caption"]
+    assert f"{lo:.4f}" in cap and f"{hi:.4f}" in cap
+
+
+def test_masked_cells_are_left_out_of_the_range_and_drawn_hatched():
+    t = attnwalk.walk(**scenario("toi-di-hoc-causal.toml"))
+    keep = np.asarray(t["mask"]) != 0
+    lo, hi = figures.colour_range(t)
+    assert lo == t["attn"][0, 0][keep].min() and hi == 1.0  # row p0 keeps only itself: weight 1
+    assert t["attn"][0, 0][~keep].max() < 1e-4  # filled with -10000: the masked weights are ~0, not drawn
+    spec = figures.specs(t, "en")[1]
+    assert "masked" in spec["caption"]
+    text = figures.svg(t, "attn-h0", "en")
+    assert text.count('id="h') >= 1  # matplotlib's hatch pattern for the 3 masked cells
+
+
+def test_the_cells_show_the_rounded_weights():
+    """Each cell's value is written in it: the SVG of a 3x3 heatmap with text kept as text holds them."""
+    import matplotlib
+
+    t = attnwalk.walk(**scenario("mha-seed-002.toml"))
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig = matplotlib.figure.Figure()
+        figures._draw_heatmap(fig, t, 1, figures.WORDS["en"])
+        import io
+
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg")
+    shown = re.findall(r">(0\.\d{3}|1\.000)<", buf.getvalue())
+    assert sorted(shown) == sorted(f"{v:.3f}" for v in t["attn"][0, 1].ravel())
+
+
+def test_shape_flow_uses_the_notes_real_sizes():
+    rows = figures.flow(attnwalk.walk(), figures.WORDS["en"])
+    boxes = [b for row, _ in rows for b in row]
+    assert boxes == [("x", (1, 4, 3, 3)), ("qkv", (1, 8, 3, 3)), ("qkv", (1, 2, 4, 9)), ("q", (1, 2, 1, 9)),
+                     ("k", (1, 2, 1, 9)), ("v", (1, 2, 2, 9)), ("S", (1, 2, 9, 9)), ("A", (1, 2, 9, 9)),
+                     ("O", (1, 4, 3, 3)), ("O'", (1, 4, 3, 3)), ("Out", (1, 4, 3, 3))]
+    rows = figures.flow(attnwalk.walk(**scenario("cross-attention.toml")), figures.WORDS["en"])
+    assert ("S", (1, 1, 2, 3)) in [b for row, _ in rows for b in row]
+
+
+def test_render_figures_dir_links_svgs_relative_to_the_note(tmp_path):
+    out = tmp_path / "notes" / "n.md"
+    out.parent.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "attnwalk", "render", "--lang", "en", "-o", str(out),
+                           "--figures", str(tmp_path / "figs")], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    md = out.read_text(encoding="utf-8")
+    links = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", md)
+    assert links == ["../figs/n-shapes.svg", "../figs/n-attn-h0.svg", "../figs/n-attn-h1.svg", "../figs/n-look-p0.svg"]
+    for link in links:
+        assert (out.parent / link).read_text(encoding="utf-8").startswith("<?xml")
+    plain = subprocess.run([sys.executable, "-m", "attnwalk", "render", "--lang", "en"], capture_output=True,
+                           text=True, check=True).stdout
+    assert "![" not in plain  # without --figures the note is as before
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--format", "json", "--figures", "f"], "--figures: a JSON trace has no figures"),
+    (["--format", "pdf"], "--format: got 'pdf'; allowed: md, html, json, npz"),
+])
+def test_bad_figure_options_get_one_line(tmp_path, args, message):
+    proc = subprocess.run([sys.executable, "-m", "attnwalk", "render", *args], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"attnwalk: error: {message}")
+    assert len(proc.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_plain_render_never_imports_matplotlib():
+    code = ("import sys, io, contextlib; from attnwalk.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): main(['render'])\n"
+            "print('matplotlib' in sys.modules, 'mdit_py_plugins' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
