@@ -21,9 +21,10 @@ OPTION = "--max-memory"
 # Bytes per recorded float64 value: the value, plus the transient arrays the engine makes on the
 # way (softmax's shifted scores, einsum outputs, the recorded copy): measured at about 1.5x.
 BYTES_PER_VALUE = 12
-# --format json: nested Python lists of floats (32 bytes a value), the chunks json.dumps joins and
-# the final text; measured at about 150 bytes a value at its peak (h = w = 32, dim 16, heads 4).
-JSON_BYTES_PER_VALUE = 160
+# --format json is streamed in row blocks (render.export), so its text never sits in memory whole:
+# measured at about 1 byte a value over the Markdown run's peak (h = w = 32, dim 16, heads 4:
+# 201 MB against 182 MB); 16 leaves room for larger blocks and encoder workers.
+JSON_BYTES_PER_VALUE = 16
 # crosscheck keeps torch's tensors of both runs (max and step) and a magnitude per tensor.
 CROSSCHECK_FACTOR = 4
 _UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,

@@ -17,7 +17,7 @@ RENDER = [
     (["--h", "64", "--w", "64", "--dim", "1024", "--heads", "512", "--batch", "8"], "--max-memory"),
     (["--h", "64", "--w", "64", "--dim", "1024", "--heads", "4", "--batch", "8", "--format", "json"], "--max-memory"),
     (["--h", "64", "--w", "64", "--dim", "64", "--heads", "32"], "--max-memory"),
-    (["--h", "32", "--w", "32", "--dim", "16", "--heads", "4", "--format", "json"], "--max-memory"),
+    (["--h", "64", "--w", "64", "--dim", "32", "--heads", "8", "--format", "json"], "--max-memory"),
     (["--variant", "sdpa", "--tokens", "4096", "--dim", "1024", "--heads", "1024", "--batch", "8"], "--max-memory"),
     (["--variant", "sdpa", "--tokens", "4096", "--kv-tokens", "4096", "--dim", "64", "--heads", "64"],
      "--max-memory"),
