@@ -116,3 +116,84 @@ def test_cli_rng_help_lists_numpy_legacy():
 
     out = CliRunner().invoke(app, ["render", "--help"], env={"COLUMNS": "200"}).output
     assert "numpy-legacy" in out
+
+
+# ------------------------------------------------------------- the scale a note's text shows
+
+SCALES = [("none", 1.0), (0.3, 0.3), (0.125, 0.125), ("sqrt_dk", 0.5)]
+
+
+def _scale_note(variant: str, scale, lang: str, **extra) -> tuple:
+    from attnwalk.render import render
+
+    t = attnwalk.walk(variant=variant, scale=scale, lang=lang, tokens=3, dim=8, heads=2, input="normal", seed=3,
+                      **extra)
+    return t, render(t, "md", lang)
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+@pytest.mark.parametrize("scale,value", SCALES)
+def test_sdpa_text_writes_the_scale_used(scale, value, lang):
+    t, md = _scale_note("sdpa", scale, lang)
+    assert t.derived["scale"] == value
+    # the numbers use that scale: scaled scores are the scores times it (d_k = 4 here)
+    np.testing.assert_allclose(t["scores_scaled"], t["scores"] * value, rtol=1e-15)
+    formula = next(line for line in md.splitlines() if line.startswith(r"\text{Attention}(Q, K, V)"))
+    if scale == "none":
+        assert r"\text{softmax}\left(Q K^T\right) V" in formula
+        assert r"\sqrt" not in md.split("## 5.")[1].split("## 6.")[0]
+        assert "F.scaled_dot_product_attention(q, k, v, scale=1)" in md
+    elif scale == "sqrt_dk":
+        assert r"\frac{Q K^T}{\sqrt{d_k}}" in formula
+        assert "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)" in md
+    else:
+        assert rf"\text{{softmax}}\left(Q K^T \cdot {scale}\right) V" in formula
+        assert rf"\hat{{S}}_h = S_h \cdot {scale}" in md
+        assert f"scale={scale})" in md and r"\sqrt{d_k}" not in formula
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+@pytest.mark.parametrize("scale,value", SCALES)
+def test_mha_text_writes_the_scale_used(scale, value, lang):
+    t, md = _scale_note("mha", scale, lang)
+    np.testing.assert_allclose(t["scores_scaled"], t["scores"] * value, rtol=1e-15)
+    if scale == "none":
+        assert r"$A_h = \text{softmax}(Q_h K_h^T)$" in md
+        assert r"\cdot \text{scale}" not in md and "self.scale = 1.0" in md
+    else:
+        assert r"$A_h = \text{softmax}(Q_h K_h^T \cdot \text{scale})$" in md
+        want = "(dim // num_heads) ** -0.5" if scale == "sqrt_dk" else str(scale)
+        assert f"self.scale = {want}\n" in md
+
+
+@pytest.mark.parametrize("variant", ["sdpa", "mha"])
+@pytest.mark.parametrize("lang", ["vi", "en"])
+@pytest.mark.parametrize("scale", ["none", 0.3])
+def test_scaled_notes_check_clean_and_lint(variant, lang, scale, tmp_path, capsys):
+    from attnwalk.cli import main
+    from tests.conftest import assert_markdown_safe
+
+    _, md = _scale_note(variant, scale, lang, mask="causal")
+    assert_markdown_safe(md)
+    path = tmp_path / "note.md"
+    path.write_text(md, encoding="utf-8")
+    assert main(["check", str(path)]) == 0, capsys.readouterr()
+    assert "0 wrong" in capsys.readouterr().out
+    from attnwalk.check import check_text
+
+    report = check_text(md)
+    assert report.failure_lines() == [] and len(report.verified) > 50
+
+
+def test_scaled_notes_formulas_parse_in_katex():
+    import shutil
+
+    from tests.test_katex import KATEX, formulas, katex_errors
+
+    if shutil.which("node") is None or not KATEX.is_dir():
+        pytest.skip("KaTeX is not installed here: run `npm install --prefix .ci/node katex@0.16` (CI does)")
+    items = [f for variant in ("sdpa", "mha") for lang in ("vi", "en") for scale in ("none", 0.3, "sqrt_dk")
+             for f in formulas(_scale_note(variant, scale, lang, mask="causal")[1])]
+    assert len(items) > 100
+    errors = katex_errors(items)
+    assert not errors, "\n".join(errors[:10])
