@@ -17,7 +17,7 @@ from .errors import ConfigError
 
 VARIANTS = ("yolo", "sdpa", "mha")
 INPUTS = ("ramp", "randint", "normal")
-RNGS = ("torch", "numpy")
+RNGS = ("torch", "numpy", "numpy-legacy")
 PE_ON = ("v", "o")
 LANGS = ("vi", "en")
 FORMATS = ("md", "json")
@@ -187,7 +187,7 @@ def make_config(**options) -> Config:
         allowed = ", ".join(map(str, divisors))
         raise ConfigError("--heads", f"got {cfg.heads}, which does not divide --dim {cfg.dim}; allowed: {allowed}")
     _int_range("--batch", cfg.batch, 1, MAX_BATCH)
-    _int_range("--seed", cfg.seed, 0, 2**64 - 1)
+    _int_range("--seed", cfg.seed, 0, 2**32 - 1 if cfg.rng == "numpy-legacy" else 2**64 - 1)  # np.random.seed
     _int_range("--decimals", cfg.decimals, 1, MAX_DECIMALS)
     attn_ratio = _positive_float("--attn-ratio", cfg.attn_ratio)
     init_std = _positive_float("--init-std", cfg.init_std)
@@ -391,7 +391,7 @@ def _sequence_config(options: dict) -> Config:
     _choice("--weight-layout", cfg.weight_layout, WEIGHT_LAYOUTS)
     scale = _scale(cfg.scale)
     _int_range("--batch", cfg.batch, 1, MAX_BATCH)
-    _int_range("--seed", cfg.seed, 0, 2**64 - 1)
+    _int_range("--seed", cfg.seed, 0, 2**32 - 1 if cfg.rng == "numpy-legacy" else 2**64 - 1)  # np.random.seed
     _int_range("--decimals", cfg.decimals, 1, MAX_DECIMALS)
     init_std = _positive_float("--init-std", cfg.init_std)
     tables = {k: getattr(cfg, k) for k in TABLES if getattr(cfg, k) is not None}

@@ -153,7 +153,29 @@ class NumpyStream:
         return self._rng.integers(low, high, size=shape)
 
 
-STREAMS = {"torch": TorchCPUStream, "numpy": NumpyStream}
+class NumpyLegacyStream:
+    """``np.random.seed(seed)`` then ``np.random.randn`` / ``randint``: how hand-written NumPy notes draw.
+
+    Values stay float64, as NumPy prints them; the draw order is the note's (seq_inputs.py).
+    """
+
+    name = "numpy-legacy"
+
+    def __init__(self, seed: int):
+        # The same MT19937 state as np.random.seed(seed), without touching NumPy's global stream.
+        self._rs = np.random.RandomState(seed)
+
+    def normal(self, shape: tuple[int, ...], mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+        """``np.random.randn(*shape) * std + mean`` (std 1, mean 0: the bare randn values)."""
+        values = self._rs.randn(*shape)
+        return values if (std, mean) == (1.0, 0.0) else values * std + mean
+
+    def randint(self, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
+        """``np.random.randint(low, high, size=shape)``."""
+        return self._rs.randint(low, high, size=shape)
+
+
+STREAMS = {"torch": TorchCPUStream, "numpy": NumpyStream, "numpy-legacy": NumpyLegacyStream}
 
 
 def make_stream(kind: str, seed: int):

@@ -11,6 +11,12 @@ in this order, whatever the scenario does not give:
 - mha: w_qkv (3D, D), b_qkv (3D), w_out (D, D), b_out (D) (``normal_(0, init_std)`` each,
   biases only with ``bias = true``; without, they are zeros and no draw is made), then x.
 
+With ``rng = "numpy-legacy"`` (``np.random.seed(seed)``, values kept float64) the order is the
+note's: sdpa ``project`` draws x (and x_kv) first, then each weight as
+``np.random.randn(d_model, width) * init_std`` (the ``X @ W`` layout, transposed to (out, in)
+here); every other case keeps the order above, ``normal`` being ``np.random.randn(*shape)`` and
+``randint`` ``np.random.randint(-4, 5, size=shape)``.
+
 Random inputs: ``ramp`` = 1, 2, 3, ... in (B, L, width) order; ``randint`` =
 ``torch.randint(-4, 5, shape)``; ``normal`` = ``torch.randn(shape)``.
 """
@@ -53,10 +59,12 @@ def weight_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
 
 def draw(cfg: Config) -> dict[str, np.ndarray]:
     """Every input and weight the engine needs, by trace name (weights first, in draw order)."""
-    d = cfg.derived
-    B, n, m = cfg.batch, d["n"], d["m"]
     stream = make_stream(cfg.rng, cfg.seed)
     out: dict[str, np.ndarray] = {}
+    inputs: dict[str, np.ndarray] = {}
+    inputs_first = cfg.rng == "numpy-legacy" and cfg.variant == "sdpa" and cfg.source == "project"
+    if inputs_first:  # x = randn(...); W_Q = randn(d_model, d_k); ...: the hand-written order
+        _draw_inputs(cfg, stream, inputs)
     for name, shape in weight_shapes(cfg).items():
         given = getattr(cfg, name, None) if cfg.variant == "sdpa" else None
         if given is not None:
@@ -65,8 +73,19 @@ def draw(cfg: Config) -> dict[str, np.ndarray]:
                 out[name] = out[name].T.copy()
         elif name.startswith("b_") and not cfg.bias:
             out[name] = np.zeros(shape)
+        elif inputs_first:
+            out[name] = stream.normal(shape[::-1], 0.0, cfg.init_std).T.copy()
         else:
             out[name] = stream.normal(shape, 0.0, cfg.init_std).astype(np.float64)
+    if not inputs_first:
+        _draw_inputs(cfg, stream, inputs)
+    return out | inputs
+
+
+def _draw_inputs(cfg: Config, stream, out: dict[str, np.ndarray]) -> None:
+    """The scores, q/k/v or x (and x_kv) into ``out``: from the scenario's tables, else drawn."""
+    d = cfg.derived
+    B, n, m = cfg.batch, d["n"], d["m"]
 
     def get(name: str, rows: int, width: int) -> np.ndarray:
         given = getattr(cfg, name)
@@ -76,13 +95,12 @@ def draw(cfg: Config) -> dict[str, np.ndarray]:
         out["scores"] = table_array(cfg.scores)
         if cfg.v is not None:
             out["v"] = table_array(cfg.v)
-        return out
+        return
     if cfg.variant == "sdpa" and cfg.source == "direct":
         out["q"] = get("q", n, d["qk_width"])
         out["k"] = get("k", m, d["qk_width"])
         out["v"] = get("v", m, d["v_width"])
-        return out
+        return
     out["x"] = get("x", n, d["d_model"])
     if cfg.variant == "sdpa" and d["cross"]:
         out["x_kv"] = get("x_kv", m, d["d_model"])
-    return out

@@ -46,7 +46,7 @@ def cli_command(cfg: dict, scenario: bool) -> str:
 
 def uses_scenario(cfg: dict) -> bool:
     """Whether only a scenario file reproduces ``cfg`` (tables, labels, chosen columns, no biases)."""
-    if any(k in cfg for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v", "labels", "kv_labels")):
+    if any(k in cfg for k in ("x", "x_kv", "q", "k", "v", "w_q", "w_k", "w_v", "labels", "kv_labels", "scale")):
         return True
     if cfg.get("source") == "columns":
         defaults = {"q_cols": [0], "k_cols": [1], "v_cols": list(range(2, cfg["dim"]))}
@@ -214,7 +214,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
     return {
         "why": why, "exercises": sequence_exercises(trace, i, named(q_ids, q_words), wp, fs, fv),
         "n": n, "m": m, "heads": heads, "d_k": d["d_k"], "d_v": d["d_v"], "wp": wp,
-        "scale_str": "1" if d["d_k"] == 1 else fmt(d["scale"], dec), "sqrt_dk": _sqrt_str(d["d_k"], dec),
+        "scale_str": "1" if d["scale"] == 1 else fmt(d["scale"], dec), "sqrt_dk": _sqrt_str(d["d_k"], dec),
+        "scale": scale_view(cfg.get("scale", "sqrt_dk"), d["scale"]),
         "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
         "heads_view": heads_view, "masked": masked,
         "mask_tex": bmatrix(trace["mask"], 0, cell=lambda x: str(int(x))) if masked else "",
@@ -245,6 +246,20 @@ def _masked_cell(cfg: dict, dec: int):
             return r"-\infty" if fill == "-inf" else str(int(x))  # -1e9 prints as -1000000000: a number
         return fmt(x, dec)
     return cell
+
+
+def scale_view(scale, value: float) -> dict:
+    """How the text writes the scale the numbers use: 1/sqrt(d_k), none, or the given multiplier.
+
+    ``hat``: the scaled scores as TeX (``\\frac{Q K^T}{\\sqrt{d_k}}``, ``Q K^T``, ``Q K^T \\cdot s``);
+    ``identity``: the scaled scores equal the scores, so the note shows them once.
+    """
+    kind = scale if scale in ("sqrt_dk", "none") else "number"
+    s = format(float(value), ".12g")
+    hat = {"sqrt_dk": r"\frac{Q K^T}{\sqrt{d_k}}", "none": "Q K^T", "number": r"Q K^T \cdot " + s}[kind]
+    step = {"sqrt_dk": r"\hat{S}_h = \frac{S_h}{\sqrt{d_k}}", "none": r"\hat{S}_h = S_h",
+            "number": r"\hat{S}_h = S_h \cdot " + s}[kind]
+    return {"kind": kind, "value": s, "hat": hat, "step": step, "identity": value == 1.0}
 
 
 def _sqrt_str(d_k: int, dec: int) -> str:
