@@ -140,7 +140,7 @@ def test_exercises_answers_are_verified_and_a_changed_digit_is_wrong(name, tmp_p
     md = note(name, "en")
     start = md.index("## Exercises")
     ex = md[start:]
-    assert 3 <= ex.count("<details>") <= 5
+    assert 3 <= ex.count("<details markdown=\"1\">") <= 5
     first = md[:start].count("\n") + 1
     report = check_file(NOTES / f"{name}.en.md")
     assert not report.wrong
