@@ -113,6 +113,18 @@ def bench_export() -> None:
             report(f"render --format {fmt} N=1600", f"{secs:.1f} s, {size:.0f} MB", None,
                    f"<= {target:.0f} s" if target else "info", secs <= target if target else None)
             out.unlink()
+    # Baseline: the same tensors through json's C encoder (the export before orjson), one process.
+    import json
+
+    import attnwalk
+
+    trace = attnwalk.walk(h=40, w=40, dim=256, heads=4, input="normal")
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    start = time.perf_counter()
+    for name in trace.names():
+        for block in trace[name].reshape(-1, trace[name].shape[-1]) if trace[name].ndim else [trace[name]]:
+            dumps(block.tolist())
+    report("  baseline: same floats via json's encoder", f"{time.perf_counter() - start:.1f} s", None, "info", None)
 
 
 # 3. render start-up ----------------------------------------------------------------------------
