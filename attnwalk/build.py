@@ -156,16 +156,13 @@ def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> l
         path = job.path.with_suffix({"md": ".md", "html": ".html", "json": ".json"}[fmt])
         out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), fmt, figures and fmt != "json"))
     if figures:
-        from .api import walk
-        from .render import figure_files
-
         try:
-            trace = walk(**job.options)
+            keys = figure_keys(job.options)
         except ConfigError as err:
             raise BuildError(f"{where}: {err}") from None
-        for file, spec in figure_files(trace, job.lang, job.path.stem):
-            path = job.path.parent / "figures" / file
-            out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), "svg", True, spec["key"]))
+        for key in keys:
+            path = job.path.parent / "figures" / f"{job.path.stem}-{key}.svg"
+            out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), "svg", True, key))
     for extra in out:
         if extra.path == job.path:
             continue
@@ -173,6 +170,20 @@ def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> l
             raise BuildError(f"{where}: output {extra.shown!r} is also written by {seen[extra.path]!r}")
         seen[extra.path] = job.name
     return out
+
+
+def figure_keys(options: dict) -> list[str]:
+    """The keys of a note's figures (``figures.specs``), from its config alone: listing a
+    manifest's outputs runs no engine. One heatmap per head (given scores: one head), the
+    shape flow, and for yolo where pixel p0 looks."""
+    from .config import make_config
+
+    options = {k: v for k, v in options.items() if k != "weights"}  # api.walk's keyword, not a Config field
+    if options.get("variant", "yolo") in (None, "yolo"):
+        options.pop("x", None)
+    cfg = make_config(**options)
+    heads = 1 if cfg.variant == "sdpa" and cfg.source == "scores" else cfg.heads
+    return ["shapes", *(f"attn-h{h}" for h in range(heads))] + (["look-p0"] if cfg.variant == "yolo" else [])
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -208,8 +219,12 @@ def _render_one(trace, job: Job) -> str:
     if job.figures:
         from .render import render_with_figures
 
-        return render_with_figures(trace, job.format, job.lang, job.path.with_suffix(".md").stem, "figures",
-                                   draw=False)[0]
+        stem = job.path.with_suffix(".md").stem
+        text, svgs = render_with_figures(trace, job.format, job.lang, stem, "figures", draw=False)
+        if sorted(svgs) != sorted(f"{stem}-{key}.svg" for key in figure_keys(job.options)):  # cannot happen
+            raise BuildError(f"walkthrough {job.name!r}: the note links figures {sorted(svgs)}, "
+                             "but the manifest listed others")
+        return text
     from .render import render
 
     return render(trace, job.format, job.lang)

@@ -76,29 +76,33 @@ def export(trace: Trace, fmt: str, output=None) -> None:
 
     Neither is built in memory first: at N = 1600 the JSON is about a gigabyte.
     """
+    import io
     import sys
 
     from .writefile import write_atomic_with
 
-    binary = fmt == "npz"
-
     def fill(fh) -> None:
-        if binary:
+        if fmt == "npz":
             trace.write_npz(fh)
         else:
-            from .engine.blas import worker_count
-
-            for chunk in trace.json_chunks(workers=worker_count()):
+            for chunk in trace.json_chunks():  # UTF-8 bytes
                 fh.write(chunk)
 
     if output is not None:
-        write_atomic_with(output, fill, binary=binary)
-    elif binary:
+        write_atomic_with(output, fill, binary=True)
+    elif fmt == "npz" or isinstance(getattr(sys.stdout, "buffer", None), io.BufferedIOBase):
         sys.stdout.flush()
         fill(sys.stdout.buffer)
         sys.stdout.buffer.flush()
-    else:
-        fill(sys.stdout)
+    else:  # a text-only stdout (a test's capture): JSON as text
+        fill(_TextSink(sys.stdout))
+
+
+class _TextSink:
+    """Write UTF-8 bytes to a text stream (the JSON pieces never split a character)."""
+
+    def __init__(self, stream):
+        self.write = lambda chunk: stream.write(chunk.decode("utf-8"))
 
 
 def figure_files(trace: Trace, lang: str, stem: str) -> list[tuple[str, dict]]:

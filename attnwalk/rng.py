@@ -22,13 +22,23 @@ class TorchCPUStream:
     name = "torch"
 
     def __init__(self, seed: int):
-        # NumPy's legacy integer seeding of MT19937 is init_genrand, exactly as in torch.
-        self._mt = np.random.RandomState(seed & 0xFFFFFFFF)._bit_generator
+        # Python's random.Random is MT19937 too; given init_genrand's state (which its own
+        # seeding does not use), its 32-bit outputs are torch's. Cheaper to start than
+        # numpy.random, whose import is most of a small note's drawing time.
+        import random
+
+        self._mt = random.Random()
+        self._mt.setstate((3, (*_init_genrand(seed & 0xFFFFFFFF), 624), None))
         # torch caches the sin half of the scalar Box-Muller pair for the next small call.
         self._cached_normal: float | None = None
 
     def _raw32(self, n: int) -> np.ndarray:
-        return self._mt.random_raw(n).astype(np.uint64)
+        """The next ``n`` 32-bit outputs of the generator, in order, as uint64."""
+        if n <= 0:
+            return np.zeros(0, dtype=np.uint64)
+        # getrandbits(32n) puts the first output in the lowest 32 bits: little-endian words.
+        words = self._mt.getrandbits(32 * n).to_bytes(4 * n, "little")
+        return np.frombuffer(words, dtype="<u4").astype(np.uint64)
 
     def _uniform_f32(self, n: int) -> np.ndarray:
         """float32 uniforms in [0, 1): the low 24 bits of a 32-bit draw, times 2**-24."""
@@ -70,6 +80,15 @@ class TorchCPUStream:
         """``torch.randint(low, high, shape)``: a 32-bit draw modulo the range, plus low."""
         raw = self._raw32(math.prod(shape))
         return ((raw % (high - low)).astype(np.int64) + low).reshape(shape)
+
+
+def _init_genrand(seed: int) -> list[int]:
+    """MT19937's 624-word state after ``init_genrand(seed)`` (Matsumoto and Nishimura, 2002)."""
+    mt = [seed]
+    for i in range(1, 624):
+        prev = mt[-1]
+        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return mt
 
 
 def _fma32(a, b, c) -> np.ndarray:

@@ -7,7 +7,7 @@ Run by hand from the repository root (never in CI; timings are not tests):
 1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
             N = 1600 (dim 256, 4 heads, 40x40, YOLO11 scale) and N = 4096 (64x64)   target <= 1.0
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
-            (`--format npz` printed beside it, as information)
+            (`--format npz` and the same floats through json's C encoder printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
 4. check    numbers verified per second on a note with 16x16 matrices                 info (>= 100k/s)
 5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
@@ -113,6 +113,18 @@ def bench_export() -> None:
             report(f"render --format {fmt} N=1600", f"{secs:.1f} s, {size:.0f} MB", None,
                    f"<= {target:.0f} s" if target else "info", secs <= target if target else None)
             out.unlink()
+    # Baseline: the same tensors through json's C encoder (the export before orjson), one process.
+    import json
+
+    import attnwalk
+
+    trace = attnwalk.walk(h=40, w=40, dim=256, heads=4, input="normal")
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    start = time.perf_counter()
+    for name in trace.names():
+        for block in trace[name].reshape(-1, trace[name].shape[-1]) if trace[name].ndim else [trace[name]]:
+            dumps(block.tolist())
+    report("  baseline: same floats via json's encoder", f"{time.perf_counter() - start:.1f} s", None, "info", None)
 
 
 # 3. render start-up ----------------------------------------------------------------------------

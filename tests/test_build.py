@@ -154,3 +154,50 @@ def test_bad_figures_and_formats_keys_are_one_line(tmp_path):
         with pytest.raises(BuildError, match=message.replace("[", r"\[").replace("]", r"\]")):
             load_manifest(tmp_path / "c.toml")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]
+
+
+def _rendered_figure_files(options: dict, lang: str, stem: str) -> list[str]:
+    """The SVG files `attnwalk render --figures` writes for a note (render_with_figures' file list)."""
+    from attnwalk.api import walk
+    from attnwalk.render import render_with_figures
+
+    trace = walk(**options)
+    return sorted(render_with_figures(trace, "md", lang, stem, "figures", draw=False)[1])
+
+
+def test_manifest_lists_figures_without_the_engine_and_they_are_what_a_render_writes(monkeypatch):
+    from attnwalk import api
+
+    def no_engine(**options):
+        raise AssertionError("load_manifest ran the engine")
+
+    real_walk = api.walk
+    monkeypatch.setattr(api, "walk", no_engine)
+    jobs = load_manifest(COURSE)
+    monkeypatch.setattr(api, "walk", real_walk)
+    notes = [j for j in jobs if j.figures and j.format == "md"]
+    assert len({j.name for j in notes}) >= 3  # every figure note of the course, each language
+    for note in notes:
+        listed = sorted(j.path.name for j in jobs if j.format == "svg" and j.name == note.name
+                        and j.lang == note.lang and j.path.parent == note.path.parent / "figures")
+        assert listed == _rendered_figure_files(note.options, note.lang, note.path.stem), note.name
+
+
+@pytest.mark.parametrize("options", [
+    dict(h=3, w=2, heads=1, seed=0), dict(h=2, w=2, dim=8, heads=4),
+    dict(variant="sdpa", tokens=3, heads=2, mask="causal", source="project"),
+    dict(variant="mha", tokens=3, dim=6, heads=3)])
+def test_figure_keys_from_the_config_equal_a_render_for_every_variant(options):
+    from attnwalk.build import figure_keys
+
+    derived = sorted(f"n-{key}.svg" for key in figure_keys(options))
+    assert derived == _rendered_figure_files(options, "en", "n")
+
+
+def test_figure_keys_of_given_scores_are_one_head():
+    from attnwalk.api import walk
+    from attnwalk.build import figure_keys
+    from attnwalk.figures import specs
+
+    options = dict(variant="sdpa", source="scores", scores=[[1.0, 2.0, 0.0], [0.5, -1.0, 3.0]], heads=1)
+    assert figure_keys(options) == [s["key"] for s in specs(walk(**options), "en")] == ["shapes", "attn-h0"]

@@ -123,3 +123,20 @@ def test_recorded_steps_do_not_alias_each_other():
     before = t["qkv"].copy()
     t["q"][...] = 123.0
     np.testing.assert_array_equal(t["qkv"], before)
+
+
+def test_large_trace_on_threads_equals_torch_and_the_unblocked_softmax(monkeypatch):
+    # 2 heads x 1024^2 scores: the softmax runs block by block on 2 threads taking blocks as they come
+    monkeypatch.setenv("ATTNWALK_THREADS", "2")
+    trace = attnwalk.walk(h=32, w=32, dim=32, heads=2, input="normal", seed=3)
+    assert trace["scores"].size > 1 << 20
+    ref = ultralytics_attention(trace)
+    logit = float(np.abs(ref["scores_scaled"]).max())
+    for name in COMPARED:
+        assert_close_f64(trace[name], ref[name], name, cond=logit if name in COMPARED[7:] else 1.0)
+    s = trace["scores"] * trace.derived["scale"]
+    e = np.exp(s - s.max(-1, keepdims=True))
+    assert np.array_equal(trace["scores_scaled"], s) and np.array_equal(trace["exp"], e)
+    assert np.array_equal(trace["attn"], e / e.sum(-1, keepdims=True))  # blocking changes no bit
+    v, attn = trace["v"], trace["attn"]
+    np.testing.assert_allclose(trace["o"].reshape(v.shape), v @ np.swapaxes(attn, -2, -1), rtol=1e-13, atol=1e-15)

@@ -72,3 +72,19 @@ def test_numpy_stream_is_deterministic_and_normal():
     b = NumpyStream(11).normal((4000,), 0.0, 2.0)
     assert np.array_equal(a, b)
     assert abs(float(a.mean())) < 0.15 and abs(float(a.std()) - 2.0) < 0.1
+
+
+@pytest.mark.parametrize("seed", [0, 42, 2**32 - 1])
+def test_raw_stream_is_init_genrand_mt19937_across_twists(seed):
+    # NumPy's legacy integer seeding is init_genrand: its raw words are the reference stream.
+    expected = np.random.RandomState(seed)._bit_generator.random_raw(3000)
+    stream = TorchCPUStream(seed)
+    got = np.concatenate([stream._raw32(n) for n in (1, 0, 623, 2, 700, 1674)])
+    assert np.array_equal(got, expected)
+
+
+def test_large_and_small_draws_after_many_twists_match_torch():
+    sizes = [5000, 3, 1, 1237, 16, 7]
+    stream = TorchCPUStream(2024)
+    for n, exp in zip(sizes, torch_draws(2024, sizes, std=1.0)):
+        assert ulps(stream.normal((n,), 0.0, 1.0), exp) == 0

@@ -82,12 +82,15 @@ def _run_blocks(block, nrows: int, n: int) -> None:
         for lo, hi in ranges:
             block(lo, hi)
         return
-    # Contiguous shares, one per thread: each thread walks its own rows block by block.
-    share = -(-len(ranges) // workers)
+    # Each thread takes the next block from one shared iterator (next() on a list iterator is
+    # atomic under the GIL): when another process holds a CPU, the other threads take over its
+    # share instead of waiting for it, as fixed shares would.
+    todo = iter(ranges)
 
-    def run(part):
-        for lo, hi in part:
+    def run():
+        for lo, hi in todo:
             block(lo, hi)
 
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(run, [ranges[i:i + share] for i in range(0, len(ranges), share)]))
+        for f in [pool.submit(run) for _ in range(workers)]:
+            f.result()

