@@ -128,8 +128,9 @@ def symbols(trace) -> dict[str, Fraction]:
     return out
 
 
-def check_text(text: str, options: dict | None = None, path: str = "<note>") -> Report:
-    """Check one note's text; ``options`` override its front matter (or replace it)."""
+def check_text(text: str, options: dict | None = None, path: str = "<note>", exact: bool = False) -> Report:
+    """Check one note's text; ``options`` override its front matter (or replace it). ``exact``: decide
+    every number on the exact (reference) path, as before the float-first bounds (benchmarks, tests)."""
     from ..api import walk
     from ..errors import ConfigError
 
@@ -144,7 +145,7 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>") -> 
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     segs = segments(body)
-    checker = Checker(TraceView(trace, strict), symbols(trace))
+    checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
     recs = checker.run(segs)
     recs = _merge_human(body, trace, recs)
     return Report(path, recs, checker.notes)
