@@ -139,7 +139,10 @@ def _ipow(a, n: int):
     r = e / (lo - e)
     if abs(n) * r > 1e-3:
         raise Fallback
-    plo, phi = math.pow(lo, n), math.pow(hi, n)
+    try:
+        plo, phi = math.pow(lo, n), math.pow(hi, n)
+    except OverflowError:
+        raise Fallback from None
     if n < 0:
         plo, phi = phi, plo
     if not (math.isfinite(plo) and math.isfinite(phi)):
