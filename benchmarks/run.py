@@ -9,7 +9,8 @@ Run by hand from the repository root (never in CI; timings are not tests):
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
             (`--format npz` printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
-4. check    numbers verified per second on a note with 16x16 matrices                 info (>= 100k/s)
+4. check    numbers verified per second on a note with 16x16 matrices, float-first vs the exact
+            path (same run, in process and from a cold start)                              target >= 100k/s
 5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
             full build of 16 walkthroughs x 2 languages, all CPUs vs one process      info
 Engine, render and build compare medians of interleaved runs, so machine load hits both sides.
@@ -130,24 +131,80 @@ def bench_render(repeat: int) -> float:
 
 # 4. check --------------------------------------------------------------------------------------
 
-def bench_check() -> None:
+CHECK_NOTE = ["render", "--h", "4", "--w", "4", "--dim", "8", "--heads", "2", "--input", "normal"]  # N = 16
+CHECK_COLD = """import sys, time
+t = time.perf_counter()
+from attnwalk.check import check_file
+r = check_file(sys.argv[1], exact=sys.argv[2] == "exact")
+print(len(r.verified), time.perf_counter() - t)
+"""
+
+
+def bench_check(repeat: int) -> None:
+    """Numbers verified per second on a yolo 4x4 note (16x16 attention matrices, ~3.3k numbers):
+    the float-first path against the exact path it replaced (``exact=True``, kept as the reference),
+    in one process (imports done, medians of interleaved runs) and from a cold start (imports included).
+    The verification stage alone (comparisons and arithmetic claims, without reading the note) is
+    printed too: what the rest costs is reading (Markdown, the notation, hand-written forms)."""
     import io
     from contextlib import redirect_stdout
 
+    from attnwalk.check import check_text
+    from attnwalk.check.checker import Checker
     from attnwalk.cli import main
 
     with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
         note = Path(tmp) / "note.md"
-        main(["render", "--h", "4", "--w", "4", "--dim", "8", "--heads", "2", "--input", "normal",
-              "-o", str(note)])
-        buf = io.StringIO()
-        start = time.perf_counter()
-        with redirect_stdout(buf):
-            main(["check", str(note)])
-        secs = time.perf_counter() - start
-    summary = buf.getvalue().strip().splitlines()[-1]
-    verified = int(summary.split(": ")[-1].split()[0])
-    report("check, note with 16x16 matrices", f"{verified / secs:,.0f} numbers/s", None, "info (>= 100k/s)", None)
+        with redirect_stdout(io.StringIO()):
+            main(CHECK_NOTE + ["-o", str(note)])
+        text = note.read_text(encoding="utf-8")
+
+        cold = {}
+        for path in ("exact", "fast") * max(1, repeat // 2):
+            out = subprocess.run([sys.executable, "-c", CHECK_COLD, str(note), path], capture_output=True,
+                                 text=True, check=True, cwd=REPO).stdout.split()
+            cold.setdefault(path, []).append((int(out[0]), float(out[1])))
+
+    counts = {}
+    stage = {"exact": [0.0], "fast": [0.0]}
+    orig = (Checker._compare, Checker._arith)
+
+    def timed(fn, key):
+        def wrap(self, *a, **k):
+            start = time.perf_counter()
+            try:
+                return fn(self, *a, **k)
+            finally:
+                stage[key][0] += time.perf_counter() - start
+        return wrap
+
+    def run(exact):
+        def go():
+            counts[exact] = len(check_text(text, exact=exact).verified)
+        return go
+
+    run(True)(), run(False)()  # warm up: imports (sympy, mpmath on the exact path), caches
+    t_exact, t_fast = interleaved([run(True), run(False)], repeat)
+    assert counts[True] == counts[False], counts
+    n = counts[False]
+    for key, exact in (("exact", True), ("fast", False)):
+        Checker._compare, Checker._arith = timed(orig[0], key), timed(orig[1], key)
+        try:
+            stage[key][0] = 0.0
+            run(exact)()
+        finally:
+            Checker._compare, Checker._arith = orig
+    # _arith calls _compare for some operands: both wrapped, so subtract nothing; the nested time is
+    # counted twice at most, which only understates the throughput
+    report(f"check 16x16 note ({n} numbers), exact path", f"{n / t_exact:,.0f} numbers/s", None, "before", None)
+    report("check 16x16 note, float-first (in process)", f"{n / t_fast:,.0f} numbers/s", t_exact / t_fast,
+           ">= 100k/s", n / t_fast >= 1e5)
+    for key in ("exact", "fast"):
+        secs = statistics.median(s for _, s in cold[key])
+        report(f"check 16x16 note, {key}, cold start", f"{n / secs:,.0f} numbers/s", None, "info", None)
+    report("check: verification stage, exact path", f"{n / stage['exact'][0]:,.0f} numbers/s", None, "info", None)
+    report("check: verification stage, float-first", f"{n / stage['fast'][0]:,.0f} numbers/s",
+           stage["exact"][0] / stage["fast"][0], "info", None)
 
 
 # 5. build --------------------------------------------------------------------------------------
@@ -204,7 +261,7 @@ def main() -> None:
     if "export" not in skip:
         bench_export()
     if "check" not in skip:
-        bench_check()
+        bench_check(args.repeat)
     if "build" not in skip:
         bench_build(args.repeat, t_render)
 

@@ -199,7 +199,7 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     return sorted(out, key=lambda r: r.line)
 
 
-def check_file(path: str | Path, options: dict | None = None, fix: str | None = None) -> Report:
+def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:
     """Check the note at ``path``. ``fix``: None (read only), "diff" (the fixes as a diff, nothing
     written) or "write" (the fixed note replaces the file atomically; the report is of the fixed note)."""
     p = Path(path)
@@ -212,7 +212,7 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
     except ValueError:  # a NUL byte in the path
         raise CheckError(f"{str(path)[:60]!r}: not a path; allowed: a Markdown file") from None
     if fix is None:
-        return check_text(text, options, str(path))
+        return check_text(text, options, str(path), exact)
     import difflib
 
     from ..errors import ConfigError

@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from .expr import MAX_DIGITS, MAX_EXPONENT, MIN_EXP_ARG
+
 U = 2.0**-53  # unit roundoff of float64
 TINY = 1e-300  # absolute slack that covers underflow and subnormal rounding
 F32 = 2.0**-22  # float32 allowance of hand-written notes (the exact path's F32_REL)
@@ -63,13 +65,13 @@ def _up(x: float) -> float:
     return abs(x) * 2 * U + TINY
 
 
-def _num(node, max_digits: int, max_exponent: int):
+def _num(node, point: bool):
     n = node.num
     text = n.text
-    if len(text) > max_digits or n.truncated:
-        raise Fallback
     low = text.lower()
-    if "e" in low and abs(int(low.split("e")[1])) > max_exponent:
+    if len(text) > MAX_DIGITS or ("e" in low and abs(int(low.split("e")[1])) > MAX_EXPONENT):
+        raise Skip  # out of range: the exact path never evaluates it
+    if n.truncated and not point:
         raise Fallback
     d = n.decimals
     if d is not None and d >= len(_HALF):
@@ -77,7 +79,9 @@ def _num(node, max_digits: int, max_exponent: int):
     v = float(text)
     if not math.isfinite(v):
         raise Fallback
-    h = _HALF[d] if d is not None else 0.0
+    h = _HALF[d] if d is not None and not point else 0.0
+    if d is None and len(text) <= 15 and text.isdigit():
+        return (v, v, 0.0)  # an integer below 10^15: exact in float
     lo, hi = v - h, v + h
     return (lo, hi, (abs(v) + h) * 4 * U + TINY)
 
@@ -109,7 +113,11 @@ def _monotone(f, a, rel_in):
 
 def _exp(a):
     lo, hi, e = a
-    if not (-700.0 < lo - e and hi + e < 400.0) or e > 1e-3:  # near the exact path's bounds, or underflow
+    if e > 1e-3 or not (MIN_EXP_ARG < lo - e and hi + e < MAX_EXPONENT):  # near the exact path's bounds
+        raise Fallback
+    if hi + e < -700.0:  # the exact value and interval lie in (0, e^-700), below TINY
+        return (0.0, 0.0, TINY)
+    if lo - e < -700.0:  # float exp underflows there: its error bound would not hold
         raise Fallback
     return _monotone(math.exp, a, e * 1.002)
 
@@ -131,29 +139,31 @@ def _sqrt(a):
     return (slo, shi, e / math.sqrt(lo - e) + shi * 2 * U + TINY)
 
 
-def _ipow(a, n: int):
-    """A positive enclosure to a small integer power (monotone there)."""
-    lo, hi, e = a
-    if not lo - e > 0 or n == 0 or abs(n) > 64:
+def _pow(a, b):
+    """x^y for a clearly positive base: monotone in x and in y, so the range is the hull of the
+    corners (what mpmath's exp(y·log x) encloses); |d ln(x^y)| <= |y|·dx/x + |ln x|·dy."""
+    xl, xh, ex = a
+    yl, yh, ey = b
+    if not xl - ex > 0 or ex > xl * 1e-3:
         raise Fallback
-    r = e / (lo - e)
-    if abs(n) * r > 1e-3:
+    ln = max(abs(math.log(xl - ex)), abs(math.log(xh + ex))) * 1.01 + TINY
+    rel = max(abs(yl), abs(yh)) * ex / (xl - ex) + ln * (ey + ey)
+    if rel > 1e-3:
         raise Fallback
     try:
-        plo, phi = math.pow(lo, n), math.pow(hi, n)
+        ps = (math.pow(xl, yl), math.pow(xl, yh), math.pow(xh, yl), math.pow(xh, yh))
     except OverflowError:
         raise Fallback from None
-    if n < 0:
-        plo, phi = phi, plo
-    if not (math.isfinite(plo) and math.isfinite(phi)):
+    lo, hi = min(ps), max(ps)
+    if not math.isfinite(hi):
         raise Fallback
-    return (plo, phi, max(plo, phi) * (1.05 * abs(n) * r + LIBM) + TINY)
+    return (lo, hi, hi * (rel * 1.002 + LIBM) + TINY)
 
 
 def _bc(op, a, b):
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
-            raise Fallback
+            raise Skip
         return [_bc(op, x, y) for x, y in zip(a, b)]
     if isinstance(a, list):
         return [_bc(op, x, b) for x in a]
@@ -180,53 +190,157 @@ _E = (math.e, math.e, math.e * 2 * U)
 _PI = (math.pi, math.pi, math.pi * 2 * U)
 
 
-def enclose(node, env, max_digits: int, max_exponent: int):
-    """Float enclosure(s) of ``node`` (nested lists for lists and matrices), mirroring ``expr.evaluate``
-    in interval mode; raises Fallback wherever that path might raise or behave otherwise."""
+class Skip(Exception):
+    """The exact path certainly raises on this expression (an elision, an unknown name, a formula it
+    cannot read): it checks nothing there, and neither does the float path."""
+
+
+class PointOnly(Exception):
+    """The exact path's interval evaluation gives up here (``//``, ``int`` of a wide interval) and it
+    uses the exact value instead: so does the float path (``claim``)."""
+
+
+def claim(node, env):
+    """Float enclosure(s) of the interval the exact path (``checker._interval``) computes for
+    ``node``; raises Skip where it raises, Fallback where the float path cannot be sure."""
+    try:
+        return _enc(node, env)
+    except PointOnly:
+        return _as_point(_rat(node, env))
+
+
+def _as_point(q):
+    if isinstance(q, list):
+        return [_as_point(x) for x in q]
+    f = float(q)  # the exact path's point is q to 40 digits: far inside |f|·2U
+    return (f, f, abs(f) * 2 * U + TINY)
+
+
+def _rat(node, env):
+    """The exact value where it is rational (config lines: ``dim // num_heads``, ``int(4 * 0.5)``),
+    as ``expr.evaluate`` computes it; Fallback where it is not (exp, sqrt: the sympy path)."""
     k = node.kind
     if k == "num":
-        return _num(node, max_digits, max_exponent)
+        _num(node, True)  # the same range checks
+        return Fraction(node.num.text)
     if k == "paren":
-        return enclose(node.args[0], env, max_digits, max_exponent)
+        return _rat(node.args[0], env)
     if k == "neg":
-        return _neg(enclose(node.args[0], env, max_digits, max_exponent))
+        v = _rat(node.args[0], env)
+        return _bc(lambda x, _: -x, v, 0)
     if k == "const":
-        if node.name == "e":
-            return _E
-        if node.name in ("π", "pi"):
-            return _PI
+        if node.name == "∞":
+            raise Skip
         raise Fallback
     if k in ("sym", "label"):
         if node.name not in env:
+            raise Skip
+        return Fraction(env[node.name])
+    if k in ("list", "row"):
+        if any(a.kind == "ell" for a in node.args):
+            raise Skip
+        return [_rat(a, env) for a in node.args]
+    if k == "mat":
+        return [_rat(a, env) for a in node.args]
+    if k == "func":
+        arg = _rat(node.args[0], env)
+        if isinstance(arg, list) and node.name not in ("max", "min"):
+            raise Skip
+        if node.name == "int" and not isinstance(arg, list):
+            return Fraction(math.floor(arg) if arg >= 0 else math.ceil(arg))
+        if node.name in ("exp", "sqrt", "log", "ln", "int"):
             raise Fallback
+        raise Skip
+    if k == "bin":
+        op = node.op
+        if op not in ("+", "-", "*", "/", "//", "^"):
+            raise Skip
+        a, b = _rat(node.args[0], env), _rat(node.args[1], env)
+        if op in ("/", "//") and _has_zero(b):
+            raise Skip  # the exact path: "division by zero", not evaluated
+        if op == "+":
+            return _bc(lambda x, y: x + y, a, b)
+        if op == "-":
+            return _bc(lambda x, y: x - y, a, b)
+        if op == "*":
+            return _bc(lambda x, y: x * y, a, b)
+        if op == "/":
+            return _bc(lambda x, y: x / y, a, b)
+        if op == "//":
+            return _bc(lambda x, y: Fraction(math.floor(x / y)), a, b)
+        if isinstance(a, list) or isinstance(b, list) or b.denominator != 1 or abs(b) > 64 or a <= 0 \
+                or a > 10**300:
+            raise Fallback
+        return a ** int(b)
+    raise Skip
+
+
+def _has_zero(v) -> bool:
+    return any(_has_zero(x) for x in v) if isinstance(v, list) else v == 0
+
+
+def _floor_sure(lo: float, hi: float, e: float, f) -> float:
+    a, b = f(lo - e), f(hi + e)
+    if a != b:
+        raise Fallback
+    return float(a)
+
+
+def _enc(node, env):
+    """``expr.evaluate`` in interval mode, in float enclosures."""
+    k = node.kind
+    if k == "num":
+        return _num(node, False)
+    if k == "paren":
+        return _enc(node.args[0], env)
+    if k == "neg":
+        return _neg(_enc(node.args[0], env))
+    if k == "const":
+        if node.name == "∞":
+            raise Skip
+        return _E if node.name == "e" else _PI
+    if k in ("sym", "label"):
+        if node.name not in env:
+            raise Skip
         try:
             f = float(env[node.name])
         except (TypeError, ValueError, OverflowError):
             raise Fallback from None
         if not math.isfinite(f):
             raise Fallback
-        return (f, f, abs(f) * 2 * U + TINY)
-    if k in ("list", "row", "mat"):
+        return (f, f, 0.0 if f == env[node.name] else abs(f) * 2 * U + TINY)  # labels hold floats: exact
+    if k in ("list", "row"):
         if any(a.kind == "ell" for a in node.args):
-            raise Fallback
-        return [enclose(a, env, max_digits, max_exponent) for a in node.args]
+            raise Skip
+        return [_enc(a, env) for a in node.args]
+    if k == "mat":
+        return [_enc(a, env) for a in node.args]
     if k == "func":
-        arg = enclose(node.args[0], env, max_digits, max_exponent)
-        if isinstance(arg, list):
-            raise Fallback
+        arg = _enc(node.args[0], env)
+        if isinstance(arg, list) and node.name not in ("max", "min"):
+            raise Skip
         if node.name == "exp":
             return _exp(arg)
         if node.name == "sqrt":
             return _sqrt(arg)
         if node.name in ("log", "ln"):
             return _log(arg)
-        raise Fallback
+        if node.name == "int" and not isinstance(arg, list):
+            return _int(arg)
+        if node.name == "int":
+            raise Fallback
+        raise Skip
     if k == "bin":
         op = node.op
-        if op == "^":
-            return _power(node, env, max_digits, max_exponent)
-        a = enclose(node.args[0], env, max_digits, max_exponent)
-        b = enclose(node.args[1], env, max_digits, max_exponent)
+        if op not in ("+", "-", "*", "/", "//", "^"):
+            raise Skip
+        if op == "^" and node.args[0].kind == "const" and node.args[0].name == "e":
+            x = _enc(node.args[1], env)  # e^x: the exponential
+            if isinstance(x, list) or not (-MAX_EXPONENT < x[0] - x[2] and x[1] + x[2] < MAX_EXPONENT):
+                raise Fallback
+            return _exp(x)
+        a = _enc(node.args[0], env)
+        b = _enc(node.args[1], env)
         if op == "+":
             return _bc(_add, a, b)
         if op == "-":
@@ -235,23 +349,28 @@ def enclose(node, env, max_digits: int, max_exponent: int):
             return _bc(_ivmul, a, b)
         if op == "/":
             return _bc(_ivdiv, a, b)
-    raise Fallback
-
-
-def _power(node, env, max_digits, max_exponent):
-    base, ex = node.args
-    if base.kind == "const" and base.name == "e":  # e^x: the exponential
-        x = enclose(ex, env, max_digits, max_exponent)
-        if isinstance(x, list) or not (-max_exponent < x[0] - x[2] and x[1] + x[2] < max_exponent):
+        if op == "//":
+            raise PointOnly
+        if isinstance(a, list) or isinstance(b, list):
             raise Fallback
-        return _exp(x)
-    if ex.kind != "num" or ex.num.decimals is not None or "e" in ex.num.text.lower() or len(ex.num.text) > 3:
-        raise Fallback  # only small literal integer exponents: x^2, (a)^3
-    n = int(ex.num.text)
-    a = enclose(base, env, max_digits, max_exponent)
-    if isinstance(a, list) or max(abs(a[0]), abs(a[1])) + a[2] > 1e300:
-        raise Fallback
-    return _ipow(a, n)
+        if not (-MAX_EXPONENT < b[0] - b[2] and b[1] + b[2] < MAX_EXPONENT) or max(abs(a[0]), abs(a[1])) + a[2] > 1e300:
+            raise Fallback  # near the exact path's bounds on powers
+        return _pow(a, b)
+    raise Skip
+
+
+def _point(v: float):
+    return (v, v, 0.0)
+
+
+def _int(a):
+    """mpmath's interval int(): the floor of a point (or of an interval within one integer), else
+    the exact path gives up on the interval (PointOnly)."""
+    lo, hi, e = a
+    if math.trunc(lo + e) < math.trunc(hi - e):  # int(a) != int(b): the interval path gives up
+        raise PointOnly
+    _floor_sure(lo, hi, e, math.trunc)  # int(a) == int(b) for sure
+    return _point(_floor_sure(lo, lo, e, math.floor))
 
 
 def overlap(a, b, strict: bool) -> bool | None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import bounds
-from .expr import MAX_DIGITS, MAX_EXPONENT, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
+from .expr import NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
 from .labels import Ref, TraceView, label_at
 from .source import Segment
 
@@ -573,14 +573,21 @@ class Checker:
         final = exprs[-1]
         env = _LazyEnv(self)
         try:
-            f_iv = _flat(bounds.enclose(final, env, MAX_DIGITS, MAX_EXPONENT))
-            sides = []
-            for e in exprs[:-1]:
-                if e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num"):
-                    continue
-                sides.append((e, _flat(bounds.enclose(e, env, MAX_DIGITS, MAX_EXPONENT))))
+            f_iv = _flat(bounds.claim(final, env))
+        except bounds.Skip:
+            return True  # the exact path evaluates nothing of this claim either
         except bounds.Fallback:
             return False
+        sides = []
+        for e in exprs[:-1]:
+            if e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num"):
+                continue
+            try:
+                sides.append((e, _flat(bounds.claim(e, env))))
+            except bounds.Skip:
+                continue  # a side the exact path cannot evaluate: it is passed over there too
+            except bounds.Fallback:
+                return False
         f_leaves = _flat(self._leaves(final)) if final.is_value else None
         recorded = f_leaves is not None and len(f_leaves) == len(f_iv)
         for _, ei in sides:
