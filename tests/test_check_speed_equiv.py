@@ -222,8 +222,14 @@ def test_close_hand_made_half_way_values():
 # ---------------------------------------------------------------- enclosures against mpmath
 
 
+ENV = {"dim": Fraction(8), "heads": Fraction(2), "attn_ratio": Fraction(1, 2), "w": Fraction(0.1),
+       "big": Fraction(3 * 10**20)}  # symbols (exact rationals) and a label's float value
+
+
 def _random_expr(rng: random.Random, depth: int) -> str:
     if depth == 0 or rng.random() < 0.25:
+        if rng.random() < 0.2:
+            return rng.choice(list(ENV))
         d = rng.randrange(0, 9)
         digits = str(rng.randrange(1, 10**rng.randrange(1, 12)))
         s = digits if d == 0 else (digits.rjust(d + 1, "0")[:-d] + "." + digits.rjust(d + 1, "0")[-d:])
@@ -237,7 +243,8 @@ def _random_expr(rng: random.Random, depth: int) -> str:
     if kind == 5:
         return f"exp(({a}) / ({b}) / 1000)"
     if kind == 6:
-        return rng.choice((f"sqrt({a})", f"log({a})", f"int({a})", f"({a}) // ({b})", f"e^(({a}) / ({b}))",
+        return rng.choice((f"sqrt({a})", f"int({a} * attn_ratio)", "dim // heads", f"int(dim * {b})",
+                           f"log({a})", f"int({a})", f"({a}) // ({b})", f"e^(({a}) / ({b}))",
                            f"exp(-10000 - {a})", f"[{a}, {b}] - {b}", f"[{a}, …] + 1", f"({a}) + ∞"))
     return f"({a})^{rng.choice(('2', '3', '(-1)', '(-2)', '0.5', '(-0.5)', '1.25'))}"
 
@@ -253,17 +260,17 @@ def test_enclosures_hold_the_exact_paths_interval_ends():
     checked = skipped = 0
     for _ in range(1500):
         src = _random_expr(rng, 4)
-        node = parse_chain(src, tokenize(src), 0)[0][0]
+        node = parse_chain(src, tokenize(src), 0, None, ENV)[0][0]
         try:
-            fl = bounds.claim(node, {})
+            fl = bounds.claim(node, ENV)
         except bounds.Skip:
             with pytest.raises((NotEvaluable, ZeroDivisionError, TypeError, ValueError, OverflowError)):
-                evaluate(node, {}, False)
+                evaluate(node, ENV, False)
             skipped += 1
             continue
         except bounds.Fallback:
             continue
-        ivs, fls = _flat(_interval(node, {})), _flat(fl)
+        ivs, fls = _flat(_interval(node, ENV)), _flat(fl)
         assert len(ivs) == len(fls)
         for iv, f in zip(ivs, fls):
             lo, hi = _ends(iv)

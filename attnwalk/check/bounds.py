@@ -86,9 +86,20 @@ def _num(node, point: bool):
     return (lo, hi, (abs(v) + h) * 4 * U + TINY)
 
 
+def _exact_op(a, b, f):
+    """Two exact points: their float result, with error 0 when it is exact (``dim * 0.5``), else None."""
+    if a[2] == 0.0 == b[2] and a[0] == a[1] and b[0] == b[1]:
+        r = f(a[0], b[0])
+        if math.isfinite(r) and Fraction(r) == f(Fraction(a[0]), Fraction(b[0])):
+            return (r, r, 0.0)
+    return None
+
+
 def _ivmul(a, b):
     al, ah, ea = a
     bl, bh, eb = b
+    if ea == 0.0 == eb and (p := _exact_op(a, b, lambda x, y: x * y)):
+        return p
     ps = (al * bl, al * bh, ah * bl, ah * bh)
     lo, hi = min(ps), max(ps)
     ma, mb = max(abs(al), abs(ah)), max(abs(bl), abs(bh))
@@ -173,11 +184,15 @@ def _bc(op, a, b):
 
 
 def _add(a, b):
+    if a[2] == 0.0 == b[2] and (p := _exact_op(a, b, lambda x, y: x + y)):
+        return p
     lo, hi = a[0] + b[0], a[1] + b[1]
     return (lo, hi, a[2] + b[2] + max(abs(lo), abs(hi)) * 2 * U + TINY)
 
 
 def _sub(a, b):
+    if a[2] == 0.0 == b[2] and (p := _exact_op(a, b, lambda x, y: x - y)):
+        return p
     lo, hi = a[0] - b[1], a[1] - b[0]
     return (lo, hi, a[2] + b[2] + max(abs(lo), abs(hi)) * 2 * U + TINY)
 
