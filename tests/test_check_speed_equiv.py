@@ -42,6 +42,8 @@ NOTES = _notes()
 
 def verdicts(text: str, options: dict | None, exact: bool) -> list:
     report = check_text(text, options, exact=exact)
+    # a failure's expected value is plain text (report lines, JSON); a pass's may be formatted lazily
+    assert all(isinstance(exp, str) for r in report.recs for ok, _, exp in r.checks if not ok)
     return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, label, str(exp)) for ok, label, exp in r.checks])
             for r in report.recs]
 
@@ -279,3 +281,23 @@ def test_enclosures_hold_the_exact_paths_interval_ends():
                 assert abs(mpf(x) - m) <= mpf(f[2]), (src, f, lo, hi)
         checked += 1
     assert checked > 500 and skipped > 20
+
+
+def test_notes_sharing_a_config_walk_once(monkeypatch):
+    """Notes checked with one scenario (``check --scenario s.toml a.md b.md``, or --fix rechecking a
+    note) share their trace: it is computed once; another config computes its own."""
+    import attnwalk.api
+    from attnwalk.check import _TRACES
+
+    calls = []
+    walk = attnwalk.api.walk
+    monkeypatch.setattr(attnwalk.api, "walk", lambda **kw: calls.append(1) or walk(**kw))
+    _TRACES.clear()
+    opts = load_scenario(ROOT / "examples/scenarios/hand-2x2.toml")
+    seed = (ROOT / "examples/handwritten/004_2311b208f99d33c7.md").read_text(encoding="utf-8")
+    first, again = check_text(seed, opts), check_text(seed.replace("α", "alpha"), opts)
+    assert len(calls) == 1 and first.verified and again.verified
+    assert [r.status for r in check_text(seed, dict(opts)).recs] == [r.status for r in first.recs]
+    assert len(calls) == 1
+    check_text(seed, {**opts, "seed": 7})
+    assert len(calls) == 2

@@ -136,7 +136,7 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>", exa
 
     opts, weights, strict, skip = resolve(text, options)
     try:
-        trace = walk(weights=weights, **opts)
+        trace = _walk_once(walk, opts, weights)
     except (ConfigError, TypeError) as err:
         raise CheckError(f"config: {err}") from None
     except ValueError as err:
@@ -149,6 +149,26 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>", exa
     recs = checker.run(segs)
     recs = _merge_human(body, trace, recs)
     return Report(path, recs, checker.notes)
+
+
+_TRACES: dict = {}  # (options, weights) -> Trace: notes sharing a config (a note in vi and en) walk once
+
+
+def _walk_once(walk, opts: dict, weights: dict | None):
+    """The trace of ``opts`` and ``weights``, computed once per process for the last few configs."""
+    try:
+        key = (repr(sorted(opts.items())),
+               None if weights is None else tuple((k, v.shape, v.tobytes()) for k, v in sorted(weights.items())))
+        hash(key)
+    except (TypeError, ValueError, AttributeError):
+        return walk(weights=weights, **opts)
+    trace = _TRACES.get(key)
+    if trace is None:
+        trace = walk(weights=weights, **opts)
+        if len(_TRACES) >= 8:
+            _TRACES.pop(next(iter(_TRACES)))
+        _TRACES[key] = trace
+    return trace
 
 
 def _mag(text: str) -> str:

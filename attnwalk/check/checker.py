@@ -437,11 +437,10 @@ class Checker:
         ok = None if self.exact else bounds.close(num.text, bool(sign), num.decimals, num.truncated, expected,
                                                     scale, self.view.strict)
         if ok is None:  # near the rounding boundary (or the reference path): exactly
-            published = num.value * (-1 if sign else 1)
-            ok = _close(published, num, expected, scale, self.view.strict)
-            rec.checks.append((ok, label, _show(expected, d, published)))
-        else:
-            rec.checks.append((ok, label, Shown(expected, d, num.text, sign)))
+            ok = _close(num.value * (-1 if sign else 1), num, expected, scale, self.view.strict)
+        # a failure's expected value is shown (plain text, for JSON too); a pass's only if asked for
+        shown = Shown(expected, d, num.text, sign)
+        rec.checks.append((ok, label, shown if ok else str(shown)))
         if not ok and rec.fix is None and not num.truncated and np.isfinite(expected):
             rec.fix = (fmt(expected, d) if d else str(round(expected)), "label")
         return ok
