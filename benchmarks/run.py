@@ -149,7 +149,7 @@ def bench_check(repeat: int) -> None:
     import io
     from contextlib import redirect_stdout
 
-    from attnwalk.check import check_text
+    from attnwalk.check import _TRACES, check_text
     from attnwalk.check.checker import Checker
     from attnwalk.cli import main
 
@@ -180,6 +180,7 @@ def bench_check(repeat: int) -> None:
 
     def run(exact):
         def go():
+            _TRACES.clear()  # each run computes its trace, as one `attnwalk check note.md` does
             counts[exact] = len(check_text(text, exact=exact).verified)
         return go
 
