@@ -16,7 +16,7 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import bounds
-from .expr import NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
+from .expr import CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
 from .labels import Ref, TraceView, label_at
 from .source import Segment
 
@@ -352,6 +352,9 @@ class Checker:
                 return i + 1
             if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
+            if (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
+                                      and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
+                return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
             res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
             if not res:
                 return i + 1
