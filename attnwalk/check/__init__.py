@@ -151,11 +151,12 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>", exa
     return Report(path, recs, checker.notes)
 
 
-_TRACES: dict = {}  # (options, weights) -> Trace: notes sharing a config (a note in vi and en) walk once
+_TRACES: dict = {}  # (options, weights) -> Trace, the last one only: a large trace is hundreds of MB
 
 
 def _walk_once(walk, opts: dict, weights: dict | None):
-    """The trace of ``opts`` and ``weights``, computed once per process for the last few configs."""
+    """The trace of ``opts`` and ``weights``, computed once for consecutive notes of one config
+    (``check --scenario s.toml a.md b.md``, the rechecks of ``--fix``)."""
     try:
         key = (repr(sorted(opts.items())),
                None if weights is None else tuple((k, v.shape, v.tobytes()) for k, v in sorted(weights.items())))
@@ -165,8 +166,7 @@ def _walk_once(walk, opts: dict, weights: dict | None):
     trace = _TRACES.get(key)
     if trace is None:
         trace = walk(weights=weights, **opts)
-        if len(_TRACES) >= 8:
-            _TRACES.pop(next(iter(_TRACES)))
+        _TRACES.clear()
         _TRACES[key] = trace
     return trace
 
