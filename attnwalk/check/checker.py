@@ -612,7 +612,8 @@ class Checker:
                     continue
                 num, sign = f_leaves[k]
                 rec = self._rec(self.line, self.nt, num, sign)
-                rec.checks.append((True, _snippet(self.nt, e), Shown(None, num.decimals or 0, num.text, sign,
+                lo, hi, _ = ei[k]
+                rec.checks.append((True, _snippet(self.nt, e), Shown((lo + hi) / 2, num.decimals or 0, num.text, sign,
                                                                      (e, env, k))))
         return True
 
@@ -810,7 +811,7 @@ class _LazyEnv:
 class Shown:
     """The expected value as a failure line shows it (``_show``), formatted only when read: a passing
     number's is rarely read. ``claim`` = (expression, env, k): an arithmetic claim's k-th value, which
-    is then evaluated exactly, as the exact path does."""
+    is then evaluated exactly, as the exact path does (``expected``: its float estimate)."""
 
     __slots__ = ("expected", "decimals", "text", "sign", "claim", "_s")
 
@@ -821,9 +822,12 @@ class Shown:
     def __str__(self) -> str:
         if self._s is None:
             exp = self.expected
-            if self.claim is not None:
+            if self.claim is not None:  # the exact value, as the exact path shows it
                 e, env, k = self.claim
-                exp = float(_flat(evaluate(e, env, False))[k])
+                try:
+                    exp = float(_flat(evaluate(e, env, False))[k])
+                except (NotEvaluable, ArithmeticError, TypeError, ValueError):
+                    pass  # the enclosure's midpoint, correct to its error bound
             self._s = _show(exp, self.decimals, Fraction(self.text) * (-1 if self.sign else 1))
         return self._s
 
