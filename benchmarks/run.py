@@ -132,25 +132,44 @@ def bench_render(repeat: int) -> float:
 # 4. check --------------------------------------------------------------------------------------
 
 CHECK_NOTE = ["render", "--h", "4", "--w", "4", "--dim", "8", "--heads", "2", "--input", "normal"]  # N = 16
-CHECK_COLD = """import sys, time
+CHECK_RUN = """import statistics, sys, time
 t = time.perf_counter()
-from attnwalk.check import check_file
-r = check_file(sys.argv[1], exact=sys.argv[2] == "exact")
-print(len(r.verified), time.perf_counter() - t)
+from attnwalk.check import _TRACES, check_text
+from attnwalk.check.checker import Checker
+text, exact, repeat = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2] == "exact", int(sys.argv[3])
+n = len(check_text(text, exact=exact).verified)
+cold = time.perf_counter() - t
+warm = []
+for _ in range(repeat):
+    _TRACES.clear()  # each check computes its trace, as one `attnwalk check note.md` does
+    t = time.perf_counter()
+    check_text(text, exact=exact)
+    warm.append(time.perf_counter() - t)
+spent = [0.0]
+def timed(fn):
+    def wrap(self, *a, **k):
+        t = time.perf_counter()
+        try:
+            return fn(self, *a, **k)
+        finally:
+            spent[0] += time.perf_counter() - t
+    return wrap
+Checker._compare, Checker._arith = timed(Checker._compare), timed(Checker._arith)
+check_text(text, exact=exact)
+print(n, cold, statistics.median(warm), spent[0])
 """
 
 
 def bench_check(repeat: int) -> None:
-    """Numbers verified per second on a yolo 4x4 note (16x16 attention matrices, ~3.3k numbers):
-    the float-first path against the exact path it replaced (``exact=True``, kept as the reference),
-    in one process (imports done, medians of interleaved runs) and from a cold start (imports included).
-    The verification stage alone (comparisons and arithmetic claims, without reading the note) is
-    printed too: what the rest costs is reading (Markdown, the notation, hand-written forms)."""
+    """Numbers verified per second on a yolo 4x4 note (16x16 attention matrices, ~3.3k numbers): the
+    float-first path against the exact path it replaced (``exact=True``, kept as the reference), each in
+    its own processes (the exact path's sympy and mpmath garbage would slow the other down): from a
+    cold start (imports included) and warm (median of repeated checks in one process). The verification
+    stage alone (comparisons and arithmetic claims, nested calls counted twice) is printed too, and
+    where a float-first check's time goes: the rest is reading the note."""
     import io
     from contextlib import redirect_stdout
 
-    from attnwalk.check import _TRACES, check_text
-    from attnwalk.check.checker import Checker
     from attnwalk.cli import main
 
     with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
@@ -158,54 +177,64 @@ def bench_check(repeat: int) -> None:
         with redirect_stdout(io.StringIO()):
             main(CHECK_NOTE + ["-o", str(note)])
         text = note.read_text(encoding="utf-8")
+        runs: dict[str, list] = {"exact": [], "fast": []}
+        for _ in range(max(3, repeat // 2)):
+            for path in runs:
+                out = subprocess.run([sys.executable, "-c", CHECK_RUN, str(note), path, str(repeat)],
+                                     capture_output=True, text=True, check=True, cwd=REPO).stdout.split()
+                runs[path].append((int(out[0]), *map(float, out[1:])))
+    n = runs["fast"][0][0]
+    assert all(r[0] == n for rs in runs.values() for r in rs), runs
+    med = {p: [statistics.median(r[k] for r in rs) for k in (1, 2, 3)] for p, rs in runs.items()}
+    (c_e, w_e, s_e), (c_f, w_f, s_f) = med["exact"], med["fast"]
+    report("check 16x16 note, exact path, warm", f"{n / w_e:,.0f} numbers/s", None, "before", None)
+    report("check 16x16 note, float-first, warm", f"{n / w_f:,.0f} numbers/s", w_e / w_f, ">= 100k/s",
+           n / w_f >= 1e5)
+    report("check 16x16 note, exact path, cold start", f"{n / c_e:,.0f} numbers/s", None, "before", None)
+    report("check 16x16 note, float-first, cold start", f"{n / c_f:,.0f} numbers/s", c_e / c_f, "info", None)
+    report("check: verification stage, exact path", f"{n / s_e:,.0f} numbers/s", None, "before", None)
+    report("check: verification stage, float-first", f"{n / s_f:,.0f} numbers/s", s_e / s_f, "info", None)
+    print(f"  ({n} numbers) where a float-first check's time goes: " + ", ".join(f"{k} {v * 1e3:.0f} ms"
+                                                           for k, v in check_phases(text).items()))
 
-        cold = {}
-        for path in ("exact", "fast") * max(1, repeat // 2):
-            out = subprocess.run([sys.executable, "-c", CHECK_COLD, str(note), path], capture_output=True,
-                                 text=True, check=True, cwd=REPO).stdout.split()
-            cold.setdefault(path, []).append((int(out[0]), float(out[1])))
 
-    counts = {}
-    stage = {"exact": [0.0], "fast": [0.0]}
-    orig = (Checker._compare, Checker._arith)
+def check_phases(text: str) -> dict[str, float]:
+    """Seconds of one float-first check of ``text`` by phase (each phase's functions wrapped in turn)."""
+    import attnwalk.check as C
+    from attnwalk.check import checker, human
 
-    def timed(fn, key):
-        def wrap(self, *a, **k):
+    spent: dict[str, float] = {}
+    phases = [("front matter", C, "resolve"), ("trace", C, "_walk_once"), ("Markdown", C, "segments"),
+              ("hand-written forms", human, "find"), ("merging", C, "_merge_human"),
+              ("reading claims", checker.Checker, "run"), ("verifying", checker.Checker, "_compare"),
+              ("verifying", checker.Checker, "_arith")]
+    saved = [(mod, name, getattr(mod, name)) for _, mod, name in phases]
+
+    def wrap(label, fn):
+        def timed(*a, **k):
             start = time.perf_counter()
             try:
-                return fn(self, *a, **k)
+                return fn(*a, **k)
             finally:
-                stage[key][0] += time.perf_counter() - start
-        return wrap
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+        return timed
 
-    def run(exact):
-        def go():
-            _TRACES.clear()  # each run computes its trace, as one `attnwalk check note.md` does
-            counts[exact] = len(check_text(text, exact=exact).verified)
-        return go
-
-    run(True)(), run(False)()  # warm up: imports (sympy, mpmath on the exact path), caches
-    t_exact, t_fast = interleaved([run(True), run(False)], repeat)
-    assert counts[True] == counts[False], counts
-    n = counts[False]
-    for key, exact in (("exact", True), ("fast", False)):
-        Checker._compare, Checker._arith = timed(orig[0], key), timed(orig[1], key)
-        try:
-            stage[key][0] = 0.0
-            run(exact)()
-        finally:
-            Checker._compare, Checker._arith = orig
-    # _arith calls _compare for some operands: both wrapped, so subtract nothing; the nested time is
-    # counted twice at most, which only understates the throughput
-    report(f"check 16x16 note ({n} numbers), exact path", f"{n / t_exact:,.0f} numbers/s", None, "before", None)
-    report("check 16x16 note, float-first (in process)", f"{n / t_fast:,.0f} numbers/s", t_exact / t_fast,
-           ">= 100k/s", n / t_fast >= 1e5)
-    for key in ("exact", "fast"):
-        secs = statistics.median(s for _, s in cold[key])
-        report(f"check 16x16 note, {key}, cold start", f"{n / secs:,.0f} numbers/s", None, "info", None)
-    report("check: verification stage, exact path", f"{n / stage['exact'][0]:,.0f} numbers/s", None, "info", None)
-    report("check: verification stage, float-first", f"{n / stage['fast'][0]:,.0f} numbers/s",
-           stage["exact"][0] / stage["fast"][0], "info", None)
+    C._TRACES.clear()
+    C.check_text(text)  # warm
+    for label, mod, name in phases:
+        setattr(mod, name, wrap(label, getattr(mod, name)))
+    try:
+        C._TRACES.clear()
+        start = time.perf_counter()
+        C.check_text(text)
+        total = time.perf_counter() - start
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
+    spent["merging"] -= spent.get("hand-written forms", 0.0)  # find runs inside the merge
+    spent["reading claims"] -= spent.get("verifying", 0.0)  # compare and arith run inside the reading
+    spent["total"] = total
+    return spent
 
 
 # 5. build --------------------------------------------------------------------------------------
