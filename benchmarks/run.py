@@ -9,7 +9,8 @@ Run by hand from the repository root (never in CI; timings are not tests):
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
             (`--format npz` and the same floats through json's C encoder printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
-4. check    numbers verified per second on a note with 16x16 matrices                 info (>= 100k/s)
+4. check    numbers verified per second on a note with 16x16 matrices, float-first vs the exact
+            path (same run, in process and from a cold start)                              target >= 100k/s
 5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
             full build of 16 walkthroughs x 2 languages, all CPUs vs one process      info
 Engine, render and build compare medians of interleaved runs, so machine load hits both sides.
@@ -142,7 +143,42 @@ def bench_render(repeat: int) -> float:
 
 # 4. check --------------------------------------------------------------------------------------
 
-def bench_check() -> None:
+CHECK_NOTE = ["render", "--h", "4", "--w", "4", "--dim", "8", "--heads", "2", "--input", "normal"]  # N = 16
+CHECK_RUN = """import statistics, sys, time
+t = time.perf_counter()
+from attnwalk.check import _TRACES, check_text
+from attnwalk.check.checker import Checker
+text, exact, repeat = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2] == "exact", int(sys.argv[3])
+n = len(check_text(text, exact=exact).verified)
+cold = time.perf_counter() - t
+warm = []
+for _ in range(repeat):
+    _TRACES.clear()  # each check computes its trace, as one `attnwalk check note.md` does
+    t = time.perf_counter()
+    check_text(text, exact=exact)
+    warm.append(time.perf_counter() - t)
+spent = [0.0]
+def timed(fn):
+    def wrap(self, *a, **k):
+        t = time.perf_counter()
+        try:
+            return fn(self, *a, **k)
+        finally:
+            spent[0] += time.perf_counter() - t
+    return wrap
+Checker._compare, Checker._arith = timed(Checker._compare), timed(Checker._arith)
+check_text(text, exact=exact)
+print(n, cold, statistics.median(warm), spent[0])
+"""
+
+
+def bench_check(repeat: int) -> None:
+    """Numbers verified per second on a yolo 4x4 note (16x16 attention matrices, ~3.3k numbers): the
+    float-first path against the exact path it replaced (``exact=True``, kept as the reference), each in
+    its own processes (the exact path's sympy and mpmath garbage would slow the other down): from a
+    cold start (imports included) and warm (median of repeated checks in one process). The verification
+    stage alone (comparisons and arithmetic claims, nested calls counted twice) is printed too, and
+    where a float-first check's time goes: the rest is reading the note."""
     import io
     from contextlib import redirect_stdout
 
@@ -150,16 +186,67 @@ def bench_check() -> None:
 
     with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
         note = Path(tmp) / "note.md"
-        main(["render", "--h", "4", "--w", "4", "--dim", "8", "--heads", "2", "--input", "normal",
-              "-o", str(note)])
-        buf = io.StringIO()
+        with redirect_stdout(io.StringIO()):
+            main(CHECK_NOTE + ["-o", str(note)])
+        text = note.read_text(encoding="utf-8")
+        runs: dict[str, list] = {"exact": [], "fast": []}
+        for _ in range(max(3, repeat // 2)):
+            for path in runs:
+                out = subprocess.run([sys.executable, "-c", CHECK_RUN, str(note), path, str(repeat)],
+                                     capture_output=True, text=True, check=True, cwd=REPO).stdout.split()
+                runs[path].append((int(out[0]), *map(float, out[1:])))
+    n = runs["fast"][0][0]
+    assert all(r[0] == n for rs in runs.values() for r in rs), runs
+    med = {p: [statistics.median(r[k] for r in rs) for k in (1, 2, 3)] for p, rs in runs.items()}
+    (c_e, w_e, s_e), (c_f, w_f, s_f) = med["exact"], med["fast"]
+    report("check 16x16 note, exact path, warm", f"{n / w_e:,.0f} numbers/s", None, "before", None)
+    report("check 16x16 note, float-first, warm", f"{n / w_f:,.0f} numbers/s", w_e / w_f, ">= 100k/s",
+           n / w_f >= 1e5)
+    report("check 16x16 note, exact path, cold start", f"{n / c_e:,.0f} numbers/s", None, "before", None)
+    report("check 16x16 note, float-first, cold start", f"{n / c_f:,.0f} numbers/s", c_e / c_f, "info", None)
+    report("check: verification stage, exact path", f"{n / s_e:,.0f} numbers/s", None, "before", None)
+    report("check: verification stage, float-first", f"{n / s_f:,.0f} numbers/s", s_e / s_f, "info", None)
+    print(f"  ({n} numbers) where a float-first check's time goes: " + ", ".join(f"{k} {v * 1e3:.0f} ms"
+                                                           for k, v in check_phases(text).items()))
+
+
+def check_phases(text: str) -> dict[str, float]:
+    """Seconds of one float-first check of ``text`` by phase (each phase's functions wrapped in turn)."""
+    import attnwalk.check as C
+    from attnwalk.check import checker, human
+
+    spent: dict[str, float] = {}
+    phases = [("front matter", C, "resolve"), ("trace", C, "_walk_once"), ("Markdown", C, "segments"),
+              ("hand-written forms", human, "find"), ("merging", C, "_merge_human"),
+              ("reading claims", checker.Checker, "run"), ("verifying", checker.Checker, "_compare"),
+              ("verifying", checker.Checker, "_arith")]
+    saved = [(mod, name, getattr(mod, name)) for _, mod, name in phases]
+
+    def wrap(label, fn):
+        def timed(*a, **k):
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+        return timed
+
+    C._TRACES.clear()
+    C.check_text(text)  # warm
+    for label, mod, name in phases:
+        setattr(mod, name, wrap(label, getattr(mod, name)))
+    try:
+        C._TRACES.clear()
         start = time.perf_counter()
-        with redirect_stdout(buf):
-            main(["check", str(note)])
-        secs = time.perf_counter() - start
-    summary = buf.getvalue().strip().splitlines()[-1]
-    verified = int(summary.split(": ")[-1].split()[0])
-    report("check, note with 16x16 matrices", f"{verified / secs:,.0f} numbers/s", None, "info (>= 100k/s)", None)
+        C.check_text(text)
+        total = time.perf_counter() - start
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
+    spent["merging"] -= spent.get("hand-written forms", 0.0)  # find runs inside the merge
+    spent["reading claims"] -= spent.get("verifying", 0.0)  # compare and arith run inside the reading
+    spent["total"] = total
+    return spent
 
 
 # 5. build --------------------------------------------------------------------------------------
@@ -216,7 +303,7 @@ def main() -> None:
     if "export" not in skip:
         bench_export()
     if "check" not in skip:
-        bench_check()
+        bench_check(args.repeat)
     if "build" not in skip:
         bench_build(args.repeat, t_render)
 

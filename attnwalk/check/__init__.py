@@ -128,14 +128,15 @@ def symbols(trace) -> dict[str, Fraction]:
     return out
 
 
-def check_text(text: str, options: dict | None = None, path: str = "<note>") -> Report:
-    """Check one note's text; ``options`` override its front matter (or replace it)."""
+def check_text(text: str, options: dict | None = None, path: str = "<note>", exact: bool = False) -> Report:
+    """Check one note's text; ``options`` override its front matter (or replace it). ``exact``: decide
+    every number on the exact (reference) path, as before the float-first bounds (benchmarks, tests)."""
     from ..api import walk
     from ..errors import ConfigError
 
     opts, weights, strict, skip = resolve(text, options)
     try:
-        trace = walk(weights=weights, **opts)
+        trace = _walk_once(walk, opts, weights)
     except (ConfigError, TypeError) as err:
         raise CheckError(f"config: {err}") from None
     except ValueError as err:
@@ -144,10 +145,30 @@ def check_text(text: str, options: dict | None = None, path: str = "<note>") -> 
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     segs = segments(body)
-    checker = Checker(TraceView(trace, strict), symbols(trace))
+    checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
     recs = checker.run(segs)
     recs = _merge_human(body, trace, recs)
     return Report(path, recs, checker.notes)
+
+
+_TRACES: dict = {}  # (options, weights) -> Trace, the last one only: a large trace is hundreds of MB
+
+
+def _walk_once(walk, opts: dict, weights: dict | None):
+    """The trace of ``opts`` and ``weights``, computed once for consecutive notes of one config
+    (``check --scenario s.toml a.md b.md``, the rechecks of ``--fix``)."""
+    try:
+        key = (repr(sorted(opts.items())),
+               None if weights is None else tuple((k, v.shape, v.tobytes()) for k, v in sorted(weights.items())))
+        hash(key)
+    except (TypeError, ValueError, AttributeError):
+        return walk(weights=weights, **opts)
+    trace = _TRACES.get(key)
+    if trace is None:
+        trace = walk(weights=weights, **opts)
+        _TRACES.clear()
+        _TRACES[key] = trace
+    return trace
 
 
 def _mag(text: str) -> str:
@@ -198,7 +219,7 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     return sorted(out, key=lambda r: r.line)
 
 
-def check_file(path: str | Path, options: dict | None = None, fix: str | None = None) -> Report:
+def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:
     """Check the note at ``path``. ``fix``: None (read only), "diff" (the fixes as a diff, nothing
     written) or "write" (the fixed note replaces the file atomically; the report is of the fixed note)."""
     p = Path(path)
@@ -211,7 +232,7 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
     except ValueError:  # a NUL byte in the path
         raise CheckError(f"{str(path)[:60]!r}: not a path; allowed: a Markdown file") from None
     if fix is None:
-        return check_text(text, options, str(path))
+        return check_text(text, options, str(path), exact)
     import difflib
 
     from ..errors import ConfigError

@@ -15,7 +15,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..numfmt import fmt
-from .expr import NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
+from . import bounds
+from .expr import CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
 from .labels import Ref, TraceView, label_at
 from .source import Segment
 
@@ -94,9 +95,13 @@ PHRASES: list[tuple[re.Pattern, str]] = [
 
 
 class Checker:
-    def __init__(self, view: TraceView, symbols: dict[str, Fraction]):
+    """``exact=True`` decides every number on the exact path (Fraction, sympy, mpmath): the reference
+    the default float-first path (``bounds``) must agree with, verdict for verdict."""
+
+    def __init__(self, view: TraceView, symbols: dict[str, Fraction], exact: bool = False):
         self.view = view
         self.symbols = symbols
+        self.exact = exact
         self.ctx = Ctx()
         self.recs: dict[tuple[int, int], NumRec] = {}
         self.refs: dict[str, Ref] = {}
@@ -347,6 +352,9 @@ class Checker:
                 return i + 1
             if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
+            if (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
+                                      and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
+                return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
             res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
             if not res:
                 return i + 1
@@ -426,11 +434,16 @@ class Checker:
                 self._compare(num, sign, float(e), ref.text, scale)
 
     def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0) -> bool:
+        """The one verdict on a printed number against its expected value; every claim kind comes here."""
         rec = self._rec(self.line, self.nt, num, sign)
-        published = num.value * (-1 if sign else 1)
-        ok = _close(published, num, expected, scale, self.view.strict)
         d = num.decimals or 0
-        rec.checks.append((ok, label, _show(expected, d, published)))
+        ok = None if self.exact else bounds.close(num.text, bool(sign), num.decimals, num.truncated, expected,
+                                                    scale, self.view.strict)
+        if ok is None:  # near the rounding boundary (or the reference path): exactly
+            ok = _close(num.value * (-1 if sign else 1), num, expected, scale, self.view.strict)
+        # a failure's expected value is shown (plain text, for JSON too); a pass's only if asked for
+        shown = Shown(expected, d, num.text, sign)
+        rec.checks.append((ok, label, shown if ok else str(shown)))
         if not ok and rec.fix is None and not num.truncated and np.isfinite(expected):
             rec.fix = (fmt(expected, d) if d else str(round(expected)), "label")
         return ok
@@ -519,6 +532,8 @@ class Checker:
         final = exprs[-1]
         if not final.nums() and final.kind != "sym":
             return
+        if not self.exact and self._arith_fast(exprs):
+            return
         env = self._env()
         try:
             f_val = evaluate(final, env, False)
@@ -554,6 +569,54 @@ class Checker:
                     d = num.decimals or 0
                     rec.fix = (fmt(exact, d) if d else str(round(exact)), "arith")  # replaces sign and digits
 
+    def _arith_fast(self, exprs: list[Node]) -> bool:
+        """``_arith`` in float64 enclosures (``bounds``): True when every verdict of the claim is a clear
+        pass; False (nothing recorded) sends the claim to the exact path."""
+        final = exprs[-1]
+        env = _LazyEnv(self)
+        try:
+            f_iv = _flat(bounds.claim(final, env))
+        except bounds.Skip:
+            return True  # the exact path evaluates nothing of this claim either
+        except bounds.Fallback:
+            return False
+        sides = []
+        for e in exprs[:-1]:
+            if e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num"):
+                continue
+            try:
+                sides.append((e, _flat(bounds.claim(e, env))))
+            except bounds.Skip:
+                continue  # a side the exact path cannot evaluate: it is passed over there too
+            except bounds.Fallback:
+                return False
+        f_leaves = _flat(self._leaves(final)) if final.is_value else None
+        recorded = f_leaves is not None and len(f_leaves) == len(f_iv)
+        for _, ei in sides:
+            if len(ei) != len(f_iv) or not recorded:
+                continue
+            for k in range(len(ei)):
+                if f_leaves[k] is not None and bounds.overlap(ei[k], f_iv[k], self.view.strict) is not True:
+                    return False
+        for a, b in zip(exprs, exprs[1:]):
+            self._struct_bind(a, b, env)
+        for e, ei in sides:
+            if len(ei) != len(f_iv):
+                continue
+            for n in e.nums():
+                self._rec(self.line, self.nt, n).operand = True
+            if not recorded:
+                continue
+            for k in range(len(ei)):
+                if f_leaves[k] is None:
+                    continue
+                num, sign = f_leaves[k]
+                rec = self._rec(self.line, self.nt, num, sign)
+                lo, hi, _ = ei[k]
+                rec.checks.append((True, _snippet(self.nt, e), Shown((lo + hi) / 2, num.decimals or 0, num.text, sign,
+                                                                     (e, env, k))))
+        return True
+
     def _struct_bind(self, a: Node, b: Node, env: dict) -> None:
         """``dim // num_heads = 4 // 2``: a number standing where a symbol stood is that symbol."""
         if a.kind == "sym" and b.kind in ("num", "neg") and b.is_value and a.name in env:
@@ -568,6 +631,16 @@ class Checker:
         for x, y in zip(a.args, b.args):
             if isinstance(x, Node) and isinstance(y, Node):
                 self._struct_bind(x, y, env)
+
+    def _ref_value(self, key: str):
+        """The exact value a claim's label stands for (``_env``'s entry), or None."""
+        ref = self.refs.get(key)
+        if ref is None:
+            return None
+        v = self._expected(ref)
+        if v is not None and np.size(v) == 1 and np.isfinite(np.asarray(v).reshape(-1)[0]):
+            return Fraction(float(np.asarray(v).reshape(-1)[0]))
+        return None
 
     def _env(self) -> dict:
         env = dict(self.symbols)
@@ -708,6 +781,66 @@ class Checker:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+class _LazyEnv:
+    """``Checker._env`` looked up on demand (a note holds thousands of labels, a claim a few); each
+    value is fixed at its first lookup, in the context of the claim being checked."""
+
+    __slots__ = ("checker", "memo")
+
+    def __init__(self, checker: Checker):
+        self.checker, self.memo = checker, {}
+
+    def _get(self, name):
+        if name not in self.memo:
+            sym = self.checker.symbols.get(name)
+            self.memo[name] = sym if sym is not None else self.checker._ref_value(name)
+        return self.memo[name]
+
+    def __contains__(self, name) -> bool:
+        return self._get(name) is not None
+
+    def __getitem__(self, name):
+        v = self._get(name)
+        if v is None:
+            raise KeyError(name)
+        return v
+
+
+class Shown:
+    """The expected value as a failure line shows it (``_show``), formatted only when read: a passing
+    number's is rarely read. ``claim`` = (expression, env, k): an arithmetic claim's k-th value, which
+    is then evaluated exactly, as the exact path does (``expected``: its float estimate)."""
+
+    __slots__ = ("expected", "decimals", "text", "sign", "claim", "_s")
+
+    def __init__(self, expected, decimals: int, text: str, sign: str, claim=None):
+        self.expected, self.decimals, self.text, self.sign, self.claim, self._s = \
+            expected, decimals, text, sign, claim, None
+
+    def __str__(self) -> str:
+        if self._s is None:
+            exp = self.expected
+            if self.claim is not None:  # the exact value, as the exact path shows it
+                e, env, k = self.claim
+                try:
+                    exp = float(_flat(evaluate(e, env, False))[k])
+                except (NotEvaluable, ArithmeticError, TypeError, ValueError):
+                    pass  # the enclosure's midpoint, correct to its error bound
+            self._s = _show(exp, self.decimals, Fraction(self.text) * (-1 if self.sign else 1))
+        return self._s
+
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 def _in_call(nt: str, pos: int) -> bool:

@@ -70,18 +70,17 @@ def normalize(text: str) -> str:
 NUMBER_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(…|\.\.\.)?(?![\w]|\.\d)")
 
 
-@dataclass
+@dataclass(slots=True)
 class Num:
     text: str  # as printed, digits and point only (sign handled by the parser)
     pos: int  # offset in the normalized segment
     truncated: bool = False  # printed with a trailing ellipsis: 16.778…
+    decimals: int | None = field(init=False, compare=False, repr=False)
+    """Digits after the point; None for an integer or 1e9 (taken as exact)."""
 
-    @property
-    def decimals(self) -> int | None:
-        """Digits after the point; None for an integer or 1e9 (taken as exact)."""
-        if "e" in self.text.lower():
-            return None
-        return len(self.text.split(".")[1]) if "." in self.text else None
+    def __post_init__(self):
+        t = self.text
+        self.decimals = None if "e" in t or "E" in t or "." not in t else len(t) - t.index(".") - 1
 
     @property
     def value(self) -> Fraction:
@@ -95,7 +94,7 @@ class Num:
 # ---------------------------------------------------------------- AST
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     kind: str  # num, neg, bin, func, const, sym, list, mat, ell, label
     args: list = field(default_factory=list)
@@ -160,7 +159,7 @@ FUNCS = {"exp", "sqrt", "log", "ln", "int", "max", "min", "abs", "round"}
 CONSTS = {"e", "π", "pi", "∞", "inf"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Tok:
     kind: str
     text: str

@@ -29,7 +29,8 @@ def front_matter(text: str) -> FrontMatter:
     if not m:
         return FrontMatter({}, 0)
     try:
-        data = yaml.safe_load(m.group(1)) or {}
+        # libyaml's loader when PyYAML has it (5-10x faster on the weights a note stores), same safe subset
+        data = yaml.load(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of > 4300 digits
         raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0][:120]}; allowed: YAML front "
                          "matter with a config map") from None
