@@ -345,14 +345,16 @@ def _candidates(name: str, trace) -> list[str]:
     return [name]
 
 
-def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str) -> list[Hit] | None:
+def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool = False) -> list[Hit] | None:
+    """Verdicts for ``cells`` read as ``exp``; None when fewer than half agree, unless the label is
+    ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong matrix is wrong."""
     flat = exp.reshape(-1)
     if len(flat) != len(cells):
         return None
     ordinary = flat[np.isfinite(flat) & (np.abs(flat) < 1e4)]  # mask fills (-1e9) do not widen the others
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
     oks = [_close(c.text, float(e), scale) for c, e in zip(cells, flat)]
-    if sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks)):
+    if not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
     out = []
     for c, e, ok in zip(cells, flat, oks):
@@ -389,19 +391,18 @@ def find(text: str, trace) -> dict[int, Hit]:
         if any(c.start in taken for c in cells):
             continue
         names = tensors_of(b.label)
-        best = None
+        shaped = []
         for cand in [c for n in names for c in _candidates(n, trace)]:
             exp = _expected(trace, cand, head_of(b.start))
-            if exp is None:
-                continue
-            exp2 = exp if exp.ndim == 2 else exp.reshape(1, -1) if exp.ndim == 1 else None
-            if exp2 is None:
-                continue
-            if (len(b.rows), len(b.rows[0])) != exp2.shape:
-                if len(b.rows) == 1 and exp2.shape[0] > 1:
-                    continue  # one printed row of a bigger matrix: a row vector, read below
-                continue
-            res = _judge(cells, exp2, cand, text)
+            exp2 = None if exp is None else exp if exp.ndim == 2 else exp.reshape(1, -1) if exp.ndim == 1 else None
+            if exp2 is not None and (len(b.rows), len(b.rows[0])) == exp2.shape:
+                shaped.append((cand, exp2))  # one printed row of a bigger matrix is a row vector, read below
+        # one tensor named, one value of that shape: the matrix is that tensor even where all of it is wrong
+        sure = len(names) == 1 and len(shaped) >= 1 and all(
+            np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped)
+        best = None
+        for cand, exp2 in shaped:
+            res = _judge(cells, exp2, cand, text, sure)
             if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
                 best = res
         if best:

@@ -291,8 +291,6 @@ def hand_label_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
         one = m.group("q") is not None or m.group("k") is not None
         i, j, b = int(m.group("i1")), int(m.group("j1")), (1 if one else base)
     else:
-        if name in ("score", "scores"):
-            return None
         g = next(n for n in "2345" if m.group("i" + n) is not None)
         i, j, b = int(m.group("i" + g)), int(m.group("j" + g)), base
     if name in ("S",) and m.group("i2") is not None:

@@ -6,7 +6,8 @@
 says what each printed operand must be: the factors of the j-th term are a[j] and b[j], a bare
 j-th term is the partial product a[j]·b[j], and ``c · (t_0 + … + t_n)`` takes out a factor that
 is the same for every j (``2 · (α_0 + α_1 + …)`` with V[:, c] = 2), so c is that common factor and
-the t_j the other vector. Plain data in, plain data out: (node, expected value, label) triples.
+the t_j the other vector; ``[1,0] · [0,1]`` writes the two vectors themselves. Plain data in,
+plain data out: (node, expected value, label) triples.
 """
 
 from __future__ import annotations
@@ -120,6 +121,10 @@ def bindings(exprs: list[Node], a: np.ndarray, b: np.ndarray, a_name, b_name, sc
             continue
         f = _factors(e)
         if not f:
+            continue
+        if all(x.kind == "list" and len(x.args) == n for x in f):  # [1,0,1,0] · [0,1,0,1]: the two vectors
+            for vec, name, lst in ((a, a_name, f[0]), (b, b_name, f[1])):
+                out.extend((x, float(vec[j]), name(j)) for j, x in enumerate(lst.args) if _is_value(x))
             continue
         # a factor common to every term taken out: c · (t_0 + … + t_{n-1}), or c · Σ
         for vec, other, vname, oname in ((b, a, b_name, a_name), (a, b, a_name, b_name)):
