@@ -151,6 +151,9 @@ def _label_before(text: str, start: int) -> str:
     ls = text.rfind("\n", 0, start) + 1
     same = text[ls:start]
     same = same.split("\\end{", 1)[-1] if "\\end{" in same else same
+    nearest = same.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last matrix
+    if nearest != same and tensor_of(nearest):
+        return nearest
     if tensor_of(same):
         return same
     above = text[max(0, text.rfind("\n", 0, max(ls - 1, 0)) + 1):ls]
@@ -283,7 +286,22 @@ def table_blocks(text: str) -> list[Block]:
     return out
 
 
-_VEC = re.compile(r"(?P<name>[^\n\[\](){}=:|]{1,40}?)\s*(?:=|:)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<body>"
+_FLAT = re.compile(r"(?<![\[\w])\[(?P<body>\s*" + NUM + r"(?:\s*,\s*" + NUM + r")+\s*)\](?!\s*[\[,])")
+
+
+def flat_lists(text: str) -> list[tuple[int, list[Cell]]]:
+    """One-dimensional printed lists ``[0.1, 0.2, 0.3]`` / ``tensor([..])`` (not rows of a matrix)."""
+    out = []
+    for m in _FLAT.finditer(text):
+        if text[max(0, m.start() - 1):m.start()] == "[" or re.match(r"\s*\]", text[m.end():]):
+            continue
+        cells = _cells(m.group("body").replace(",", " "), m.start("body"))
+        if cells:
+            out.append((m.start(), cells))
+    return out
+
+
+_VEC = re.compile(r"(?P<name>[^\n\[\](){}=:|→]{1,40}?)\s*(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<body>"
                   + NUM + r"(?:\s*[, ]\s*" + NUM + r")+)[\])]")
 
 
@@ -409,6 +427,20 @@ def find(text: str, trace) -> dict[int, Hit]:
             for c, h in zip(cells, best):
                 hits[c.start] = h
                 taken.add(c.start)
+    for start, cells in flat_lists(text):
+        # ``Attention weights: tensor([0.1, 0.2, ...])`` of a tensor with one row (one query): the whole tensor
+        if any(c.start in taken for c in cells):
+            continue
+        for cand in [c for n in tensors_of(_label_before(text, start)) for c in _candidates(n, trace)]:
+            exp = _expected(trace, cand, head_of(start))
+            if exp is None or exp.size != len(cells) or exp.reshape(-1).shape[0] != max(exp.shape, default=0):
+                continue
+            res = _judge(cells, exp.reshape(1, -1), cand, text)
+            if res is not None:
+                for c, h in zip(cells, res):
+                    hits[c.start] = h
+                    taken.add(c.start)
+                break
     for vname, idx, cells, start in row_vectors(text, cfg):
         if any(c.start in taken for c in cells):
             continue
