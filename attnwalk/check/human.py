@@ -441,6 +441,11 @@ def find(text: str, trace) -> dict[int, Hit]:
                     hits[c.start] = h
                     taken.add(c.start)
                 break
+    from . import shapes, symbols
+
+    for pos, v, e, label in shapes.claims(text, trace, symbols(trace)):
+        if pos not in hits:
+            hits[pos] = Hit(text.count("\n", 0, pos) + 1, str(v), v == e, label, str(e), None if v == e else str(e))
     for vname, idx, cells, start in row_vectors(text, cfg):
         if any(c.start in taken for c in cells):
             continue
