@@ -88,3 +88,15 @@ def test_the_real_set_covers_three_languages_and_finds_real_errors():
     assert len(NOTES) >= 6
     assert {n.split("_")[0] for n in NOTES} == {"en", "vi", "zh"}
     assert sum(sum(torch_wrong(n)[0].values()) for n in NOTES) >= 40  # softmax over the wrong axis, truncation, slips
+
+
+@pytest.mark.parametrize("name", NOTES)
+def test_fix_leaves_each_real_note_right_changing_only_numbers(tmp_path, name):
+    note = tmp_path / f"{name}.md"
+    before = (REAL / f"{name}.md").read_text(encoding="utf-8")
+    note.write_text(before, encoding="utf-8")
+    report = check_file(note, load_scenario(REAL / f"{name}.toml"), fix="write")
+    after = note.read_text(encoding="utf-8")
+    assert report.wrong == []
+    a, b = before.split("\n"), after.split("\n")
+    assert len(a) == len(b) and all(NUM.sub("#", x) == NUM.sub("#", y) for x, y in zip(a, b))
