@@ -55,3 +55,20 @@ def test_indices_and_step_numbers_stay_not_understood():
     last = t.count("\n")
     recs = [r for r in check_text(t).recs if r.line == last]
     assert recs and all(r.status == "unknown" for r in recs)
+
+
+def test_matrix_product_shapes_weights_and_row_counts():
+    mha = (NOTE.parent / "mha-seed-002.en.md").read_text(encoding="utf-8")
+    assert check_text(mha).wrong == []
+    for old, new, bad, want in [
+        ("Shape: (3 × 4) · (4 × 12) + 12 → 3 × 12", "Shape: (3 × 4) · (4 × 12) + 12 → 3 × 11", "11", "12"),
+        ("$W_{qkv}$ is 12 × 4", "$W_{qkv}$ is 12 × 3", "3", "4"),  # nn.Linear(4, 12): (out, in)
+        ("$b_{qkv}$ has 12 entries", "$b_{qkv}$ has 10 entries", "10", "12"),
+    ]:
+        assert old in mha, old
+        line = mha[:mha.index(old)].count("\n") + 1
+        assert wrong(mha.replace(old, new, 1)) == [(line, bad, want)], old
+    t = text()
+    old = "has 4 rows (queries) and 4 columns (keys)"
+    line = t[:t.index(old)].count("\n") + 1
+    assert wrong(t.replace(old, "has 4 rows (queries) and 3 columns (keys)", 1)) == [(line, "3", "4")]

@@ -17,8 +17,30 @@ _NAMED = re.compile(r"(?<![\w.])`?(?P<names>[A-Za-z_]\w*`?(?:\s*,\s*`?[A-Za-z_]\
                     r"(?:\|\s*)?\$?(?:torch\.Size\(\[|\()\s*" + _DIMS + r"\s*[\])]")
 # a printed matrix label and its two dimensions: "Q_h is 4 × 1", "A_0 ∈ R^{4×4}"
 _LETTER = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", "O": "o"}
-_MAT = re.compile(r"(?<![\w\\])\$?(?P<l>[QKVSAO])(?:_\{?(?:h|\d+)\}?)?\$?\s*(?:is|has shape|là|có kích thước|:|"
+_MAT = re.compile(r"(?<![\w\\])\$?(?P<l>[QKVSAO](?:_\{?(?:h|\d+)\}?)?|[Wb]_\{?[A-Za-z]+\}?)\$?\s*"
+                  r"(?:is|has shape|là|có kích thước|:|"
                   r"\\in\s*\\mathbb\{R\}\^\{?|∈\s*ℝ\^?\{?)\s*\(?(?P<a>\d+)\s*(?:×|\\times|x)\s*(?P<b>\d+)(?![\d.])")
+_ENTRIES = re.compile(r"(?<![\w\\])\$?(?P<l>b_\{?[A-Za-z]+\}?)\$?\s+(?:has|có)\s+(?P<n>\d+)\s+(?:entries|phần tử)")
+# shape algebra: "(4 × 1) · (1 × 4) → 4 × 4", "(3 × 4) · (4 × 12) + 12 → 3 × 12"
+_X = r"\s*[×x]\s*"
+_MATMUL = re.compile(r"\((?P<a>\d+)" + _X + r"(?P<b>\d+)\)\s*[·@*]\s*\((?P<c>\d+)" + _X + r"(?P<d>\d+)\)"
+                     r"(?:\s*\+\s*(?P<e>\d+))?\s*→\s*(?P<f>\d+)" + _X + r"(?P<g>\d+)")
+_ROWS = re.compile(r"(?<![\w.])(?P<n>\d+)\s+(?:(?P<q>rows \(queries\)|queries \(rows\)|hàng \(query\)|query \(hàng\))|"
+                   r"columns \(keys\)|keys \(columns\)|cột \(key\)|key \(cột\))")
+
+
+def _matmul(m) -> list[tuple[int, int, int, str]]:
+    """(a × b) · (c × d) [+ e] → f × g holds when c = b, e = d, f = a, g = d: the later sizes are
+    checked against the earlier ones (a size stated twice must agree)."""
+    a, b, d = int(m.group("a")), int(m.group("b")), int(m.group("d"))
+    out = [(m.start("c"), int(m.group("c")), b, "inner size of a matrix product")]
+    if m.group("e"):
+        out.append((m.start("e"), int(m.group("e")), d, "bias size of a matrix product"))
+    out += [(m.start("f"), int(m.group("f")), a, "rows of a matrix product"),
+            (m.start("g"), int(m.group("g")), d, "columns of a matrix product")]
+    return out
+
+
 _SYMS = re.compile(r"\((?P<syms>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\)\s*=\s*\(")
 _VALS = re.compile(r"=\s*\$?\(\s*" + _DIMS + r"\s*\)")
 _SHAPE_OF = re.compile(r"\bshape\s*\$?\(\s*" + _DIMS + r"\s*\)")
@@ -48,14 +70,28 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
             if len(shape) == len(dims):
                 out.extend((pos, v, int(e), f"{n}.shape") for (pos, v), e in zip(dims, shape))
     for m in _MAT.finditer(text):
-        name = _LETTER[m.group("l")]
+        lab = m.group("l")
+        name = _LETTER.get(lab[0]) if lab[0] in "QKVSAO" else re.sub(r"[{}]", "", lab).lower()
         if name not in steps:
             continue
         step = steps[name]
         if set(step.axes[:-2]) - {"batch", "head"} or step.data.ndim < 2:
             continue  # (B, C, H, W) images print no plain matrix shape
-        for g, e in zip(("a", "b"), step.data.shape[-2:]):
-            out.append((m.start(g), int(m.group(g)), int(e), f"{m.group('l')} rows × columns"))
+        shape = step.data.shape[-2:]
+        if name.startswith("w_") and trace.config.get("weight_layout") == "in_out":
+            shape = shape[::-1]  # printed for X @ W: (in, out)
+        for g, e in zip(("a", "b"), shape):
+            out.append((m.start(g), int(m.group(g)), int(e), f"{lab} rows × columns"))
+    for m in _ENTRIES.finditer(text):
+        name = re.sub(r"[{}]", "", m.group("l")).lower()
+        if name in steps and steps[name].data.ndim == 1:
+            out.append((m.start("n"), int(m.group("n")), int(steps[name].data.shape[0]), f"{m.group('l')} entries"))
+    for m in _MATMUL.finditer(text):
+        out.extend(_matmul(m))
+    for m in _ROWS.finditer(text):
+        key = "n" if m.group("q") else "m"
+        if trace.derived.get(key) is not None:
+            out.append((m.start("n"), int(m.group("n")), int(trace.derived[key]), f"number of {key}"))
     for ls, line in _lines(text):
         flat = normalize(line)
         tuples = [[s.strip() for s in m.group("syms").split(",")] for m in _SYMS.finditer(flat)]
