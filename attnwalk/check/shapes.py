@@ -13,7 +13,7 @@ import re
 from .expr import normalize
 
 _DIMS = r"(?P<dims>\d+(?:\s*,\s*\d+)+)"
-_NAMED = re.compile(r"(?<![\w.])`?(?P<names>[A-Za-z_]\w*`?(?:\s*,\s*`?[A-Za-z_]\w*`?)*)(?:\.shape)?\s*(?:[:=|]\s*)?"
+_NAMED = re.compile(r"(?<![\w.])`?(?P<names>[A-Za-z_]\w*`?(?:\s*,\s*`?[A-Za-z_]\w*`?){0,7})(?:\.shape)?\s*(?:[:=|]\s*)?"
                     r"(?:\|\s*)?\$?(?:torch\.Size\(\[|\()\s*" + _DIMS + r"\s*[\])]")
 # a printed matrix label and its two dimensions: "Q_h is 4 × 1", "A_0 ∈ R^{4×4}"
 _LETTER = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", "O": "o"}
@@ -41,7 +41,7 @@ def _matmul(m) -> list[tuple[int, int, int, str]]:
     return out
 
 
-_SYMS = re.compile(r"\((?P<syms>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\)\s*=\s*\(")
+_SYMS = re.compile(r"\((?P<syms>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*){1,7})\)\s*=\s*\(")
 _VALS = re.compile(r"=\s*\$?\(\s*" + _DIMS + r"\s*\)")
 _SHAPE_OF = re.compile(r"\bshape\s*\$?\(\s*" + _DIMS + r"\s*\)")
 # a count and the dimension it counts: "4 queries", "4 keys", "1 head", "4 query × 4 key" (vi)
