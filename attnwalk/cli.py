@@ -31,7 +31,7 @@ Heads = Annotated[int | None, typer.Option("--heads", help="num_heads, divides d
 AttnRatio = Annotated[float | None, typer.Option("--attn-ratio", help="key_dim = int(head_dim * ratio) [0.5]")]
 Batch = Annotated[int | None, typer.Option("--batch", help="batch size B [1]")]
 Seed = Annotated[int | None, typer.Option("--seed", help="random seed [42]")]
-Input = Annotated[str | None, typer.Option("--input", help="ramp | randint | normal [ramp]")]
+Input = Annotated[str | None, typer.Option("--input", help="ramp | randint | normal | uniform (numpy-legacy) [ramp]")]
 InitStd = Annotated[float | None, typer.Option("--init-std", help="std of the normal weights [0.02]")]
 Rng = Annotated[str | None, typer.Option("--rng", help="torch | numpy | numpy-legacy [torch]")]
 PeOn = Annotated[str | None, typer.Option("--pe-on", help="v (the module) | o (the seed notes) [v]")]
@@ -124,6 +124,9 @@ def render(
     if format in ("md", "html") and trace.config.get("source") == "scores":
         fail("--source: got 'scores' (given scores: for check and --format json); "
              "allowed for Markdown: direct, columns, project")
+    if format in ("md", "html") and trace.config.get("input") == "uniform":
+        fail("--input: got 'uniform' (np.random.rand: for check and --format json); allowed for Markdown: ramp, "
+             "randint, normal")
     if format in ("json", "npz"):
         from .render import export
 

@@ -16,7 +16,7 @@ import numpy as np
 from .errors import ConfigError
 
 VARIANTS = ("yolo", "sdpa", "mha")
-INPUTS = ("ramp", "randint", "normal")
+INPUTS = ("ramp", "randint", "normal", "uniform")  # uniform: np.random.rand, rng = "numpy-legacy" only
 RNGS = ("torch", "numpy", "numpy-legacy")
 PE_ON = ("v", "o")
 LANGS = ("vi", "en")
@@ -126,6 +126,13 @@ def _choice(option: str, value, allowed: tuple) -> None:
         raise ConfigError(option, f"got {_short(value)}; allowed: {', '.join(map(str, allowed))}")
 
 
+def _uniform_needs_legacy(cfg) -> None:
+    """``input = "uniform"`` is ``np.random.rand``: a draw of NumPy's legacy stream only."""
+    if cfg.input == "uniform" and cfg.rng != "numpy-legacy":
+        raise ConfigError("--input", f"uniform (np.random.rand) needs --rng numpy-legacy, got --rng {_short(cfg.rng)}; "
+                                     "allowed: ramp, randint, normal with any rng, uniform with numpy-legacy")
+
+
 def _int_range(option: str, value, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(option, f"got {_short(value)}; allowed: an integer from {low} to {high}")
@@ -174,6 +181,7 @@ def make_config(**options) -> Config:
     cfg = Config(**options)
     _choice("--input", cfg.input, INPUTS)
     _choice("--rng", cfg.rng, RNGS)
+    _uniform_needs_legacy(cfg)
     _choice("--pe-on", cfg.pe_on, PE_ON)
     _choice("--lang", cfg.lang, LANGS)
     _int_range("--h", cfg.h, 1, MAX_TOKENS)
@@ -387,6 +395,7 @@ def _sequence_config(options: dict) -> Config:
     cfg = Config(**options)
     _choice("--input", cfg.input, INPUTS)
     _choice("--rng", cfg.rng, RNGS)
+    _uniform_needs_legacy(cfg)
     _choice("--lang", cfg.lang, LANGS)
     _choice("--weight-layout", cfg.weight_layout, WEIGHT_LAYOUTS)
     scale = _scale(cfg.scale)

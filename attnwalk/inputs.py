@@ -36,4 +36,6 @@ def make_input(cfg: Config, stream) -> np.ndarray:
         return np.arange(1, int(np.prod(shape)) + 1, dtype=np.float64).reshape(shape)
     if cfg.input == "normal":
         return stream.normal(shape, 0.0, 1.0).astype(np.float64)
+    if cfg.input == "uniform":  # np.random.rand (numpy-legacy only, checked by config)
+        return stream.uniform(shape)
     return stream.randint(shape, RANDINT_LOW, RANDINT_HIGH).astype(np.float64)

@@ -173,7 +173,8 @@ class NumpyStream:
 
 
 class NumpyLegacyStream:
-    """``np.random.seed(seed)`` then ``np.random.randn`` / ``randint``: how hand-written NumPy notes draw.
+    """``np.random.seed(seed)`` then ``np.random.randn`` / ``rand`` / ``randint``: how hand-written NumPy
+    notes draw.
 
     Values stay float64, as NumPy prints them; the draw order is the note's (seq_inputs.py).
     """
@@ -192,6 +193,10 @@ class NumpyLegacyStream:
     def randint(self, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
         """``np.random.randint(low, high, size=shape)``."""
         return self._rs.randint(low, high, size=shape)
+
+    def uniform(self, shape: tuple[int, ...]) -> np.ndarray:
+        """``np.random.rand(*shape)``: uniform on [0, 1), float64."""
+        return self._rs.rand(*shape)
 
 
 STREAMS = {"torch": TorchCPUStream, "numpy": NumpyStream, "numpy-legacy": NumpyLegacyStream}

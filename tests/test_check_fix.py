@@ -1,6 +1,7 @@
 """check --fix / --diff, --format and several files (issue 8)."""
 
 import json
+import math
 import re
 import shutil
 from pathlib import Path
@@ -49,10 +50,17 @@ def test_fix_seed004_changes_only_numbers_and_fixes_the_alphas(tmp_path):
     n_before = len(check_file(note, opts).wrong)
     run("check", note, "--scenario", ROOT / "examples/scenarios/hand-2x2.toml", "--fix")
     after = note.read_text(encoding="utf-8")
+    assert n_before > 40  # the seed's published errors (α off in the 4th decimal, and what follows)
     assert only_numbers_changed(before, after)
     assert "0.134471" in after and "α(p0→p0)" in after
-    # what is left: outputs whose worked sums print the old weights' products (see the report)
-    assert len(check_file(note, opts).wrong) < n_before / 8
+    assert check_file(note, opts).wrong == []
+    # the worked output sums now use the right weights, products and results (checked against torch
+    # in test_check_sums): out_c2 = α00·1 + α01·0 + α02·1 + α03·0 with α00 = α02 = 1/(2 + 2e)
+    a00 = 1 / (2 + 2 * math.e)
+    line = f"- out_c2 = {a00:.6f}·1 + {0.5 - a00:.6f}·0 + {a00:.6f}·1 + {0.5 - a00:.6f}·0  "
+    assert line in after.split("\n")
+    assert f"  = {a00:.6f} + 0 + {a00:.6f} + 0 = **{2 * a00:.6f}**" in after
+    assert "2 · (0.134471 + 0.365529 + 0.134471 + 0.365529) = 2 · 1 = **2.000000**" in after
 
 
 def test_diff_writes_nothing_and_shows_the_fixes(tmp_path):

@@ -197,3 +197,41 @@ def test_scaled_notes_formulas_parse_in_katex():
     assert len(items) > 100
     errors = katex_errors(items)
     assert not errors, "\n".join(errors[:10])
+
+
+def test_uniform_input_is_np_random_rand_in_the_note_order():
+    """``input = "uniform"``: x = np.random.rand(...), then the weights' randn, as a NumPy note writes it."""
+    np.random.seed(7)
+    x = np.random.rand(3, 4)
+    w_q = np.random.randn(4, 4)
+    w_k = np.random.randn(4, 4)
+    w_v = np.random.randn(4, 4)
+    t = attnwalk.walk(variant="sdpa", rng="numpy-legacy", seed=7, input="uniform", tokens=3, dim=4,
+                      source="project", init_std=1.0, heads=1)
+    np.testing.assert_array_equal(t["x"][0], x)
+    np.testing.assert_allclose(t["q"].reshape(3, 4), x @ w_q, rtol=1e-12)
+    np.testing.assert_allclose(t["k"].reshape(3, 4), x @ w_k, rtol=1e-12)
+    np.testing.assert_allclose(t["v"].reshape(3, 4), x @ w_v, rtol=1e-12)
+
+
+def test_uniform_direct_q_k_v_and_yolo_input():
+    np.random.seed(0)
+    q, k, v = np.random.rand(2, 3), np.random.rand(4, 3), np.random.rand(4, 3)
+    t = attnwalk.walk(variant="sdpa", rng="numpy-legacy", seed=0, input="uniform", tokens=2, kv_tokens=4, dim=3,
+                      heads=1)
+    for name, want in (("q", q), ("k", k), ("v", v)):
+        np.testing.assert_array_equal(t[name].reshape(want.shape), want)
+    y = attnwalk.walk(rng="numpy-legacy", seed=4, input="uniform")
+    assert y["x"].min() >= 0 and y["x"].max() < 1  # rand's [0, 1), drawn after the weights
+
+
+def test_uniform_needs_numpy_legacy_and_is_not_rendered(tmp_path):
+    from typer.testing import CliRunner
+
+    from attnwalk.cli import app
+
+    res = CliRunner().invoke(app, ["render", "--variant", "sdpa", "--input", "uniform"])
+    assert res.exit_code == 2 and "needs --rng numpy-legacy" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(app, ["render", "--variant", "sdpa", "--input", "uniform", "--rng", "numpy-legacy",
+                                   "-o", str(tmp_path / "n.md")])
+    assert res.exit_code == 2 and "allowed for Markdown" in res.output and not (tmp_path / "n.md").exists()

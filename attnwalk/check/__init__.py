@@ -190,11 +190,11 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     seen: dict[tuple[int, str], int] = {}
     out = list(recs)
     line, last = 1, 0
-    from .source import SKIP_FENCES
+    from .source import is_program
 
-    code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n.*?^(?:>[ \t]?)*```", body,
+    code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", body,
                                           re.S | re.M)
-            if m.group(1).lower() in SKIP_FENCES]  # program code: counted only where a matrix was read
+            if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
     for pos, text in human.numbers(body):
         line += body.count("\n", last, pos)
         last = pos

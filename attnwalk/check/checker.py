@@ -15,9 +15,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..numfmt import fmt
-from . import bounds
+from . import bounds, sums
 from .expr import CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
-from .labels import Ref, TraceView, label_at
+from .labels import Ref, TraceView, hand_label_at, index_base, label_at
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
@@ -107,10 +107,13 @@ class Checker:
         self.refs: dict[str, Ref] = {}
         self.seg_id = 0
         self.notes: list[tuple[int, str]] = []
+        self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
+        self.hand_keys: set[str] = set()
 
     # ------------------------------------------------------------ driving
 
     def run(self, segs: list[Segment]) -> list[NumRec]:
+        self.base = index_base("\n".join(normalize(seg.text) for seg in segs if seg.text))
         for seg in segs:
             self.seg_id += 1
             if seg.kind == "heading":
@@ -282,11 +285,16 @@ class Checker:
         hit = label_at(text, pos)
         if hit is None:
             hit = self._ctx_label(text, pos)
+        hand = hit is None and not self.view.strict
+        if hand:
+            hit = hand_label_at(text, pos, self.base)
         if hit is None:
             return None
         end, ref = hit
         key = f"{ref.kind}:{ref.index}:{ref.head}:{pos}"
         self.refs[key] = ref
+        if hand:
+            self.hand_keys.add(key)
         return end, key
 
     def _ctx_label(self, text: str, pos: int):
@@ -388,6 +396,15 @@ class Checker:
     def _chain(self, exprs: list[Node], rels: list[str]) -> None:
         first = exprs[0]
         ref = self.refs.get(first.name) if first.kind == "label" else None
+        if ref is not None and first.name in self.hand_keys and ref.kind == "scores":
+            ref = self._hand_scores(ref, exprs)
+        if ref is not None and first.name in self.hand_keys and self._expected(ref) is None:
+            ref = None  # s_35 of a 3-token note: a name, not an element of this trace
+        if first.name in self.hand_keys:
+            if ref is None:
+                self.refs.pop(first.name, None)
+            else:
+                self.refs[first.name] = ref
         if ref is not None:
             if ref.kind in ("scores", "scores_scaled", "attn", "exp_row") and len(ref.index) >= 1 \
                     and ref.index[0] is not None:
@@ -404,6 +421,25 @@ class Checker:
         else:
             self._unlabelled(exprs)
         self._arith(exprs)
+
+    def _hand_scores(self, ref: Ref, exprs: list[Node]) -> Ref | None:
+        """``s_12`` does not say raw or scaled: the line's own formula does (``(…)/√d`` is scaled, a
+        sum of products raw); a bare value is whichever of the two it is, else unread."""
+        scaled = Ref("scores_scaled", ref.text, ref.index, ref.head)
+        for e in exprs[1:]:
+            top = sums.strip(e)
+            if top.kind == "bin" and top.op == "/":
+                return scaled
+            if top.kind == "bin" and top.op == "+":
+                return ref
+        values = [e for e in exprs[1:] if e.is_value and e.kind in ("num", "neg")]
+        for cand in (ref, scaled):
+            want = self._expected(cand)
+            if want is not None and np.size(want) == 1 and values and all(
+                    sums.near(e, float(np.asarray(want).reshape(-1)[0])) for e in values):
+                return cand
+        same = float(self.view.t.derived.get("scale") or 1.0) == 1.0
+        return ref if same else None
 
     def _expected(self, ref: Ref):
         return self.view.value(ref, self.ctx.head)
@@ -455,8 +491,60 @@ class Checker:
         if node.is_value:
             self._check_value(ref, node)
 
+    def _dot_vectors(self, ref: Ref):
+        """(a, b, a_name, b_name, scaled) when ``ref`` is one element of a dot product: an output
+        ``O[i,c] = Σ_j A[i,j]·V[j,c]`` or a score ``S[i,j] = Σ_k Q[i,k]·K[j,k]`` (÷ scale)."""
+        v, k, ix = self.view, ref.kind, ref.index
+        h = ref.head if ref.head is not None else (self.ctx.head or 0)
+        if len(ix) != 2 or None in ix:
+            return None
+        try:
+            if k in ("out_pix", "o_head"):
+                i, d = (ix[0], ix[1]) if k == "out_pix" or v.seq else (ix[1], ix[0])
+                a = np.asarray(v._square("attn", h)[i], dtype=float)
+                b = np.array([v.pixel_vec("v", j, h)[d] for j in range(len(a))], dtype=float)
+                names = (lambda j: f"A_{h}[{i}, {j}]", lambda j: f"V_{h}[{j}, {d}]")
+            elif k in ("scores", "scores_scaled"):
+                i, j = ix
+                a = np.asarray(v.pixel_vec("q", i, h), dtype=float).reshape(-1)
+                b = np.asarray(v.pixel_vec("k", j, h), dtype=float).reshape(-1)
+                names = (lambda d: f"Q_{h}[{i}, {d}]", lambda d: f"K_{h}[{j}, {d}]")
+            else:
+                return None
+            want = self._expected(ref)
+        except (KeyError, IndexError, ValueError, TypeError):
+            return None
+        if want is None or np.size(want) != 1 or len(a) != len(b):
+            return None
+        want = float(np.asarray(want).reshape(-1)[0])
+        dot = float(a @ b)
+        scaled = k == "scores_scaled"
+        if scaled:
+            dot *= float(v.t.derived.get("scale") or 1.0)
+        if not np.isclose(dot, want, rtol=1e-9, atol=1e-12):
+            return None  # the label is not this dot product here (a projection after it, a mask)
+        return a, b, names[0], names[1], scaled
+
+    def _dot_sums(self, ref: Ref, exprs: list[Node]) -> bool:
+        """Worked sums of a dot-product element (``sums``): each factor, partial product and common
+        factor is checked, so ``--fix`` rewrites them together and the line's arithmetic stays true."""
+        vecs = self._dot_vectors(ref)
+        if vecs is None:
+            return False
+        a, b, a_name, b_name, scaled = vecs
+        scale = float(max(np.max(np.abs(a)), np.max(np.abs(b))))
+        want = float(np.asarray(self._expected(ref)).reshape(-1)[0])
+        final = (exprs[-1], want) if len(exprs) > 2 and exprs[-1].is_value else None
+        found = sums.bindings(exprs[1:-1] if len(exprs) > 2 else exprs[1:], a, b, a_name, b_name, scaled, final)
+        for node, expected, label in found:
+            num, sign = self._leaves(sums.strip(node))
+            self._compare(num, sign, expected, label, scale)
+        return True  # a dot product: its operands are judged here or not at all
+
     def _schemas(self, ref: Ref, exprs: list[Node]) -> None:
         """Operands of worked computations whose left side says what they are."""
+        if self._dot_sums(ref, exprs):
+            return
         v = self.view
         for e in exprs[1:-1] if len(exprs) > 2 else exprs[1:]:
             if e.is_value:

@@ -151,6 +151,9 @@ def _label_before(text: str, start: int) -> str:
     ls = text.rfind("\n", 0, start) + 1
     same = text[ls:start]
     same = same.split("\\end{", 1)[-1] if "\\end{" in same else same
+    nearest = same.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last matrix
+    if nearest != same and tensor_of(nearest):
+        return nearest
     if tensor_of(same):
         return same
     above = text[max(0, text.rfind("\n", 0, max(ls - 1, 0)) + 1):ls]
@@ -283,7 +286,22 @@ def table_blocks(text: str) -> list[Block]:
     return out
 
 
-_VEC = re.compile(r"(?P<name>[^\n\[\](){}=:|]{1,40}?)\s*(?:=|:)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<body>"
+_FLAT = re.compile(r"(?<![\[\w])\[(?P<body>\s*" + NUM + r"(?:\s*,\s*" + NUM + r")+\s*)\](?!\s*[\[,])")
+
+
+def flat_lists(text: str) -> list[tuple[int, list[Cell]]]:
+    """One-dimensional printed lists ``[0.1, 0.2, 0.3]`` / ``tensor([..])`` (not rows of a matrix)."""
+    out = []
+    for m in _FLAT.finditer(text):
+        if text[max(0, m.start() - 1):m.start()] == "[" or re.match(r"\s*\]", text[m.end():]):
+            continue
+        cells = _cells(m.group("body").replace(",", " "), m.start("body"))
+        if cells:
+            out.append((m.start(), cells))
+    return out
+
+
+_VEC = re.compile(r"(?P<name>[^\n\[\](){}=:|→]{1,40}?)\s*(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<body>"
                   + NUM + r"(?:\s*[, ]\s*" + NUM + r")+)[\])]")
 
 
@@ -345,14 +363,16 @@ def _candidates(name: str, trace) -> list[str]:
     return [name]
 
 
-def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str) -> list[Hit] | None:
+def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool = False) -> list[Hit] | None:
+    """Verdicts for ``cells`` read as ``exp``; None when fewer than half agree, unless the label is
+    ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong matrix is wrong."""
     flat = exp.reshape(-1)
     if len(flat) != len(cells):
         return None
     ordinary = flat[np.isfinite(flat) & (np.abs(flat) < 1e4)]  # mask fills (-1e9) do not widen the others
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
     oks = [_close(c.text, float(e), scale) for c, e in zip(cells, flat)]
-    if sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks)):
+    if not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
     out = []
     for c, e, ok in zip(cells, flat, oks):
@@ -389,25 +409,43 @@ def find(text: str, trace) -> dict[int, Hit]:
         if any(c.start in taken for c in cells):
             continue
         names = tensors_of(b.label)
-        best = None
+        shaped = []
         for cand in [c for n in names for c in _candidates(n, trace)]:
             exp = _expected(trace, cand, head_of(b.start))
-            if exp is None:
-                continue
-            exp2 = exp if exp.ndim == 2 else exp.reshape(1, -1) if exp.ndim == 1 else None
-            if exp2 is None:
-                continue
-            if (len(b.rows), len(b.rows[0])) != exp2.shape:
-                if len(b.rows) == 1 and exp2.shape[0] > 1:
-                    continue  # one printed row of a bigger matrix: a row vector, read below
-                continue
-            res = _judge(cells, exp2, cand, text)
+            exp2 = None if exp is None else exp if exp.ndim == 2 else exp.reshape(1, -1) if exp.ndim == 1 else None
+            if exp2 is not None and (len(b.rows), len(b.rows[0])) == exp2.shape:
+                shaped.append((cand, exp2))  # one printed row of a bigger matrix is a row vector, read below
+        # one tensor named, one value of that shape: the matrix is that tensor even where all of it is wrong
+        sure = len(names) == 1 and len(shaped) >= 1 and all(
+            np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped)
+        best = None
+        for cand, exp2 in shaped:
+            res = _judge(cells, exp2, cand, text, sure)
             if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
                 best = res
         if best:
             for c, h in zip(cells, best):
                 hits[c.start] = h
                 taken.add(c.start)
+    for start, cells in flat_lists(text):
+        # ``Attention weights: tensor([0.1, 0.2, ...])`` of a tensor with one row (one query): the whole tensor
+        if any(c.start in taken for c in cells):
+            continue
+        for cand in [c for n in tensors_of(_label_before(text, start)) for c in _candidates(n, trace)]:
+            exp = _expected(trace, cand, head_of(start))
+            if exp is None or exp.size != len(cells) or exp.reshape(-1).shape[0] != max(exp.shape, default=0):
+                continue
+            res = _judge(cells, exp.reshape(1, -1), cand, text)
+            if res is not None:
+                for c, h in zip(cells, res):
+                    hits[c.start] = h
+                    taken.add(c.start)
+                break
+    from . import shapes, symbols
+
+    for pos, v, e, label in shapes.claims(text, trace, symbols(trace)):
+        if pos not in hits:
+            hits[pos] = Hit(text.count("\n", 0, pos) + 1, str(v), v == e, label, str(e), None if v == e else str(e))
     for vname, idx, cells, start in row_vectors(text, cfg):
         if any(c.start in taken for c in cells):
             continue

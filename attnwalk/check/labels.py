@@ -246,3 +246,57 @@ def _apply(a: np.ndarray, index: tuple) -> np.ndarray | None:
         return None
     sl = tuple(slice(None) if i is None else i for i in index)
     return np.asarray(a[sl])
+
+
+# ---------------------------------------------------------------- hand-written element names
+
+# One element of the scores or the weights as people name it in worked lines: ``score(q1, k2)``,
+# ``s_01``, ``s_{1,2}``, ``S[0][1]``, ``S[0,1]``, ``α_12``, ``a_{ij}``-style with digits only.
+# Whether ``s_12`` counts from 0 or 1 is the note's convention (``index_base``); ``q1``/``k2``
+# names count from 1 as the row names of ``human`` do.
+_HAND_ELEM = re.compile(
+    r"(?P<name>score|scores|s|S|α|alpha|e)"
+    r"(?:\(\s*(?P<q>q|x|word|token)?_?(?P<i1>\d+)\s*,\s*(?P<k>k|x|word|token)?_?(?P<j1>\d+)\s*\)"
+    r"|_\(?(?P<i2>\d)(?P<j2>\d)\)?(?![\w.])"
+    r"|_\(?(?P<i3>\d+)\s*,\s*(?P<j3>\d+)\)?(?![\w.])"
+    r"|\[\s*(?P<i4>\d+)\s*\]\s*\[\s*(?P<j4>\d+)\s*\]"
+    r"|\[\s*(?P<i5>\d+)\s*,\s*(?P<j5>\d+)\s*\])")
+_INDEX_GROUPS = ("i2", "j2", "i3", "j3", "i4", "j4", "i5", "j5")
+
+
+def index_base(text: str) -> int:
+    """0 when the note's element names use an index 0 anywhere (``s_01``, ``S[0][1]``, ``p0``), else 1."""
+    for m in _HAND_ELEM.finditer(text):
+        if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_'\\"):
+            continue
+        if any(m.group(g) is not None and int(m.group(g)) == 0 for g in _INDEX_GROUPS):
+            return 0
+    if re.search(r"(?<![\w])(?:p|q|k|v|x|token|row|word)_?0(?!\d)", text):
+        return 0
+    return 1
+
+
+def hand_label_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
+    """A hand-written element name at ``pos``: (end, Ref of ``scores`` (i, j) or ``attn`` (i, j) for
+    α), else None. ``e_ij`` stays unread: notes use e for scores, exponentials and Euler's number."""
+    if pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] in "_'\\"):
+        return None
+    m = _HAND_ELEM.match(text, pos)
+    if not m or m.group("name") == "e":
+        return None
+    name = m.group("name")
+    if m.group("i1") is not None:
+        if name in ("s", "S", "α", "alpha"):
+            return None  # s(1, 2) is a call, not a name
+        one = m.group("q") is not None or m.group("k") is not None
+        i, j, b = int(m.group("i1")), int(m.group("j1")), (1 if one else base)
+    else:
+        g = next(n for n in "2345" if m.group("i" + n) is not None)
+        i, j, b = int(m.group("i" + g)), int(m.group("j" + g)), base
+    if name in ("S",) and m.group("i2") is not None:
+        return None  # S_01 is head 0's S, row 1 in attnwalk's own notation: not this form
+    i, j = i - b, j - b
+    if i < 0 or j < 0:
+        return None
+    kind = "attn" if name in ("α", "alpha") else "scores"
+    return m.end(), Ref(kind, text[pos:m.end()], (i, j))

@@ -15,6 +15,21 @@ SKIP_FENCES = {"python", "py", "bash", "sh", "shell", "console", "toml", "yaml",
                "html", "text-unchecked"}
 
 
+def is_program(info: str, content: str) -> bool:
+    """A fenced block of program code (skipped by the checker). A ``python`` block that is not
+    Python (``scores[0][0] = [1,0] · [1,0] = 1×1 + 0×0 = 1.0``) is worked arithmetic: read it."""
+    if info not in SKIP_FENCES:
+        return False
+    if info in ("python", "py"):
+        import ast
+
+        try:
+            ast.parse(content)
+        except (SyntaxError, ValueError):
+            return False
+    return True
+
+
 @dataclass
 class FrontMatter:
     data: dict
@@ -67,7 +82,7 @@ def segments(text: str, line_offset: int = 0) -> list[Segment]:
             out.append(Segment("para", inline.content, start))
         elif t.type in ("fence", "code_block"):
             info = (t.info or "").strip().split()[0].lower() if t.info and t.info.strip() else ""
-            if info in SKIP_FENCES:
+            if is_program(info, t.content):
                 continue
             out.append(Segment("code", t.content, start + (1 if t.type == "fence" else 0)))
         elif t.type == "list_item_open":

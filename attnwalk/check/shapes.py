@@ -1,0 +1,132 @@
+"""Shapes are claims: a shape or a size written next to a tensor or a dimension name the trace
+knows is checked against the trace (issue 8). Indices and step numbers stay "not understood".
+
+Forms: `` `q`: (1, 1, 4, 1) ``, ``| `scores`, `attn` | (1, 1, 4, 4) |``, ``x.shape = torch.Size([1, 4, 4])``,
+``$Q_h$ is 4 × 1``, ``A \\in \\mathbb{R}^{4\\times 4}``, ``(B, N, C) = (1, 4, 4)``, ``The input has shape
+(1, 4, 3, 3)``, and, in titles, counts with a dimension word: ``4 queries × 4 keys, 1 head``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .expr import normalize
+
+_DIMS = r"(?P<dims>\d+(?:\s*,\s*\d+)+)"
+_NAMED = re.compile(r"(?<![\w.])`?(?P<names>[A-Za-z_]\w*`?(?:\s*,\s*`?[A-Za-z_]\w*`?){0,7})(?:\.shape)?\s*(?:[:=|]\s*)?"
+                    r"(?:\|\s*)?\$?(?:torch\.Size\(\[|\()\s*" + _DIMS + r"\s*[\])]")
+# a printed matrix label and its two dimensions: "Q_h is 4 × 1", "A_0 ∈ R^{4×4}"
+_LETTER = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", "O": "o"}
+_MAT = re.compile(r"(?<![\w\\])\$?(?P<l>[QKVSAO](?:_\{?(?:h|\d+)\}?)?|[Wb]_\{?[A-Za-z]+\}?)\$?\s*"
+                  r"(?:is|has shape|là|có kích thước|:|"
+                  r"\\in\s*\\mathbb\{R\}\^\{?|∈\s*ℝ\^?\{?)\s*\(?(?P<a>\d+)\s*(?:×|\\times|x)\s*(?P<b>\d+)(?![\d.])")
+_ENTRIES = re.compile(r"(?<![\w\\])\$?(?P<l>b_\{?[A-Za-z]+\}?)\$?\s+(?:has|có)\s+(?P<n>\d+)\s+(?:entries|phần tử)")
+# shape algebra: "(4 × 1) · (1 × 4) → 4 × 4", "(3 × 4) · (4 × 12) + 12 → 3 × 12"
+_X = r"\s*[×x]\s*"
+_MATMUL = re.compile(r"\((?P<a>\d+)" + _X + r"(?P<b>\d+)\)\s*[·@*]\s*\((?P<c>\d+)" + _X + r"(?P<d>\d+)\)"
+                     r"(?:\s*\+\s*(?P<e>\d+))?\s*→\s*(?P<f>\d+)" + _X + r"(?P<g>\d+)")
+_ROWS = re.compile(r"(?<![\w.])(?P<n>\d+)\s+(?:(?P<q>rows \(queries\)|queries \(rows\)|hàng \(query\)|query \(hàng\))|"
+                   r"columns \(keys\)|keys \(columns\)|cột \(key\)|key \(cột\))")
+
+
+def _matmul(m) -> list[tuple[int, int, int, str]]:
+    """(a × b) · (c × d) [+ e] → f × g holds when c = b, e = d, f = a, g = d: the later sizes are
+    checked against the earlier ones (a size stated twice must agree)."""
+    a, b, d = int(m.group("a")), int(m.group("b")), int(m.group("d"))
+    out = [(m.start("c"), int(m.group("c")), b, "inner size of a matrix product")]
+    if m.group("e"):
+        out.append((m.start("e"), int(m.group("e")), d, "bias size of a matrix product"))
+    out += [(m.start("f"), int(m.group("f")), a, "rows of a matrix product"),
+            (m.start("g"), int(m.group("g")), d, "columns of a matrix product")]
+    return out
+
+
+_SYMS = re.compile(r"\((?P<syms>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*){1,7})\)\s*=\s*\(")
+_VALS = re.compile(r"=\s*\$?\(\s*" + _DIMS + r"\s*\)")
+_SHAPE_OF = re.compile(r"\bshape\s*\$?\(\s*" + _DIMS + r"\s*\)")
+# a count and the dimension it counts: "4 queries", "4 keys", "1 head", "4 query × 4 key" (vi)
+_COUNT = re.compile(r"(?<![\w.,])(?P<n>\d+)\s+(?P<w>queries|query|keys|key|heads|head|truy vấn|khóa)\b")
+_COUNT_OF = {"queries": "n", "query": "n", "truy vấn": "n", "keys": "m", "key": "m", "khóa": "m", "heads": "heads",
+             "head": "heads"}
+
+
+def _dims_at(text: str, m, group: str = "dims") -> list[tuple[int, int]]:
+    """(offset, value) of each integer of ``m``'s dims group."""
+    base = m.start(group)
+    return [(base + d.start(), int(d.group(0))) for d in re.finditer(r"\d+", m.group(group))]
+
+
+def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
+    """(offset, printed value, expected value, label) for each size the text states."""
+    steps = trace.steps
+    out: list[tuple[int, int, int, str]] = []
+    for m in _NAMED.finditer(text):
+        names = [n.strip().strip("`") for n in m.group("names").split(",")]
+        if not names or any(n not in steps for n in names):
+            continue
+        dims = _dims_at(text, m)
+        for n in names:
+            shape = steps[n].data.shape
+            if len(shape) == len(dims):
+                out.extend((pos, v, int(e), f"{n}.shape") for (pos, v), e in zip(dims, shape))
+    for m in _MAT.finditer(text):
+        lab = m.group("l")
+        name = _LETTER.get(lab[0]) if lab[0] in "QKVSAO" else re.sub(r"[{}]", "", lab).lower()
+        if name not in steps:
+            continue
+        step = steps[name]
+        if set(step.axes[:-2]) - {"batch", "head"} or step.data.ndim < 2:
+            continue  # (B, C, H, W) images print no plain matrix shape
+        shape = step.data.shape[-2:]
+        if name.startswith("w_") and trace.config.get("weight_layout") == "in_out":
+            shape = shape[::-1]  # printed for X @ W: (in, out)
+        for g, e in zip(("a", "b"), shape):
+            out.append((m.start(g), int(m.group(g)), int(e), f"{lab} rows × columns"))
+    for m in _ENTRIES.finditer(text):
+        name = re.sub(r"[{}]", "", m.group("l")).lower()
+        if name in steps and steps[name].data.ndim == 1:
+            out.append((m.start("n"), int(m.group("n")), int(steps[name].data.shape[0]), f"{m.group('l')} entries"))
+    for m in _MATMUL.finditer(text):
+        out.extend(_matmul(m))
+    for m in _ROWS.finditer(text):
+        key = "n" if m.group("q") else "m"
+        if trace.derived.get(key) is not None:
+            out.append((m.start("n"), int(m.group("n")), int(trace.derived[key]), f"number of {key}"))
+    for ls, line in _lines(text):
+        flat = normalize(line)
+        tuples = [[s.strip() for s in m.group("syms").split(",")] for m in _SYMS.finditer(flat)]
+        values = list(_VALS.finditer(line))
+        if not tuples or len(tuples) != len(values):
+            continue
+        for syms, vm in zip(tuples, values):
+            dims = _dims_at(line, vm)
+            if len(syms) != len(dims) or any(s not in symbols for s in syms):
+                continue
+            out.extend((ls + pos, v, int(symbols[s]), s) for s, (pos, v) in zip(syms, dims))
+    for m in _SHAPE_OF.finditer(text):
+        from .human import tensor_of
+
+        ls = text.rfind("\n", 0, m.start()) + 1
+        seg = re.split(r"[,;(]", text[ls:m.start()])[-1]  # "The input has shape", "tensor $S$ có shape"
+        letter = re.search(r"(?<![\w\\])\$?([QKVSAO])\$?\s+\S*\s*$", seg)
+        name = _LETTER[letter.group(1)] if letter else tensor_of(seg)
+        if letter and name in steps and "row" in steps[name].axes:
+            continue  # yolo's O is stored as an image (B, C, H, W); the letter names its per-head view
+        if name in steps and steps[name].data.ndim == len(_dims_at(text, m)):
+            shape = steps[name].data.shape
+            out.extend((pos, v, int(e), f"{name}.shape") for (pos, v), e in zip(_dims_at(text, m), shape))
+    d = {**trace.derived, "heads": trace.config.get("heads")}
+    for m in _COUNT.finditer(text):
+        if not text[text.rfind("\n", 0, m.start()) + 1:].startswith("#"):
+            continue  # titles only: prose counts may be hypothetical ("with 8 heads, ...")
+        key = _COUNT_OF[m.group("w")]
+        if d.get(key) is not None:
+            out.append((m.start("n"), int(m.group("n")), int(d[key]), f"number of {key}"))
+    return out
+
+
+def _lines(text: str):
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
