@@ -141,3 +141,47 @@ def _num(x: float, dec: int) -> str:
 
 def _vec(r: np.ndarray, dec: int) -> str:
     return _num(r[0], dec) if len(r) == 1 else "[" + ", ".join(_num(x, dec) for x in r) + "]"
+
+
+def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
+    """Per head: the smallest and largest weight against the uniform 1/N, and the largest
+    distance from 1/N, so that "almost uniform" is a measured claim, not a guess."""
+    n = attn.shape[-1]
+    u = 1.0 / n
+    out = []
+    for h in range(attn.shape[0]):
+        a = attn[h]
+        dev = float(np.abs(a - u).max())
+        out.append({"h": h, "min": fmt(a.min(), dec), "max": fmt(a.max(), dec), "uniform": fmt(u, dec),
+                    "dev": fmt(dev, dec), "ratio": fmt(float(a.max() / a.min()), 2) if a.min() > 0 else None,
+                    "near": dev < 0.5 * u})
+    return out
+
+
+def favourites(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, rows: int = 16) -> list[dict]:
+    """Per query row of one head: the favoured key (ties kept, as in :func:`ties`), the least
+    favoured one, and how many times the favourite's weight is the weakest's."""
+    out = []
+    for t, i in zip(ties(attn, q_names, k_names, dec, rows=rows), range(min(attn.shape[0], rows))):
+        row = attn[i]
+        lo = int(np.argmin(row))
+        t = dict(t, low=k_names[lo], w_low=fmt(row[lo], dec),
+                 ratio=fmt(float(row.max() / row[lo]), 3) if row[lo] > 0 else None)
+        out.append(t)
+    return out
+
+
+def same_favourite(favs: list[dict]) -> str | None:
+    """The one key every query favours (no ties anywhere), else None."""
+    keys = {tuple(f["ks"]) for f in favs}
+    if len(keys) == 1 and len(next(iter(keys))) == 1:
+        return next(iter(keys))[0]
+    return None
+
+
+def relative_size(part: np.ndarray, whole: np.ndarray, dec: int) -> dict:
+    """How large one added term is next to the other (e.g. PE against O): the largest absolute
+    value of each and their ratio, printed with enough places to read."""
+    pm, wm = float(np.abs(part).max()), float(np.abs(whole).max())
+    return {"part_max": fmt(pm, dec), "whole_max": fmt(wm, dec),
+            "ratio": fmt(pm / wm, 3) if wm > 0 else None, "percent": fmt(100 * pm / wm, 1) if wm > 0 else None}

@@ -11,7 +11,8 @@ from ..latex import bmatrix, is_elided
 from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
-from .exercises import wrap_sum
+from . import intuition
+from .exercises import wrap_sum, yolo_exercises
 
 MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
@@ -118,6 +119,14 @@ def build(trace: Trace) -> dict:
     title = {"vi": f"Attention trong YOLO — ví dụ số {H}×{W}, {heads} head, seed {cfg['seed']}, {pe_vi}",
              "en": f"Attention in YOLO — a worked {H}×{W} example, {heads_en}, seed {cfg['seed']}, {pe_en}"
              }[cfg["lang"]]
+    pos = [f"p{p}" for p in range(N)]
+    favs = [intuition.favourites(attn[h], pos, pos, dec) for h in range(heads)]
+    why = {
+        "uniform": intuition.closeness_to_uniform(attn, dec),
+        "favs": [{"h": h, "rows": favs[h], "same": intuition.same_favourite(favs[h])} for h in range(heads)],
+        "heads": intuition.heads_differ(attn, pos, pos, dec),
+        "pe": intuition.relative_size(trace["pe"][b], trace["o"][b], dec),
+    }
     from .course import locate
 
     course = locate(cfg)
@@ -125,7 +134,7 @@ def build(trace: Trace) -> dict:
         "front_matter": front_matter(trace, title),
         "version": __version__,
         "command": cli_command(cfg) + (course or {}).get("files", ""), "course": course,
-        "cfg": cfg, "d": d, "dec": dec,
+        "cfg": cfg, "d": d, "dec": dec, "why": why, "exercises": yolo_exercises(trace, wp),
         "B": B, "C": C, "H": H, "W": W, "N": N, "heads": heads, "key_dim": kd, "head_dim": hd,
         "scale": _scale_str(kd, d["scale"], dec), "scale_is_one": kd == 1,
         "nh_kd": d["nh_kd"], "qkv_channels": d["qkv_channels"], "per_head": per_head,
