@@ -143,18 +143,32 @@ def _vec(r: np.ndarray, dec: int) -> str:
     return _num(r[0], dec) if len(r) == 1 else "[" + ", ".join(_num(x, dec) for x in r) + "]"
 
 
+def _where(a: np.ndarray, value: float) -> list[tuple[int, ...]]:
+    """Every index of ``a`` holding ``value`` (ties within TIE_RTOL kept), in reading order."""
+    close = np.abs(a - value) <= TIE_RTOL * max(abs(value), 1e-300)
+    return [tuple(int(x) for x in ix) for ix in np.argwhere(close)]
+
+
 def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
-    """Per head: the smallest and largest weight against the uniform 1/N, and the largest
-    distance from 1/N, so that "almost uniform" is a measured claim, not a guess."""
+    """Per head: where its smallest and largest weights are, against the uniform 1/N, and which of
+    the two lies farther from 1/N (and by how much), so "almost uniform" is a measured claim.
+
+    ``lo``/``hi`` are the first (row, key) holding the extreme; ``n_lo``/``n_hi`` count the places
+    sharing it (ties). ``far`` is "max" or "min": the extreme farther from 1/N.
+    """
     n = attn.shape[-1]
     u = 1.0 / n
     out = []
     for h in range(attn.shape[0]):
         a = attn[h]
-        dev = float(np.abs(a - u).max())
-        out.append({"h": h, "min": fmt(a.min(), dec), "max": fmt(a.max(), dec), "uniform": fmt(u, dec),
-                    "dev": fmt(dev, dec), "ratio": fmt(float(a.max() / a.min()), 2) if a.min() > 0 else None,
-                    "near": dev < 0.5 * u})
+        lo_v, hi_v = float(a.min()), float(a.max())
+        lo, hi = _where(a, lo_v), _where(a, hi_v)
+        far = "max" if hi_v - u >= u - lo_v else "min"
+        dev = max(hi_v - u, u - lo_v)
+        out.append({"h": h, "n": n, "lo": lo[0], "hi": hi[0], "n_lo": len(lo), "n_hi": len(hi),
+                    "min": fmt(lo_v, dec), "max": fmt(hi_v, dec), "uniform": fmt(u, dec),
+                    "far": far, "dev": fmt(dev, dec), "ratio": fmt(hi_v / lo_v, 3) if lo_v > 0 else None,
+                    "near": dev < 0.5 * u, "flat": hi_v - lo_v <= TIE_RTOL * hi_v})
     return out
 
 
@@ -165,7 +179,7 @@ def favourites(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: in
     for t, i in zip(ties(attn, q_names, k_names, dec, rows=rows), range(min(attn.shape[0], rows))):
         row = attn[i]
         lo = int(np.argmin(row))
-        t = dict(t, low=k_names[lo], w_low=fmt(row[lo], dec),
+        t = dict(t, i=i, lo=lo, low=k_names[lo], w_low=fmt(row[lo], dec),
                  ratio=fmt(float(row.max() / row[lo]), 3) if row[lo] > 0 else None)
         out.append(t)
     return out
@@ -179,9 +193,47 @@ def same_favourite(favs: list[dict]) -> str | None:
     return None
 
 
+def same_least(favs: list[dict]) -> str | None:
+    """The one key every query gives its smallest weight (when the row is not flat), else None."""
+    lows = {f["low"] for f in favs}
+    if len(lows) == 1 and all(f["ratio"] is not None and f["ks"] != [f["low"]] for f in favs):
+        return next(iter(lows))
+    return None
+
+
+def preference_span(favs: list[dict]) -> dict | None:
+    """The rows where the favourite leads the least favoured key by the largest and the smallest
+    factor (the printed ratios), or None when a row has no ratio (a zero weight)."""
+    if not favs or any(f["ratio"] is None for f in favs):
+        return None
+    r = [float(f["ratio"]) for f in favs]
+    return {"strong": favs[int(np.argmax(r))], "weak": favs[int(np.argmin(r))]}
+
+
+def one_dim_keys(q: np.ndarray, k: np.ndarray, dec: int) -> dict | None:
+    """key_dim = 1: S[i, j] = q_i k_j, so the row of weights of query i is ordered as K when
+    q_i > 0 (reversed when q_i < 0). When every q has one sign, every query favours the same
+    key, the one with the largest (q > 0) or smallest (q < 0) K. ``q``, ``k``: (N,) of one head."""
+    if np.all(q > 0):
+        sign, j = "positive", int(np.argmax(k))
+    elif np.all(q < 0):
+        sign, j = "negative", int(np.argmin(k))
+    else:
+        return None
+    if len(_where(k, float(k[j]))) > 1:
+        return None  # two keys share the extreme K: no single favourite
+    lo = int(np.argmin(k)) if sign == "positive" else int(np.argmax(k))
+    return {"sign": sign, "j": j, "lo": lo, "extreme": "largest" if sign == "positive" else "smallest",
+            "k": fmt(k[j], dec)}
+
+
 def relative_size(part: np.ndarray, whole: np.ndarray, dec: int) -> dict:
-    """How large one added term is next to the other (e.g. PE against O): the largest absolute
-    value of each and their ratio, printed with enough places to read."""
-    pm, wm = float(np.abs(part).max()), float(np.abs(whole).max())
-    return {"part_max": fmt(pm, dec), "whole_max": fmt(wm, dec),
-            "ratio": fmt(pm / wm, 3) if wm > 0 else None, "percent": fmt(100 * pm / wm, 1) if wm > 0 else None}
+    """How large one added term is next to the other (e.g. PE against O): where each has its
+    largest absolute value (channel, row, column), the values there, and their ratio."""
+    pi = tuple(int(x) for x in np.unravel_index(int(np.argmax(np.abs(part))), part.shape))
+    wi = tuple(int(x) for x in np.unravel_index(int(np.argmax(np.abs(whole))), whole.shape))
+    pm, wm = float(np.abs(part[pi])), float(np.abs(whole[wi]))
+    return {"part_at": pi, "whole_at": wi, "part": fmt(part[pi], dec), "whole": fmt(whole[wi], dec),
+            "part_max": fmt(pm, dec), "whole_max": fmt(wm, dec),
+            "part_sign": "-" if part[pi] < 0 else "", "whole_sign": "-" if whole[wi] < 0 else "",
+            "ratio": fmt(pm / wm, dec) if wm > 0 else None, "small": wm > 0 and pm < 0.5 * wm}

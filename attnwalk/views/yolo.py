@@ -123,7 +123,9 @@ def build(trace: Trace) -> dict:
     favs = [intuition.favourites(attn[h], pos, pos, dec) for h in range(heads)]
     why = {
         "uniform": intuition.closeness_to_uniform(attn, dec),
-        "favs": [{"h": h, "rows": favs[h], "same": intuition.same_favourite(favs[h])} for h in range(heads)],
+        "favs": [{"h": h, "rows": favs[h], "same": intuition.same_favourite(favs[h]),
+                  "least": intuition.same_least(favs[h]), "span": intuition.preference_span(favs[h]),
+                  "kd1": intuition.one_dim_keys(q[h, 0], k[h, 0], dec) if kd == 1 else None} for h in range(heads)],
         "heads": intuition.heads_differ(attn, pos, pos, dec),
         "pe": intuition.relative_size(trace["pe"][b], trace["o"][b], dec),
     }
