@@ -12,6 +12,12 @@ import numpy as np
 from ..numfmt import fmt
 
 TIE_RTOL = 1e-12  # weights this close (relative) are the same weight: equal scores, not rounding luck
+MAX_RATIO = 1e3  # a weight ratio beyond this is not printed as a number: the smaller weight is negligible
+
+
+def _ratio(hi: float, lo: float) -> str | None:
+    """``hi / lo`` to 3 places, or None when ``lo`` is 0 or negligible (the ratio would be huge)."""
+    return fmt(hi / lo, 3) if lo > 0 and hi / lo <= MAX_RATIO else None
 
 
 def ties(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, rows: int = 8,
@@ -167,7 +173,7 @@ def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
         dev = max(hi_v - u, u - lo_v)
         out.append({"h": h, "n": n, "lo": lo[0], "hi": hi[0], "n_lo": len(lo), "n_hi": len(hi),
                     "min": fmt(lo_v, dec), "max": fmt(hi_v, dec), "uniform": fmt(u, dec),
-                    "far": far, "dev": fmt(dev, dec), "ratio": fmt(hi_v / lo_v, 3) if lo_v > 0 else None,
+                    "far": far, "dev": fmt(dev, dec), "ratio": _ratio(hi_v, lo_v),
                     "near": dev < 0.5 * u, "flat": hi_v - lo_v <= TIE_RTOL * hi_v})
     return out
 
@@ -180,7 +186,7 @@ def favourites(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: in
         row = attn[i]
         lo = int(np.argmin(row))
         t = dict(t, i=i, lo=lo, low=k_names[lo], w_low=fmt(row[lo], dec),
-                 ratio=fmt(float(row.max() / row[lo]), 3) if row[lo] > 0 else None)
+                 ratio=_ratio(float(row.max()), float(row[lo])))
         out.append(t)
     return out
 
