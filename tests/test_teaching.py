@@ -107,7 +107,7 @@ def test_hand_2x2_note_states_the_tie_the_constant_column_and_the_closed_form():
 def test_causal_note_says_p0_is_decided_by_the_mask():
     en = note("sdpa-causal-toi-di-hoc", "en")
     assert "`A_0[0, :] = [1.0000, 0.0000, 0.0000]` **because of the mask**" in en
-    assert r"\tilde{S}_h[i, j] = \hat{S}_h[i, j] \text{ if } M[i, j] = 1" in en
+    assert r"\tilde{S}_h[i, j] = \begin{cases} \hat{S}_h[i, j] & M[i, j] = 1 \\ -10000 & M[i, j] = 0 \end{cases}" in en
     assert r"\frac{Q K^T}{\sqrt{d_k}} + M" not in en  # M is the keep matrix, never added
 
 

@@ -35,6 +35,21 @@ def wrap_sum(head: str, terms: list[str], tail: str) -> list[str]:
     return lines
 
 
+def wrap_list(head: str, items: list[str], tail: str = "") -> list[str]:
+    """``head[a, b, ...]tail`` wrapped into lines under ``WIDTH``; continuation lines start under
+    the first item, so a long row of a worked step stays one readable list."""
+    pad = " " * (len(head) + 1)
+    lines, cur = [], head + "["
+    for n, item in enumerate(items):
+        piece = item + ("," if n < len(items) - 1 else "]" + tail)
+        if n and len(cur) + 1 + len(piece) > WIDTH:
+            lines.append(cur)
+            cur = pad + piece
+        else:
+            cur += ("" if n == 0 else " ") + piece
+    return lines + [cur]
+
+
 ARG_PLACES = 15  # exponents of the exercises' exp(x): fine enough that exp(x) at wp places is exact
 
 
@@ -43,9 +58,9 @@ def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label
     """The max-subtracted softmax of one row, as the worked step prints it."""
     kept = keep.astype(bool)
     cells = [fs(x) if kept[j] else fill for j, x in enumerate(scaled_row)]
-    lines = [f"{row_label} = [{', '.join(cells)}]"]
+    lines = wrap_list(f"{row_label} = ", cells)
     if not kept.any():
-        return lines + [f"{a_label} = [{', '.join(fmt(x, dec) for x in a_row)}]"]
+        return lines + wrap_list(f"{a_label} = ", [fmt(x, dec) for x in a_row])
     m = float(scaled_row[kept].max())
     lines.append(f"m = max = {fs(m)}")
     e = np.where(kept, np.exp(scaled_row - m), 0.0)
@@ -55,8 +70,7 @@ def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label
         else:
             lines.append(f"exp({fill} - {fs(m)}) = {fmt(0.0, wp)}   (masked: the term vanishes)")
     lines.append(f"sum = {fmt(e.sum(), wp)}")
-    lines.append(f"{a_label} = [{', '.join(fmt(x, dec) for x in a_row)}]")
-    return lines
+    return lines + wrap_list(f"{a_label} = ", [fmt(x, dec) for x in a_row])
 
 
 def halved_scale(scaled_row: np.ndarray, kept: np.ndarray, a_row: np.ndarray, wp: int,

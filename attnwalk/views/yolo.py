@@ -12,7 +12,7 @@ from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
 from . import intuition
-from .exercises import wrap_sum, yolo_exercises
+from .exercises import wrap_list, wrap_sum, yolo_exercises
 
 MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
@@ -166,6 +166,12 @@ def build(trace: Trace) -> dict:
             "a_row": fmt_list(a_row, dec),
             "a_row_sum": fmt(a_row.sum(), 12),
             "o_terms": o_terms, "o_elided": n_terms < N,
+            "s_lines": _row_lines(plain(lab("scores_row", h=h0, i=i)), [fw(x) for x in s_row],
+                                  prefix=f"{fw(q[h0, 0, i])} * ",
+                                  operands=[fw(x) for x in k[h0, 0]] if kd == 1 else None),
+            "ss_lines": wrap_list(plain(lab("scores_scaled_row", h=h0, i=i)) + " = ", [fw(x) for x in ss_row]),
+            "a_lines": _row_lines(plain(lab("attn_row", h=h0, i=i)), [fmt(x, dec) for x in a_row],
+                                  operands=[fw(x) for x in e_row], suffix=f" / {fw(trace['row_sum'][b, h0, i])}"),
             "exp_label": plain(lab("exp_row", h=h0, i=i)), "a_label": plain(lab("attn_row", h=h0, i=i)),
             "s_label": plain(lab("scores_row", h=h0, i=i)), "ss_label": plain(lab("scores_scaled_row", h=h0, i=i)),
         },
@@ -186,6 +192,15 @@ def build(trace: Trace) -> dict:
             "out_absmax": f(np.abs(trace["out"][b]).max()),
         },
     }
+
+
+def _row_lines(lab: str, values: list[str], operands: list[str] | None = None, prefix: str = "",
+               suffix: str = "") -> list[str]:
+    """A worked row: ``lab = prefix[operands]suffix`` then ``= [values]`` under it (or ``lab = [values]``
+    alone without operands), each list wrapped to a page column."""
+    if operands is None:
+        return wrap_list(f"{lab} = ", values)
+    return wrap_list(f"{lab} = {prefix}", operands, suffix) + wrap_list(" " * len(lab) + " = ", values)
 
 
 def _num(v: float) -> str:

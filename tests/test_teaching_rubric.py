@@ -1,0 +1,186 @@
+"""The teaching rubric, held on every committed note in both languages: (1) every step states its
+formula and (2) its shape, (4) a sanity check whose shapes are the trace's, (7) the PyTorch snippet
+runs and prints the note's numbers, (8) check finds no wrong number; and no line is wider than a
+page column."""
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnwalk.api import walk
+from attnwalk.check import check_file, resolve
+
+REPO = Path(__file__).resolve().parent.parent
+NOTES = REPO / "examples" / "notes"
+ALL = sorted({p.name.split(".")[0] for p in NOTES.glob("*.md")})
+LANGS = ["vi", "en"]
+PAGE = 100  # characters of a page column: code and display-math lines must fit
+
+STEP = {"en": r"Step \d", "vi": r"Bước \d"}
+SHAPE = {"en": r"\b[Ss]hapes?\b", "vi": r"\b[Kk]ích thước\b"}
+CHECK = {"en": "Quick check", "vi": "Kiểm tra nhanh"}
+REPRO = {"en": "Reproduce it in PyTorch", "vi": "Tái tạo bằng PyTorch"}
+# steps that are not titled "Step N" in the yolo notes (they follow "Step 3" in the module's order)
+EXTRA_STEPS = {"en": ("Scale", "Row-wise softmax"), "vi": ("Scale", "Softmax theo hàng")}
+
+
+def text(name: str, lang: str) -> str:
+    return (NOTES / f"{name}.{lang}.md").read_text(encoding="utf-8")
+
+
+def sections(md: str) -> dict[str, str]:
+    """``## N. Title`` -> the section's text (title line first)."""
+    out = {}
+    for s in re.split(r"^## ", md, flags=re.M)[1:]:
+        title = re.sub(r"^\d+\.\s*", "", s.splitlines()[0])
+        out[title] = s
+    return out
+
+
+def trace_of(md: str):
+    opts, weights, _, _ = resolve(md)
+    return walk(weights=weights, **opts)
+
+
+def matrices(md: str) -> dict[str, np.ndarray]:
+    """Every display matrix ``label = \\begin{bmatrix} ... \\end{bmatrix}`` that is not elided (also
+    several side by side in one display, each label on its own line)."""
+    out = {}
+    for m in re.finditer(r"^([^\n$]+?) =\n\\begin\{bmatrix\}\n(.*?)\\end\{bmatrix\}", md, re.M | re.S):
+        body = m.group(2)
+        if "cdots" in body or "vdots" in body:
+            continue
+        rows = [r.strip().rstrip("\\").strip() for r in body.strip().splitlines()]
+        out[m.group(1).strip()] = np.array([[float(c) for c in r.split("&")] for r in rows])
+    return out
+
+
+# ------------------------------------------------------------------ (1) + (2) formula and shape per step
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_step_states_its_formula_and_its_shape(name, lang):
+    secs = sections(text(name, lang))
+    steps = {t: s for t, s in secs.items() if re.match(STEP[lang], t) or t in EXTRA_STEPS[lang]}
+    assert len(steps) >= 4, list(secs)
+    for title, s in steps.items():
+        assert "$$\n" in s, f"no display formula in {title!r}"
+        assert re.search(SHAPE[lang], s), f"no shape in {title!r}"
+
+
+# ------------------------------------------------------------------ (4) sanity check: the shapes are the trace's
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("lang", LANGS)
+def test_quick_check_lists_the_traces_shapes_and_says_rows_sum_to_one(name, lang):
+    md = text(name, lang)
+    s = next(v for k, v in sections(md).items() if k.startswith(CHECK[lang]))
+    t = trace_of(md)
+    rows = re.findall(r"^\| (`[^|]+`) \| \(([\d, ]+)\) \|", s, re.M)
+    assert len(rows) >= 4
+    named = set()
+    for names, shape in rows:
+        for n in re.findall(r"`(\w+)`", names):
+            assert tuple(t[n].shape) == tuple(int(x) for x in shape.split(",")), (n, shape)
+            named.add(n)
+    assert {"q", "k", "v", "attn", "out"} <= named
+    assert re.search(r"sums to 1|có tổng bằng 1", s)
+    np.testing.assert_allclose(t["attn"].sum(-1)[t["attn"].sum(-1) > 0], 1.0, rtol=0, atol=1e-12)
+
+
+# ------------------------------------------------------------------ (7) the snippet prints the note's numbers
+
+def _snippet(md: str, lang: str) -> str:
+    s = sections(md)[REPRO[lang]]
+    m = re.search(r"```python\n(.*?)```", s, re.S)
+    assert m, "no python snippet"
+    return m.group(1)
+
+
+def _expected_print(name: str, mats: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """What the snippet prints, from the note's own matrices: head 0's weights (yolo: row 0) and the
+    output (yolo: channel 0 of Out; sdpa: the heads' O side by side; mha: Out)."""
+    if name.startswith("yolo"):
+        return mats["A_0"][0], mats[r"\text{Out}[:,0,:,:]"]
+    if r"\text{Out}" in mats:  # mha prints every head's weights
+        return np.vstack([mats[k] for k in sorted(k for k in mats if re.fullmatch(r"A_\d+", k))]), mats[r"\text{Out}"]
+    heads = sorted(k for k in mats if re.fullmatch(r"O_\d+", k))
+    return mats["A_0"], np.hstack([mats[h] for h in heads])
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("lang", LANGS)
+def test_pytorch_snippet_runs_and_prints_the_notes_numbers(name, lang):
+    torch = pytest.importorskip("torch", reason="the snippet needs PyTorch (CI installs the CPU build)")
+    md = text(name, lang)
+    code = _snippet(md, lang)
+    buf = io.StringIO()
+    ns: dict = {}
+    with contextlib.redirect_stdout(buf), torch.random.fork_rng():
+        exec(compile(code, f"<{name}.{lang} snippet>", "exec"), ns)
+    printed = np.array([float(x) for x in re.findall(r"-?\d+\.\d+(?:e[-+]\d+)?", buf.getvalue())])
+    mats = matrices(md)
+    a0, out = _expected_print(name, mats)
+    want = np.concatenate([a0.ravel(), out.ravel()])
+    assert printed.shape == want.shape, buf.getvalue()
+    # torch prints 4 decimals (or 4 significant digits in scientific notation); the note rounds to dec
+    dec = trace_of(md).config["decimals"]
+    np.testing.assert_allclose(printed, want, rtol=1e-4, atol=0.5e-4 + 0.5 * 10.0 ** -dec + 1e-12)
+    # and the tensors themselves, at the note's precision: every head's weights, the whole output
+    attn = ns["attn"].detach().numpy()
+    for h in range(attn.shape[1]):
+        np.testing.assert_allclose(attn[0, h], mats[f"A_{h}"], rtol=0, atol=0.5 * 10.0 ** -dec + 1e-12)
+    if not name.startswith("yolo"):
+        np.testing.assert_allclose(ns["out"].detach().numpy()[0], out, rtol=0, atol=0.5 * 10.0 ** -dec + 1e-12)
+    else:
+        o = ns["out"].detach().numpy()[0]
+        for c in range(o.shape[0]):
+            np.testing.assert_allclose(o[c], mats[rf"\text{{Out}}[:,{c},:,:]"], rtol=0,
+                                       atol=0.5 * 10.0 ** -dec + 1e-12)
+
+
+# ------------------------------------------------------------------ (8) zero wrong numbers
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("lang", LANGS)
+def test_check_finds_no_wrong_number(name, lang):
+    rep = check_file(NOTES / f"{name}.{lang}.md")
+    assert rep.wrong == [] and len(rep.verified) >= 200
+
+
+# ------------------------------------------------------------------ less scrolling: a page column
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_code_or_display_math_line_is_wider_than_a_page_column(name, lang):
+    md = text(name, lang)
+    body = md.split("\n---\n", 1)[1]  # the front matter holds the weights on long lines
+    in_code = in_math = False
+    for line in body.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if line.strip() == "$$":
+            in_math = not in_math
+            continue
+        if in_math and re.fullmatch(r".*&.*\\\\", line.strip()):
+            # a matrix row renders its cells with about two characters between columns
+            cells = [c.strip() for c in line.strip()[:-2].split("&")]
+            assert sum(map(len, cells)) + 2 * (len(cells) - 1) <= PAGE, line
+        elif in_code or in_math:
+            assert len(line) <= PAGE, line
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_vi_formulas_carry_no_english_words(name):
+    """The vi notes' math says "nếu ... ngược lại" in prose around a cases formula, not English \\text{}."""
+    vi = text(name, "vi")
+    words = re.findall(r"\\text\{([^}]*)\}", vi)
+    english = [w for w in words if re.search(r"\b(?:where|else|if|otherwise|and|for)\b", w)]
+    assert english == []
+    if "masked_fill" in vi:
+        assert "Nếu $M[i, j] = 1$ thì giữ nguyên điểm, ngược lại" in vi
