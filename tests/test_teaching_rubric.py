@@ -184,3 +184,47 @@ def test_vi_formulas_carry_no_english_words(name):
     assert english == []
     if "masked_fill" in vi:
         assert "Nếu $M[i, j] = 1$ thì giữ nguyên điểm, ngược lại" in vi
+
+
+# ------------------------------------------------------------------ less scrolling: small matrices side by side
+
+def test_side_by_side_fits_a_page_column_or_stays_stacked():
+    from attnwalk.latex import bmatrix
+    from attnwalk.views.layout import matrix_width, side_by_side
+
+    small = bmatrix(np.array([[1.5, -2.25], [0.0, 3.0]]), 4)  # widest row "1.5000 & -2.2500": 6 + 7 + 2
+    assert matrix_width(small) == 6 + 7 + 2 + 2
+    assert side_by_side([("Q_0", small), ("K_0", small), ("V_0", small)])  # 3 * (2 + 3 + 17) + 2 * 4 = 74
+    wide = bmatrix(np.full((2, 8), -1.2345), 4)  # 8 * 7 + 14 + 2 = 72 each: two do not fit in 100
+    assert not side_by_side([("Q_0", wide), ("K_0", wide)])
+    assert not side_by_side([("Q_0", small)])  # one matrix: nothing to put beside it
+    elided = bmatrix(np.zeros((20, 20)), 4)
+    assert not side_by_side([("Q_0", small), ("K_0", elided)])
+
+
+@pytest.mark.parametrize("name", ["hand-2x2", "sdpa-causal-toi-di-hoc"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_q_k_v_side_by_side_and_check_reads_each_label(name, lang, tmp_path):
+    md = text(name, lang)
+    m = re.search(r"^\$\$\nQ_0 =\n\\begin\{bmatrix\}\n.*?\\end\{bmatrix\}\n,\\quad\nK_0 =\n.*?,\\quad\nV_0 =\n.*?\$\$",
+                  md, re.M | re.S)
+    assert m, "Q, K, V in one display"
+    block = m.group(0)
+    start = md[:m.start()].count("\n") + 1
+    rep = check_file(NOTES / f"{name}.{lang}.md")
+    in_block = {r.line for r in rep.verified if start <= r.line < start + block.count("\n")}
+    rows = [n for n, ln in enumerate(block.split("\n"), start) if ln.endswith("\\\\")]
+    assert set(rows) <= in_block  # every matrix row of Q, K and V is read and verified
+    for label in ("Q_0", "K_0", "V_0"):
+        # change the first number of that matrix: reported wrong on its line
+        i = block.index(label + " =\n")
+        row = block.index("\n", block.index("\\begin{bmatrix}", i)) + 1
+        num = re.match(r"-?\d+(?:\.\d+)?", block[row:])
+        bad = str(int(num.group(0)) + 3) if "." not in num.group(0) else num.group(0)[:-1] + "9"
+        if bad == num.group(0):
+            bad = num.group(0)[:-1] + "1"
+        new = md[:m.start() + row] + bad + md[m.start() + row + num.end():]
+        p = tmp_path / f"{name}.{lang}.md"
+        p.write_text(new, encoding="utf-8")
+        line = start + block[:row].count("\n")
+        assert line in {r.line for r in check_file(p).wrong}, label

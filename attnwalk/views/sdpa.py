@@ -17,6 +17,7 @@ from ..trace import Trace
 from . import intuition
 from .course import locate
 from .exercises import ARG_PLACES, sequence_exercises, wrap_sum
+from .layout import side_by_side
 
 MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
 MAX_ALPHA_TABLE = 12  # the α table (queries x keys) up to 12 x 12
@@ -154,6 +155,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
             "q_label": label("q", h=h), "q_tex": matrix(q[h], dec),
             "k_label": label("k", h=h), "k_tex": matrix(k[h], dec),
             "v_label": label("v", h=h), "v_tex": matrix(v[h], dec),
+            "qkv_side": side_by_side([(label("q", h=h), matrix(q[h], dec)), (label("k", h=h), matrix(k[h], dec)),
+                                      (label("v", h=h), matrix(v[h], dec))]),
             "s_label": label("scores", h=h), "s_tex": matrix(trace["scores"][0, h], dec),
             "ss_label": label("scores_scaled", h=h), "ss_tex": bmatrix(trace["scores_scaled"][0, h], dec),
             "sm_label": label("scores_masked", h=h),
