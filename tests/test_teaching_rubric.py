@@ -228,3 +228,38 @@ def test_q_k_v_side_by_side_and_check_reads_each_label(name, lang, tmp_path):
         p.write_text(new, encoding="utf-8")
         line = start + block[:row].count("\n")
         assert line in {r.line for r in check_file(p).wrong}, label
+
+
+# ------------------------------------------------------------------ the "halve the scale" exercise says what happens
+
+@pytest.mark.parametrize("variant", ["sdpa", "mha"])
+@pytest.mark.parametrize("scale", ["sqrt_dk", "none", 0.25])
+@pytest.mark.parametrize("lang", LANGS)
+def test_halved_scale_exercise_matches_the_notes_scale(variant, scale, lang):
+    from attnwalk.check import check_text
+    from attnwalk.render import render
+
+    t = walk(variant=variant, tokens=3, scale=scale, lang=lang)
+    md = render(t, "md", lang)
+    ex = md[md.index("## " + ("Exercises" if lang == "en" else "Bài tập")):]
+    q = re.search(r"^\d+\. .*(?:four times|gấp bốn).*$", ex, re.M).group(0)
+    if scale == "sqrt_dk":
+        assert r"$1/\sqrt{d_k}$" in q and ("halves" in q or "giảm một nửa" in q)
+        assert "change nothing" not in q and "không thay đổi gì" not in q
+    else:
+        # a fixed scale does not depend on d_k: the exercise halves the multiplier itself
+        assert "change nothing" in q or "không thay đổi gì" in q
+        if scale == 0.25:
+            assert "`0.25 / 2 = 0.125`" in q
+    rep = check_text(md)
+    assert rep.failure_lines() == []
+    # the answer: the halved row's weights are the softmax of half the scaled scores (hand-derived here)
+    r = int(re.search(r"query (p\d+)", q).group(1)[1:])
+    half = t["scores_scaled"][0, 0, r] / 2
+    w = np.exp(half - half.max()) / np.exp(half - half.max()).sum()
+    dec = t.config["decimals"]
+    for x in w:
+        assert f"≈ {x:.{dec}f}" in ex
+    if scale == 0.25:  # a wrong halved multiplier is reported
+        bad = md.replace("`0.25 / 2 = 0.125`", "`0.25 / 2 = 0.135`")
+        assert any("0.135" in f for f in check_text(bad).failure_lines())

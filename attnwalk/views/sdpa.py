@@ -255,14 +255,16 @@ def scale_view(scale, value: float) -> dict:
     """How the text writes the scale the numbers use: 1/sqrt(d_k), none, or the given multiplier.
 
     ``hat``: the scaled scores as TeX (``\\frac{Q K^T}{\\sqrt{d_k}}``, ``Q K^T``, ``Q K^T \\cdot s``);
-    ``identity``: the scaled scores equal the scores, so the note shows them once.
+    ``identity``: the scaled scores equal the scores, so the note shows them once; ``half``: the
+    multiplier halved (the exercises' "halve the scale").
     """
     kind = scale if scale in ("sqrt_dk", "none") else "number"
     s = format(float(value), ".12g")
     hat = {"sqrt_dk": r"\frac{Q K^T}{\sqrt{d_k}}", "none": "Q K^T", "number": r"Q K^T \cdot " + s}[kind]
     step = {"sqrt_dk": r"\hat{S}_h = \frac{S_h}{\sqrt{d_k}}", "none": r"\hat{S}_h = S_h",
             "number": r"\hat{S}_h = S_h \cdot " + s}[kind]
-    return {"kind": kind, "value": s, "hat": hat, "step": step, "identity": value == 1.0}
+    return {"kind": kind, "value": s, "hat": hat, "step": step, "identity": value == 1.0,
+            "half": format(float(value) / 2, ".12g")}
 
 
 def _sqrt_str(d_k: int, dec: int) -> str:
