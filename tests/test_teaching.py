@@ -47,6 +47,21 @@ def test_tied_keys_with_equal_key_vectors_are_explained():
     assert intuition.equal_keys(k2, rows, ["p0", "p1", "p2", "p3"]) == []
 
 
+def test_tie_of_different_keys_is_explained_by_equal_scores():
+    # q = [1, 0] reads channel 0 only: keys [1, 0] and [1, 5] score 1 alike, [0, 1] scores 0
+    q = np.array([[1.0, 0.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 5.0]])
+    s = q @ k.T
+    a = np.exp(s) / np.exp(s).sum(-1, keepdims=True)
+    names = ["m0", "m1", "m2"]
+    rows = intuition.ties(a, ["p0"], names, 4)
+    assert rows[0]["ks"] == ["m0", "m2"]
+    assert intuition.equal_scores(s, k, rows, names, 4) == [{"q": "p0", "i": 0, "js": [0, 2], "ks": ["m0", "m2"],
+                                                            "s": "1"}]
+    same = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])  # identical keys: said by equal_keys instead
+    assert intuition.equal_scores(q @ same.T, same, intuition.ties(a, ["p0"], names, 4), names, 4) == []
+
+
 def test_constant_output_column_needs_a_constant_v_column_and_full_rows():
     v = np.array([[1.0, 2.0], [0.0, 2.0], [1.0, 2.0]])
     a = np.full((2, 3), 1 / 3)

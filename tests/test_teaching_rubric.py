@@ -263,3 +263,12 @@ def test_halved_scale_exercise_matches_the_notes_scale(variant, scale, lang):
     if scale == 0.25:  # a wrong halved multiplier is reported
         bad = md.replace("`0.25 / 2 = 0.125`", "`0.25 / 2 = 0.135`")
         assert any("0.135" in f for f in check_text(bad).failure_lines())
+
+
+def test_a_row_left_with_one_key_has_closed_form_one():
+    """Causal p0 keeps only itself: e^s / e^s is written 1, and the denominator is on the masked S̃."""
+    for lang in LANGS:
+        md = text("sdpa-causal-toi-di-hoc", lang)
+        assert "- α(p0→p0) = $1$ ≈ 1.0000" in md
+        assert not re.search(r"α\(p\d→p\d\) = \$\\frac\{([^$]+)\}\{\1\}\$", md)  # no x/x anywhere
+        assert r"\exp(\tilde{S}_0[0, k])" in md

@@ -57,6 +57,22 @@ def equal_keys(k: np.ndarray, row_ties: list[dict], k_names: list[str]) -> list[
     return out
 
 
+def equal_scores(scores: np.ndarray, k: np.ndarray, row_ties: list[dict], k_names: list[str],
+                 dec: int) -> list[dict]:
+    """Ties between keys whose vectors differ: the reason is the dot product, equal for this query
+    (e.g. q = [1, 0] reads only channel 0, where m0 and m2 agree). ``scores``: (n, m) raw scores."""
+    out = []
+    for i, t in enumerate(row_ties):
+        if not t.get("tie"):
+            continue
+        js = t["j"]
+        if all(np.array_equal(k[js[0]], k[j]) for j in js[1:]):
+            continue  # said by equal_keys: the keys themselves are the same
+        out.append({"q": t["q"], "i": i, "js": js, "ks": [k_names[j] for j in js],
+                    "s": _num(scores[i, js[0]], dec)})
+    return out
+
+
 def constant_columns(v: np.ndarray, attn: np.ndarray, names: list[str], dec: int) -> list[dict]:
     """Output columns that equal a constant column of V: every row of A sums to 1, so a weighted
     average of equal values is that value. ``names`` names the output columns of this head."""

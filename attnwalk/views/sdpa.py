@@ -214,6 +214,7 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
             v[h], trace["attn"][0, h], out_names(cfg, d["d_v"], h), dec)],
     }
     why["equal_keys"] = intuition.equal_keys(k[0], why["ties"], k_ids)
+    why["equal_scores"] = intuition.equal_scores(trace["scores"][0, 0], k[0], why["ties"], named(k_ids, k_words), dec)
     return {
         "why": why, "exercises": sequence_exercises(trace, i, named(q_ids, q_words), wp, fs, fv),
         "n": n, "m": m, "heads": heads, "d_k": d["d_k"], "d_v": d["d_v"], "wp": wp,
@@ -291,7 +292,9 @@ def closed_form_part(trace: Trace) -> dict | None:
             for j in range(m):
                 if listed or (h == 0 and i == 0):
                     f = cf.attn[h][i][j]
-                    alphas.append({"h": h, "label": f"α({q_ids[i]}→{k_ids[j]})", "tex": f.tex(), "text": f.text(),
+                    one = f.num == f.den  # a row left with one key (its other terms vanished): the weight is 1
+                    alphas.append({"h": h, "label": f"α({q_ids[i]}→{k_ids[j]})", "tex": "1" if one else f.tex(),
+                                   "text": "1" if one else f.text(),
                                    "value": fmt(trace["attn"][0, h, i, j], dec)})
     d_v = trace.derived["d_v"]
     for i in range(n if listed else 1):
