@@ -152,7 +152,9 @@ def build(trace: Trace) -> dict:
         "qkv_maps": channel_maps("qkv", "qkv", qkv_chans),
         "roles": roles,
         "qkv_worked": {"terms": " + ".join(qkv_terms), "value": f(trace["qkv"][b, 0, 0, 0]),
-                       "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]")},
+                       "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"),
+                       "lines": wrap_sum(plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"), qkv_terms,
+                                         f(trace["qkv"][b, 0, 0, 0]))},
         "heads_view": heads_view,
         "worked": {
             "h": h0, "i": i, "kd1": kd == 1,
