@@ -272,3 +272,30 @@ def test_a_row_left_with_one_key_has_closed_form_one():
         assert "- α(p0→p0) = $1$ ≈ 1.0000" in md
         assert not re.search(r"α\(p\d→p\d\) = \$\\frac\{([^$]+)\}\{\1\}\$", md)  # no x/x anywhere
         assert r"\exp(\tilde{S}_0[0, k])" in md
+
+
+def test_channel_maps_are_grouped_into_lines_that_fit():
+    from attnwalk.latex import bmatrix
+    from attnwalk.views.layout import rows
+
+    m = {"label": "O[:,0,:,:]", "tex": bmatrix(np.full((3, 3), -0.1234), 4)}  # 10 + 3 + (21 + 4 + 2) = 40
+    assert [len(r) for r in rows([m] * 5)] == [2, 2, 1]  # two: 40 + 4 + 40 = 84; three: 128 > 100
+    big = {"label": "O[:,0,:,:]", "tex": bmatrix(np.full((3, 12), -0.1234), 4)}
+    assert [len(r) for r in rows([big, m, m])] == [1, 2]  # a wide map stands alone; order is kept
+    assert rows([]) == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_yolo_channel_maps_side_by_side_are_read_by_check(lang, tmp_path):
+    md = text("yolo-3x3-seed42", lang)
+    m = re.search(r"^O\[:,0,:,:\] =\n\\begin\{bmatrix\}\n.*?\\end\{bmatrix\}\n,\\quad\nO\[:,1,:,:\] =\n\\begin\{bmatrix\}\n"
+                  r"(-?\d+\.\d+)", md, re.M | re.S)
+    assert m, "O's channel maps side by side"
+    line = md[:m.start(1)].count("\n") + 1
+    rep = check_file(NOTES / f"yolo-3x3-seed42.{lang}.md")
+    assert line in {r.line for r in rep.verified}
+    num = m.group(1)
+    bad = md[:m.start(1)] + num[:-1] + str((int(num[-1]) + 5) % 10) + md[m.end(1):]
+    p = tmp_path / f"yolo-3x3-seed42.{lang}.md"
+    p.write_text(bad, encoding="utf-8")
+    assert line in {r.line for r in check_file(p).wrong}

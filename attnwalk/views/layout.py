@@ -31,3 +31,15 @@ def side_by_side(items: list[tuple[str, str]], page: int = PAGE) -> bool:
         return False
     total = sum(label_width(lab) + 3 + matrix_width(tex) for lab, tex in items) + SEP * (len(items) - 1)
     return total <= page
+
+
+def rows(items: list[dict], page: int = PAGE) -> list[list[dict]]:
+    """Maps (dicts with ``label`` and ``tex``) grouped, in order, into display lines that fit a page
+    column: each line holds as many as fit side by side (at least one)."""
+    out: list[list[dict]] = []
+    for it in items:
+        if out and side_by_side([(m["label"], m["tex"]) for m in out[-1] + [it]], page):
+            out[-1].append(it)
+        else:
+            out.append([it])
+    return out

@@ -13,6 +13,7 @@ from ..numfmt import fmt, fmt_list
 from ..trace import Trace
 from . import intuition
 from .exercises import wrap_list, wrap_sum, yolo_exercises
+from .layout import rows
 
 MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
@@ -50,7 +51,7 @@ def build(trace: Trace) -> dict:
     b = 0
 
     def channel_maps(name: str, tensor: str, channels: list[int]) -> list[dict]:
-        return [{"c": c, "label": lab(name, b=0, c=c), "tex": mat(trace[tensor][b, c])} for c in channels]
+        return rows([{"c": c, "label": lab(name, b=0, c=c), "tex": mat(trace[tensor][b, c])} for c in channels])
 
     x = trace["x"]
     chans = shown(C)
@@ -144,10 +145,11 @@ def build(trace: Trace) -> dict:
         "channels_elided": len(chans) < C, "qkv_channels_elided": len(qkv_chans) < d["qkv_channels"],
         "positions": [f"p{p}" for p in range(N)],
         "pixel_table": _pixel_table(x[b]) if N <= MAX_TABLE_POSITIONS and C <= MAX_CHANNELS_SHOWN else None,
-        "x_maps": [{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=_num)} for c in chans],
+        "x_maps": rows([{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=_num)}
+                        for c in chans]),
         "w_qkv_tex": mat(w_qkv), "w_qkv_elided": is_elided(w_qkv),
         "w_proj_tex": mat(trace["w_proj"][:, :, 0, 0]),
-        "w_pe": [{"c": c, "label": label("w_pe", c=c), "tex": mat(trace["w_pe"][c, 0])} for c in chans],
+        "w_pe": rows([{"c": c, "label": label("w_pe", c=c), "tex": mat(trace["w_pe"][c, 0])} for c in chans]),
         "biases_zero": all(not trace[n].any() for n in ("b_qkv", "b_proj", "b_pe")),
         "qkv_maps": channel_maps("qkv", "qkv", qkv_chans),
         "roles": roles,
