@@ -288,8 +288,8 @@ def test_channel_maps_are_grouped_into_lines_that_fit():
 @pytest.mark.parametrize("lang", LANGS)
 def test_yolo_channel_maps_side_by_side_are_read_by_check(lang, tmp_path):
     md = text("yolo-3x3-seed42", lang)
-    m = re.search(r"^O\[:,0,:,:\] =\n\\begin\{bmatrix\}\n.*?\\end\{bmatrix\}\n,\\quad\nO\[:,1,:,:\] =\n\\begin\{bmatrix\}\n"
-                  r"(-?\d+\.\d+)", md, re.M | re.S)
+    m = re.search(r"^O\[:,0,:,:\] =\n\\begin\{bmatrix\}\n.*?\\end\{bmatrix\}\n,\\quad\n"
+                  r"O\[:,1,:,:\] =\n\\begin\{bmatrix\}\n(-?\d+\.\d+)", md, re.M | re.S)
     assert m, "O's channel maps side by side"
     line = md[:m.start(1)].count("\n") + 1
     rep = check_file(NOTES / f"yolo-3x3-seed42.{lang}.md")
@@ -299,3 +299,18 @@ def test_yolo_channel_maps_side_by_side_are_read_by_check(lang, tmp_path):
     p = tmp_path / f"yolo-3x3-seed42.{lang}.md"
     p.write_text(bad, encoding="utf-8")
     assert line in {r.line for r in check_file(p).wrong}
+
+
+@pytest.mark.parametrize("name", ["yolo-3x3-seed42", "yolo-3x3-seed42-module", "mha-seed-002"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_weights_are_folded_and_still_checked(name, lang):
+    md = text(name, lang)
+    s = next(v for k, v in sections(md).items() if k.startswith(("Weights", "Trọng số")))
+    folded = s[s.index("<details>"):s.index("</details>")]
+    labels = re.findall(r"^(W_\{\w+\}(?:\[\d\])?) =$", folded, re.M)
+    assert len(labels) >= 2, labels  # every weight matrix sits inside the fold
+    assert not re.search(r"^W_\{\w+\}(?:\[\d\])? =$", s.replace(folded, ""), re.M)
+    start = md.index(folded)
+    first, last = md[:start].count("\n") + 1, md[:start + len(folded)].count("\n") + 1
+    rep = check_file(NOTES / f"{name}.{lang}.md")
+    assert len([r for r in rep.verified if first <= r.line <= last]) >= 20
