@@ -314,3 +314,12 @@ def test_weights_are_folded_and_still_checked(name, lang):
     first, last = md[:start].count("\n") + 1, md[:start + len(folded)].count("\n") + 1
     rep = check_file(NOTES / f"{name}.{lang}.md")
     assert len([r for r in rep.verified if first <= r.line <= last]) >= 20
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_mha_heads_side_by_side(lang):
+    """Each head's Q, K, V on one line, and the heads' S, Ŝ, O side by side (they fit a page column)."""
+    md = text("mha-seed-002", lang)
+    for a, b in (("Q_0", "K_0"), ("K_0", "V_0"), ("S_0", "S_1"), (r"\hat{S}_0", r"\hat{S}_1"), ("O_0", "O_1")):
+        pair = rf"^{re.escape(a)} =\n\\begin\{{bmatrix\}}\n[^$]*?\\end\{{bmatrix\}}\n,\\quad\n{re.escape(b)} =$"
+        assert re.search(pair, md, re.M), (a, b)

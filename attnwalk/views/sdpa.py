@@ -17,7 +17,7 @@ from ..trace import Trace
 from . import intuition
 from .course import locate
 from .exercises import ARG_PLACES, sequence_exercises, wrap_sum
-from .layout import side_by_side
+from .layout import rows, side_by_side
 
 MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
 MAX_ALPHA_TABLE = 12  # the α table (queries x keys) up to 12 x 12
@@ -222,6 +222,9 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         "scale": scale_view(cfg.get("scale", "sqrt_dk"), d["scale"]),
         "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
         "heads_view": heads_view, "masked": masked,
+        # every head's matrix of one kind, grouped side by side into lines that fit a page column
+        "head_rows": {kind: rows([{"label": hv[kind + "_label"], "tex": hv[kind + "_tex"]} for hv in heads_view])
+                      for kind in ("s", "ss", "sm", "a", "o")},
         "mask_tex": bmatrix(trace["mask"], 0, cell=lambda x: str(int(x))) if masked else "",
         "fill": fill, "fill_tex": fill_tex(fill), "fill_finite": np.isfinite(fill_value),
         "empty_rows": empty_rows,
