@@ -12,19 +12,20 @@ from conftest import assert_markdown_safe, ultralytics_attention
 import attnwalk
 from attnwalk.render import render
 
-DISPLAY = re.compile(
-    r"^\$\$\n(?P<label>[^\n]+) =\n\\begin\{bmatrix\}\n"
-    r"(?P<body>(?:(?!\\end\{bmatrix\}).)*?)\n\\end\{bmatrix\}\n\$\$$",
+BLOCK = re.compile(r"^\$\$\n(?P<body>.*?)\n\$\$$", re.M | re.S)
+MATRIX = re.compile(
+    r"^(?P<label>[^\n]+) =\n\\begin\{bmatrix\}\n(?P<body>(?:(?!\\end\{bmatrix\}).)*?)\n\\end\{bmatrix\}$",
     re.M | re.S,
 )
 
 
 def displays(md: str) -> dict[str, list[list[str]]]:
-    """Every ``$$ LABEL = bmatrix $$`` block of a note: label -> rows of printed cells."""
+    """Every ``LABEL = bmatrix`` of a note's display math (several side by side in one ``$$`` block
+    too): label -> rows of printed cells."""
     out = {}
-    for m in DISPLAY.finditer(md):
-        rows = [line.rstrip(" \\").split(" & ") for line in m["body"].splitlines()]
-        out[m["label"]] = rows
+    for block in BLOCK.finditer(md):
+        for m in MATRIX.finditer(block["body"]):
+            out[m["label"]] = [line.rstrip(" \\").split(" & ") for line in m["body"].splitlines()]
     return out
 
 
@@ -93,6 +94,10 @@ def test_every_printed_matrix_is_pytorchs_value_correctly_rounded(opts, lang):
     ref = ultralytics_attention(trace)
     shown = displays(md)
     expected = expected_matrices(trace, ref)
+    # the PE worked step: the zero-padded 3x3 window P at p0 of channel 0 of the PE input
+    _, C, H, W = ref["o"].shape
+    src = ref["v"][0].reshape(C, H, W) if trace.config["pe_on"] == "v" else ref["o"][0]
+    expected["P"] = np.pad(src[0], 1)[0:3, 0:3]
     checked = 0
     for label, cells in shown.items():
         assert label in expected, f"unexpected label {label!r}"

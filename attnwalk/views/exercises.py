@@ -35,6 +35,21 @@ def wrap_sum(head: str, terms: list[str], tail: str) -> list[str]:
     return lines
 
 
+def wrap_list(head: str, items: list[str], tail: str = "") -> list[str]:
+    """``head[a, b, ...]tail`` wrapped into lines under ``WIDTH``; continuation lines start under
+    the first item, so a long row of a worked step stays one readable list."""
+    pad = " " * (len(head) + 1)
+    lines, cur = [], head + "["
+    for n, item in enumerate(items):
+        piece = item + ("," if n < len(items) - 1 else "]" + tail)
+        if n and len(cur) + 1 + len(piece) > WIDTH:
+            lines.append(cur)
+            cur = pad + piece
+        else:
+            cur += ("" if n == 0 else " ") + piece
+    return lines + [cur]
+
+
 ARG_PLACES = 15  # exponents of the exercises' exp(x): fine enough that exp(x) at wp places is exact
 
 
@@ -43,9 +58,9 @@ def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label
     """The max-subtracted softmax of one row, as the worked step prints it."""
     kept = keep.astype(bool)
     cells = [fs(x) if kept[j] else fill for j, x in enumerate(scaled_row)]
-    lines = [f"{row_label} = [{', '.join(cells)}]"]
+    lines = wrap_list(f"{row_label} = ", cells)
     if not kept.any():
-        return lines + [f"{a_label} = [{', '.join(fmt(x, dec) for x in a_row)}]"]
+        return lines + wrap_list(f"{a_label} = ", [fmt(x, dec) for x in a_row])
     m = float(scaled_row[kept].max())
     lines.append(f"m = max = {fs(m)}")
     e = np.where(kept, np.exp(scaled_row - m), 0.0)
@@ -55,8 +70,28 @@ def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label
         else:
             lines.append(f"exp({fill} - {fs(m)}) = {fmt(0.0, wp)}   (masked: the term vanishes)")
     lines.append(f"sum = {fmt(e.sum(), wp)}")
-    lines.append(f"{a_label} = [{', '.join(fmt(x, dec) for x in a_row)}]")
-    return lines
+    return lines + wrap_list(f"{a_label} = ", [fmt(x, dec) for x in a_row])
+
+
+def halved_scale(scaled_row: np.ndarray, kept: np.ndarray, a_row: np.ndarray, wp: int,
+                 dec: int, total: str = "total") -> tuple[list[str], bool, bool]:
+    """One row's weights with its scaled scores halved (d_k four times as large, same dot products):
+    the worked lines, whether the row got flatter, and whether it stayed the same. ``total`` names
+    the sum: a note whose checker context is a worked row reads "total" as that row's sum."""
+    half = scaled_row / 2
+    shifted = half - float(half[kept].max())  # minus the row maximum, as the softmax does
+    e = np.where(kept, np.exp(shifted), 0.0)
+    s = e.sum()
+    # each result printed coarser than its operands (exponent 15 places, exp wp, total wp - 3), so
+    # that the checker, which allows for the rounding of printed operands, still catches a wrong digit
+    js = [j for j in range(len(scaled_row)) if kept[j]]
+    tp = wp - 3
+    sc = [f"exp({fmt(shifted[j], ARG_PLACES)}) ≈ {fmt(e[j], wp)}" for j in js]
+    sc += wrap_sum(total, [fmt(e[j], wp) for j in js], fmt(s, tp))
+    sc += [f"{fmt(e[j], wp)} / {fmt(s, tp)} ≈ {fmt(e[j] / s, dec)}" for j in js]
+    before = float(a_row.max())
+    after = float((e / s).max())
+    return sc, after < before - 1e-15, abs(after - before) <= 1e-15
 
 
 def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) -> list[dict]:
@@ -96,20 +131,45 @@ def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) 
     # Scale: the scaled scores of row r halved (d_k four times as large, same dot products)
     kept = keep[r].astype(bool)
     if kept.sum() >= 2:
-        half = trace["scores_scaled"][0, h, r] / 2
-        shifted = half - float(half[kept].max())  # minus the row maximum, as the softmax does
-        e = np.where(kept, np.exp(shifted), 0.0)
-        s = e.sum()
-        # each result printed coarser than its operands (exponent 15 places, exp wp, total wp - 3), so
-        # that the checker, which allows for the rounding of printed operands, still catches a wrong digit
-        js = [j for j in range(m) if kept[j]]
-        tp = wp - 3
-        sc = [f"exp({fmt(shifted[j], ARG_PLACES)}) ≈ {fmt(e[j], wp)}" for j in js]
-        sc += wrap_sum("total", [fmt(e[j], wp) for j in js], fmt(s, tp))
-        sc += [f"{fmt(e[j], wp)} / {fmt(s, tp)} ≈ {fmt(e[j] / s, dec)}" for j in js]
-        before = float(a[r].max())
-        after = float((e / s).max())
-        out.append({"kind": "scale", "r": r, "q": q_ids[r], "h": h, "lines": sc,
-                    "flatter": after < before - 1e-15, "same": abs(after - before) <= 1e-15})
+        sc, flatter, same = halved_scale(trace["scores_scaled"][0, h, r], kept, a[r], wp, dec)
+        out.append({"kind": "scale", "r": r, "q": q_ids[r], "h": h, "lines": sc, "flatter": flatter, "same": same})
     # the halved-scale answer first: the checker reads later worked rows in the context of "row r"
     return [e for e in out if e["kind"] == "scale"] + [e for e in out if e["kind"] != "scale"]
+
+
+def yolo_exercises(trace, wp: int) -> list[dict]:
+    """yolo: another pixel's row of A_0 by hand, that pixel's output O_0[:, r], the same row with
+    the scale halved, and a PE value at the centre pixel (a full 3x3 window, no padding)."""
+    cfg = trace.config
+    dec = cfg["decimals"]
+    b, h = 0, 0
+    _, C, H, W = trace["x"].shape
+    n = H * W
+    if n < 2:
+        return []
+    r = n - 1  # the worked row is pixel 0: take the last pixel
+    a = trace["attn"][b, h]
+    v = trace["v"][b, h]  # (head_dim, N)
+    ss = trace["scores_scaled"][b, h, r]
+    keep = np.ones(n, dtype=bool)
+    row_label = plain(label("scores_scaled_row", h=h, i=r))
+    a_label = plain(label("attn_row", h=h, i=r))
+    out = [{"kind": "row", "r": r, "h": h,
+            "lines": softmax_lines(ss, keep, "", row_label, a_label, a[r], wp, dec, lambda x: fmt(x, wp))}]
+    o_lines = []
+    for dd in range(min(v.shape[0], 4)):
+        terms = [f"({fmt(a[r, j], wp)})({fmt(v[dd, j], wp)})" for j in range(n)]
+        o_lines += wrap_sum(f"O_{h}[{dd}, {r}]", terms, fmt(trace["o"][b, h * v.shape[0] + dd].reshape(-1)[r], dec))
+    out.append({"kind": "out", "r": r, "h": h, "lines": o_lines})
+    sc, flatter, same = halved_scale(ss, keep, a[r], wp, dec, total="Z")
+    out.append({"kind": "scale", "r": r, "h": h, "lines": sc, "flatter": flatter, "same": same})
+    if H >= 3 and W >= 3:
+        y, x = H // 2, W // 2
+        src = trace["v"][b].reshape(C, H, W) if cfg["pe_on"] == "v" else trace["o"][b]
+        window = src[0, y - 1:y + 2, x - 1:x + 2]
+        kernel = trace["w_pe"][0, 0]
+        lines = wrap_sum(f"PE[:,0,{y},{x}]", [f"({fmt(window[p, q], wp)})({fmt(kernel[p, q], wp)})"
+                                            for p in range(3) for q in range(3)], fmt(trace["pe"][b, 0, y, x], dec))
+        out.append({"kind": "pe", "y": y, "x": x, "p": y * W + x, "src": "V" if cfg["pe_on"] == "v" else "O",
+                    "lines": lines})
+    return out

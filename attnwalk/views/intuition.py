@@ -12,6 +12,12 @@ import numpy as np
 from ..numfmt import fmt
 
 TIE_RTOL = 1e-12  # weights this close (relative) are the same weight: equal scores, not rounding luck
+MAX_RATIO = 1e3  # a weight ratio beyond this is not printed as a number: the smaller weight is negligible
+
+
+def _ratio(hi: float, lo: float) -> str | None:
+    """``hi / lo`` to 3 places, or None when ``lo`` is 0 or negligible (the ratio would be huge)."""
+    return fmt(hi / lo, 3) if lo > 0 and hi / lo <= MAX_RATIO else None
 
 
 def ties(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, rows: int = 8,
@@ -48,6 +54,22 @@ def equal_keys(k: np.ndarray, row_ties: list[dict], k_names: list[str]) -> list[
         seen.add(js)
         if all(np.array_equal(k[js[0]], k[j]) for j in js[1:]):
             out.append({"ks": [k_names[j] for j in js], "k": _vec(k[js[0]], 6)})
+    return out
+
+
+def equal_scores(scores: np.ndarray, k: np.ndarray, row_ties: list[dict], k_names: list[str],
+                 dec: int) -> list[dict]:
+    """Ties between keys whose vectors differ: the reason is the dot product, equal for this query
+    (e.g. q = [1, 0] reads only channel 0, where m0 and m2 agree). ``scores``: (n, m) raw scores."""
+    out = []
+    for i, t in enumerate(row_ties):
+        if not t.get("tie"):
+            continue
+        js = t["j"]
+        if all(np.array_equal(k[js[0]], k[j]) for j in js[1:]):
+            continue  # said by equal_keys: the keys themselves are the same
+        out.append({"q": t["q"], "i": i, "js": js, "ks": [k_names[j] for j in js],
+                    "s": _num(scores[i, js[0]], dec)})
     return out
 
 
@@ -141,3 +163,99 @@ def _num(x: float, dec: int) -> str:
 
 def _vec(r: np.ndarray, dec: int) -> str:
     return _num(r[0], dec) if len(r) == 1 else "[" + ", ".join(_num(x, dec) for x in r) + "]"
+
+
+def _where(a: np.ndarray, value: float) -> list[tuple[int, ...]]:
+    """Every index of ``a`` holding ``value`` (ties within TIE_RTOL kept), in reading order."""
+    close = np.abs(a - value) <= TIE_RTOL * max(abs(value), 1e-300)
+    return [tuple(int(x) for x in ix) for ix in np.argwhere(close)]
+
+
+def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
+    """Per head: where its smallest and largest weights are, against the uniform 1/N, and which of
+    the two lies farther from 1/N (and by how much), so "almost uniform" is a measured claim.
+
+    ``lo``/``hi`` are the first (row, key) holding the extreme; ``n_lo``/``n_hi`` count the places
+    sharing it (ties). ``far`` is "max" or "min": the extreme farther from 1/N.
+    """
+    n = attn.shape[-1]
+    u = 1.0 / n
+    out = []
+    for h in range(attn.shape[0]):
+        a = attn[h]
+        lo_v, hi_v = float(a.min()), float(a.max())
+        lo, hi = _where(a, lo_v), _where(a, hi_v)
+        far = "max" if hi_v - u >= u - lo_v else "min"
+        dev = max(hi_v - u, u - lo_v)
+        out.append({"h": h, "n": n, "lo": lo[0], "hi": hi[0], "n_lo": len(lo), "n_hi": len(hi),
+                    "min": fmt(lo_v, dec), "max": fmt(hi_v, dec), "uniform": fmt(u, dec),
+                    "far": far, "dev": fmt(dev, dec), "ratio": _ratio(hi_v, lo_v),
+                    "near": dev < 0.5 * u, "flat": hi_v - lo_v <= TIE_RTOL * hi_v})
+    return out
+
+
+def favourites(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, rows: int = 16) -> list[dict]:
+    """Per query row of one head: the favoured key (ties kept, as in :func:`ties`), the least
+    favoured one, and how many times the favourite's weight is the weakest's."""
+    out = []
+    for t, i in zip(ties(attn, q_names, k_names, dec, rows=rows), range(min(attn.shape[0], rows))):
+        row = attn[i]
+        lo = int(np.argmin(row))
+        t = dict(t, i=i, lo=lo, low=k_names[lo], w_low=fmt(row[lo], dec),
+                 ratio=_ratio(float(row.max()), float(row[lo])))
+        out.append(t)
+    return out
+
+
+def same_favourite(favs: list[dict]) -> str | None:
+    """The one key every query favours (no ties anywhere), else None."""
+    keys = {tuple(f["ks"]) for f in favs}
+    if len(keys) == 1 and len(next(iter(keys))) == 1:
+        return next(iter(keys))[0]
+    return None
+
+
+def same_least(favs: list[dict]) -> str | None:
+    """The one key every query gives its smallest weight (when the row is not flat), else None."""
+    lows = {f["low"] for f in favs}
+    if len(lows) == 1 and all(f["ratio"] is not None and f["ks"] != [f["low"]] for f in favs):
+        return next(iter(lows))
+    return None
+
+
+def preference_span(favs: list[dict]) -> dict | None:
+    """The rows where the favourite leads the least favoured key by the largest and the smallest
+    factor (the printed ratios), or None when a row has no ratio (a zero weight)."""
+    if not favs or any(f["ratio"] is None for f in favs):
+        return None
+    r = [float(f["ratio"]) for f in favs]
+    return {"strong": favs[int(np.argmax(r))], "weak": favs[int(np.argmin(r))]}
+
+
+def one_dim_keys(q: np.ndarray, k: np.ndarray, dec: int) -> dict | None:
+    """key_dim = 1: S[i, j] = q_i k_j, so the row of weights of query i is ordered as K when
+    q_i > 0 (reversed when q_i < 0). When every q has one sign, every query favours the same
+    key, the one with the largest (q > 0) or smallest (q < 0) K. ``q``, ``k``: (N,) of one head."""
+    if np.all(q > 0):
+        sign, j = "positive", int(np.argmax(k))
+    elif np.all(q < 0):
+        sign, j = "negative", int(np.argmin(k))
+    else:
+        return None
+    if len(_where(k, float(k[j]))) > 1:
+        return None  # two keys share the extreme K: no single favourite
+    lo = int(np.argmin(k)) if sign == "positive" else int(np.argmax(k))
+    return {"sign": sign, "j": j, "lo": lo, "extreme": "largest" if sign == "positive" else "smallest",
+            "k": fmt(k[j], dec)}
+
+
+def relative_size(part: np.ndarray, whole: np.ndarray, dec: int) -> dict:
+    """How large one added term is next to the other (e.g. PE against O): where each has its
+    largest absolute value (channel, row, column), the values there, and their ratio."""
+    pi = tuple(int(x) for x in np.unravel_index(int(np.argmax(np.abs(part))), part.shape))
+    wi = tuple(int(x) for x in np.unravel_index(int(np.argmax(np.abs(whole))), whole.shape))
+    pm, wm = float(np.abs(part[pi])), float(np.abs(whole[wi]))
+    return {"part_at": pi, "whole_at": wi, "part": fmt(part[pi], dec), "whole": fmt(whole[wi], dec),
+            "part_max": fmt(pm, dec), "whole_max": fmt(wm, dec),
+            "part_sign": "-" if part[pi] < 0 else "", "whole_sign": "-" if whole[wi] < 0 else "",
+            "ratio": fmt(pm / wm, dec) if wm > 0 else None, "small": wm > 0 and pm < 0.5 * wm}

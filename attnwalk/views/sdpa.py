@@ -17,6 +17,7 @@ from ..trace import Trace
 from . import intuition
 from .course import locate
 from .exercises import ARG_PLACES, sequence_exercises, wrap_sum
+from .layout import rows, side_by_side
 
 MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
 MAX_ALPHA_TABLE = 12  # the α table (queries x keys) up to 12 x 12
@@ -154,6 +155,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
             "q_label": label("q", h=h), "q_tex": matrix(q[h], dec),
             "k_label": label("k", h=h), "k_tex": matrix(k[h], dec),
             "v_label": label("v", h=h), "v_tex": matrix(v[h], dec),
+            "qkv_side": side_by_side([(label("q", h=h), matrix(q[h], dec)), (label("k", h=h), matrix(k[h], dec)),
+                                      (label("v", h=h), matrix(v[h], dec))]),
             "s_label": label("scores", h=h), "s_tex": matrix(trace["scores"][0, h], dec),
             "ss_label": label("scores_scaled", h=h), "ss_tex": bmatrix(trace["scores_scaled"][0, h], dec),
             "sm_label": label("scores_masked", h=h),
@@ -211,6 +214,7 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
             v[h], trace["attn"][0, h], out_names(cfg, d["d_v"], h), dec)],
     }
     why["equal_keys"] = intuition.equal_keys(k[0], why["ties"], k_ids)
+    why["equal_scores"] = intuition.equal_scores(trace["scores"][0, 0], k[0], why["ties"], named(k_ids, k_words), dec)
     return {
         "why": why, "exercises": sequence_exercises(trace, i, named(q_ids, q_words), wp, fs, fv),
         "n": n, "m": m, "heads": heads, "d_k": d["d_k"], "d_v": d["d_v"], "wp": wp,
@@ -218,6 +222,9 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         "scale": scale_view(cfg.get("scale", "sqrt_dk"), d["scale"]),
         "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
         "heads_view": heads_view, "masked": masked,
+        # every head's matrix of one kind, grouped side by side into lines that fit a page column
+        "head_rows": {kind: rows([{"label": hv[kind + "_label"], "tex": hv[kind + "_tex"]} for hv in heads_view])
+                      for kind in ("s", "ss", "sm", "a", "o")},
         "mask_tex": bmatrix(trace["mask"], 0, cell=lambda x: str(int(x))) if masked else "",
         "fill": fill, "fill_tex": fill_tex(fill), "fill_finite": np.isfinite(fill_value),
         "empty_rows": empty_rows,
@@ -252,14 +259,16 @@ def scale_view(scale, value: float) -> dict:
     """How the text writes the scale the numbers use: 1/sqrt(d_k), none, or the given multiplier.
 
     ``hat``: the scaled scores as TeX (``\\frac{Q K^T}{\\sqrt{d_k}}``, ``Q K^T``, ``Q K^T \\cdot s``);
-    ``identity``: the scaled scores equal the scores, so the note shows them once.
+    ``identity``: the scaled scores equal the scores, so the note shows them once; ``half``: the
+    multiplier halved (the exercises' "halve the scale").
     """
     kind = scale if scale in ("sqrt_dk", "none") else "number"
     s = format(float(value), ".12g")
     hat = {"sqrt_dk": r"\frac{Q K^T}{\sqrt{d_k}}", "none": "Q K^T", "number": r"Q K^T \cdot " + s}[kind]
     step = {"sqrt_dk": r"\hat{S}_h = \frac{S_h}{\sqrt{d_k}}", "none": r"\hat{S}_h = S_h",
             "number": r"\hat{S}_h = S_h \cdot " + s}[kind]
-    return {"kind": kind, "value": s, "hat": hat, "step": step, "identity": value == 1.0}
+    return {"kind": kind, "value": s, "hat": hat, "step": step, "identity": value == 1.0,
+            "half": format(float(value) / 2, ".12g")}
 
 
 def _sqrt_str(d_k: int, dec: int) -> str:
@@ -286,7 +295,9 @@ def closed_form_part(trace: Trace) -> dict | None:
             for j in range(m):
                 if listed or (h == 0 and i == 0):
                     f = cf.attn[h][i][j]
-                    alphas.append({"h": h, "label": f"α({q_ids[i]}→{k_ids[j]})", "tex": f.tex(), "text": f.text(),
+                    one = f.num == f.den  # a row left with one key (its other terms vanished): the weight is 1
+                    alphas.append({"h": h, "label": f"α({q_ids[i]}→{k_ids[j]})", "tex": "1" if one else f.tex(),
+                                   "text": "1" if one else f.text(),
                                    "value": fmt(trace["attn"][0, h, i, j], dec)})
     d_v = trace.derived["d_v"]
     for i in range(n if listed else 1):

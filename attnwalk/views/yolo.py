@@ -11,7 +11,9 @@ from ..latex import bmatrix, is_elided
 from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
-from .exercises import wrap_sum
+from . import intuition
+from .exercises import wrap_list, wrap_sum, yolo_exercises
+from .layout import rows
 
 MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
@@ -49,7 +51,7 @@ def build(trace: Trace) -> dict:
     b = 0
 
     def channel_maps(name: str, tensor: str, channels: list[int]) -> list[dict]:
-        return [{"c": c, "label": lab(name, b=0, c=c), "tex": mat(trace[tensor][b, c])} for c in channels]
+        return rows([{"c": c, "label": lab(name, b=0, c=c), "tex": mat(trace[tensor][b, c])} for c in channels])
 
     x = trace["x"]
     chans = shown(C)
@@ -118,6 +120,16 @@ def build(trace: Trace) -> dict:
     title = {"vi": f"Attention trong YOLO — ví dụ số {H}×{W}, {heads} head, seed {cfg['seed']}, {pe_vi}",
              "en": f"Attention in YOLO — a worked {H}×{W} example, {heads_en}, seed {cfg['seed']}, {pe_en}"
              }[cfg["lang"]]
+    pos = [f"p{p}" for p in range(N)]
+    favs = [intuition.favourites(attn[h], pos, pos, dec) for h in range(heads)]
+    why = {
+        "uniform": intuition.closeness_to_uniform(attn, dec),
+        "favs": [{"h": h, "rows": favs[h], "same": intuition.same_favourite(favs[h]),
+                  "least": intuition.same_least(favs[h]), "span": intuition.preference_span(favs[h]),
+                  "kd1": intuition.one_dim_keys(q[h, 0], k[h, 0], dec) if kd == 1 else None} for h in range(heads)],
+        "heads": intuition.heads_differ(attn, pos, pos, dec),
+        "pe": intuition.relative_size(trace["pe"][b], trace["o"][b], dec),
+    }
     from .course import locate
 
     course = locate(cfg)
@@ -125,7 +137,7 @@ def build(trace: Trace) -> dict:
         "front_matter": front_matter(trace, title),
         "version": __version__,
         "command": cli_command(cfg) + (course or {}).get("files", ""), "course": course,
-        "cfg": cfg, "d": d, "dec": dec,
+        "cfg": cfg, "d": d, "dec": dec, "why": why, "exercises": yolo_exercises(trace, wp),
         "B": B, "C": C, "H": H, "W": W, "N": N, "heads": heads, "key_dim": kd, "head_dim": hd,
         "scale": _scale_str(kd, d["scale"], dec), "scale_is_one": kd == 1,
         "nh_kd": d["nh_kd"], "qkv_channels": d["qkv_channels"], "per_head": per_head,
@@ -133,15 +145,18 @@ def build(trace: Trace) -> dict:
         "channels_elided": len(chans) < C, "qkv_channels_elided": len(qkv_chans) < d["qkv_channels"],
         "positions": [f"p{p}" for p in range(N)],
         "pixel_table": _pixel_table(x[b]) if N <= MAX_TABLE_POSITIONS and C <= MAX_CHANNELS_SHOWN else None,
-        "x_maps": [{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=_num)} for c in chans],
+        "x_maps": rows([{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=_num)}
+                        for c in chans]),
         "w_qkv_tex": mat(w_qkv), "w_qkv_elided": is_elided(w_qkv),
         "w_proj_tex": mat(trace["w_proj"][:, :, 0, 0]),
-        "w_pe": [{"c": c, "label": label("w_pe", c=c), "tex": mat(trace["w_pe"][c, 0])} for c in chans],
+        "w_pe": rows([{"c": c, "label": label("w_pe", c=c), "tex": mat(trace["w_pe"][c, 0])} for c in chans]),
         "biases_zero": all(not trace[n].any() for n in ("b_qkv", "b_proj", "b_pe")),
         "qkv_maps": channel_maps("qkv", "qkv", qkv_chans),
         "roles": roles,
         "qkv_worked": {"terms": " + ".join(qkv_terms), "value": f(trace["qkv"][b, 0, 0, 0]),
-                       "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]")},
+                       "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"),
+                       "lines": wrap_sum(plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"), qkv_terms,
+                                         f(trace["qkv"][b, 0, 0, 0]))},
         "heads_view": heads_view,
         "worked": {
             "h": h0, "i": i, "kd1": kd == 1,
@@ -155,6 +170,12 @@ def build(trace: Trace) -> dict:
             "a_row": fmt_list(a_row, dec),
             "a_row_sum": fmt(a_row.sum(), 12),
             "o_terms": o_terms, "o_elided": n_terms < N,
+            "s_lines": _row_lines(plain(lab("scores_row", h=h0, i=i)), [fw(x) for x in s_row],
+                                  prefix=f"{fw(q[h0, 0, i])} * ",
+                                  operands=[fw(x) for x in k[h0, 0]] if kd == 1 else None),
+            "ss_lines": wrap_list(plain(lab("scores_scaled_row", h=h0, i=i)) + " = ", [fw(x) for x in ss_row]),
+            "a_lines": _row_lines(plain(lab("attn_row", h=h0, i=i)), [fmt(x, dec) for x in a_row],
+                                  operands=[fw(x) for x in e_row], suffix=f" / {fw(trace['row_sum'][b, h0, i])}"),
             "exp_label": plain(lab("exp_row", h=h0, i=i)), "a_label": plain(lab("attn_row", h=h0, i=i)),
             "s_label": plain(lab("scores_row", h=h0, i=i)), "ss_label": plain(lab("scores_scaled_row", h=h0, i=i)),
         },
@@ -175,6 +196,15 @@ def build(trace: Trace) -> dict:
             "out_absmax": f(np.abs(trace["out"][b]).max()),
         },
     }
+
+
+def _row_lines(lab: str, values: list[str], operands: list[str] | None = None, prefix: str = "",
+               suffix: str = "") -> list[str]:
+    """A worked row: ``lab = prefix[operands]suffix`` then ``= [values]`` under it (or ``lab = [values]``
+    alone without operands), each list wrapped to a page column."""
+    if operands is None:
+        return wrap_list(f"{lab} = ", values)
+    return wrap_list(f"{lab} = {prefix}", operands, suffix) + wrap_list(" " * len(lab) + " = ", values)
 
 
 def _num(v: float) -> str:
