@@ -306,7 +306,7 @@ def test_yolo_channel_maps_side_by_side_are_read_by_check(lang, tmp_path):
 def test_weights_are_folded_and_still_checked(name, lang):
     md = text(name, lang)
     s = next(v for k, v in sections(md).items() if k.startswith(("Weights", "Trọng số")))
-    folded = s[s.index("<details>"):s.index("</details>")]
+    folded = s[s.index("<details markdown=\"1\">"):s.index("</details>")]
     labels = re.findall(r"^(W_\{\w+\}(?:\[\d\])?) =$", folded, re.M)
     assert len(labels) >= 2, labels  # every weight matrix sits inside the fold
     assert not re.search(r"^W_\{\w+\}(?:\[\d\])? =$", s.replace(folded, ""), re.M)
