@@ -3,7 +3,8 @@
 KaTeX (the engine tests/test_katex.py already lints every formula with) and its woff2 fonts are
 inlined, the fonts as data URIs, and figures are inlined as ``data:image/svg+xml`` images, so the
 page needs no network. Raw HTML in the Markdown is escaped (``html=False``), so labels such as
-``<script>`` stay text.
+``<script>`` stay text; the one exception is the notes' own folds (``<details markdown="1">``, its
+``<summary>`` and ``</details>``, each a paragraph of its own), which become real ``<details>`` elements.
 """
 
 from __future__ import annotations
@@ -40,6 +41,34 @@ def _markdown():
     return md
 
 
+# The folds the templates write (docs/course.md): the opening paragraph and the closing one, exactly.
+_FOLD_OPEN = re.compile(r'<details markdown="1">\n<summary>([^<>\n]*)</summary>')
+_FOLD_CLOSE = "</details>"
+
+
+def _folds(state) -> None:
+    """A core rule: the paragraphs that open and close a fold become raw HTML blocks, nothing else does
+    (the summary's text is escaped), so a fold's content is still Markdown and every other tag stays text."""
+    from markdown_it.common.utils import escapeHtml as escape
+    from markdown_it.token import Token
+
+    toks, out, i = state.tokens, [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t.type == "paragraph_open" and i + 2 < len(toks) and toks[i + 1].type == "inline":
+            text = toks[i + 1].content
+            m = _FOLD_OPEN.fullmatch(text)
+            if m or text == _FOLD_CLOSE:
+                block = Token("html_block", "", 0, block=True, map=t.map)
+                block.content = (f"<details>\n<summary>{escape(m.group(1))}</summary>\n" if m else "</details>\n")
+                out.append(block)
+                i += 3
+                continue
+        out.append(t)
+        i += 1
+    state.tokens = out
+
+
 def body_html(markdown: str, images: dict[str, str]) -> str:
     """The note's body (front matter dropped); an image whose src is in ``images`` (src -> SVG text)
     becomes a figure with the SVG inlined as a data URI and its alt text kept."""
@@ -61,6 +90,7 @@ def body_html(markdown: str, images: dict[str, str]) -> str:
         return f'<img src="{escape(src)}" alt="{escape(alt)}">'
 
     md.add_render_rule("image", image)
+    md.core.ruler.push("attnwalk_folds", _folds)
     return md.render(markdown)
 
 
