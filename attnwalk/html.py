@@ -69,6 +69,16 @@ def _folds(state) -> None:
     state.tokens = out
 
 
+def side_by_side(tex: str) -> list[str] | None:
+    """The matrices of a display the notes set side by side (``A =\\n\\begin{bmatrix}..\\end{bmatrix}``
+    joined by ``,\\quad`` lines, views/layout.py), or None for any other display. The page gives each its
+    own box in a wrapping row, so that a phone puts them one under another instead of scrolling."""
+    parts = tex.strip("\n").split("\n,\\quad\n")
+    ok = len(parts) > 1 and all(re.fullmatch(r"[^\n]* =\n\\begin\{bmatrix\}\n(?:[^\n]*\n)+\\end\{bmatrix\}", p)
+                                for p in parts)
+    return parts if ok else None
+
+
 def body_html(markdown: str, images: dict[str, str]) -> str:
     """The note's body (front matter dropped); an image whose src is in ``images`` (src -> SVG text)
     becomes a figure with the SVG inlined as a data URI and its alt text kept."""
@@ -90,6 +100,16 @@ def body_html(markdown: str, images: dict[str, str]) -> str:
         return f'<img src="{escape(src)}" alt="{escape(alt)}">'
 
     md.add_render_rule("image", image)
+    default_math = md.renderer.rules["math_block"]
+
+    def math_block(renderer, tokens, idx, options, env):
+        parts = side_by_side(tokens[idx].content)
+        if parts is None:
+            return default_math(tokens, idx, options, env)
+        boxes = "".join(f'<div class="math block">\n{escape(p)}\n</div>\n' for p in parts)
+        return f'<div class="side">\n{boxes}</div>\n'
+
+    md.add_render_rule("math_block", math_block)
     md.core.ruler.push("attnwalk_folds", _folds)
     return md.render(markdown)
 
