@@ -115,6 +115,8 @@ def test_hand_2x2_note_states_the_tie_the_constant_column_and_the_closed_form():
     assert "α(p0→p1) = α(p0→p3) = 0.365529" in en  # p0 attends p1 and p3 equally
     assert "p1 and p3 have the same key (1)" in en
     assert "Why column 1 of $O_0$ (out_c3) is 2 for every token" in en
+    # the constant column is shown whole, as a label check verifies
+    assert "every key's value in that column is 2 (`V_0[:, 1] = [2, 2, 2, 2]`)" in en
     assert r"O[i, 0] = \frac{1}{e^{q_i} + 1}" in en and "decreasing" in en
     assert "| token | out_c2 | out_c3 |" in en
 
@@ -289,3 +291,41 @@ def test_worked_sums_fit_a_page_column(name):
             if info != "":
                 continue  # prose, or a python/bash block
             assert len(line) <= 80, line
+
+
+def test_constant_column_is_shown_whole_and_checked(tmp_path):
+    """`V_0[:, 1] = [2, 2, 2, 2]` in the intuition is a label: a wrong entry there is reported wrong."""
+    for lang in ("vi", "en"):
+        md = note("hand-2x2", lang)
+        line = "`V_0[:, 1] = [2, 2, 2, 2]`"
+        assert md.count(line) == 1
+        p = tmp_path / f"hand-2x2.{lang}.md"
+        p.write_text(md.replace(line, "`V_0[:, 1] = [2, 2, 3, 2]`"), encoding="utf-8")
+        wrong = check_file(p).wrong
+        assert [r.text for r in wrong] == ["3"]
+
+
+def _worked_code(md: str) -> str:
+    """The lines of a note's worked (non-Python, non-shell) code blocks."""
+    out, info = [], None
+    for line in md.splitlines():
+        if line.startswith("```"):
+            info = line[3:] if info is None else None
+        elif info == "":
+            out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("name", ALL_NOTES)
+def test_worked_lines_speak_the_notes_language_and_stay_readable(name):
+    """vi worked lines say "tổng" (one term for the sum of a row, as the prose does), a masked term is
+    explained in Vietnamese; no exponent is padded with zeros; a query with a word is never doubly
+    parenthesised ("Row 2 (p2 (học))")."""
+    vi, en = note(name, "vi"), note(name, "en")
+    code = _worked_code(vi)
+    assert not re.search(r"\b(sum|total|masked|vanishes)\b", code), name
+    if "sum =" in _worked_code(en):
+        assert "tổng =" in code
+    for md in (vi, en):
+        assert not re.search(r"\.0{12,}\)", md)  # exp(-2), never exp(-2.000000000000000)
+        assert not re.search(r"\(p\d+ \([^()\n]*\)\)", md)

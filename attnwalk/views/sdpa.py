@@ -16,7 +16,7 @@ from ..numfmt import fmt, fmt_list
 from ..trace import Trace
 from . import intuition
 from .course import locate
-from .exercises import ARG_PLACES, sequence_exercises, wrap_sum
+from .exercises import ARG_PLACES, SUM, sequence_exercises, wrap_sum
 from .layout import rows, side_by_side
 
 MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
@@ -436,14 +436,14 @@ def plain_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] |
         # so that the checker (which allows for the rounding of printed operands) sees a wrong digit
         tp = wp if ints else wp - 2
         ex = [fmt(x, wp) for x in e]
-        arg = fs if ints else (lambda x: fmt(x, ARG_PLACES))
+        arg = fs if ints else (lambda x: fmt(x, 0) if float(x).is_integer() else fmt(x, ARG_PLACES))
         distinct = []
         for j in range(m):
             if arg(ss[i, j]) not in [d[0] for d in distinct]:
                 distinct.append((arg(ss[i, j]), ex[j]))
         lines = [f"{plain(label('scores_scaled_row', h=0, i=i))} = [{', '.join(fs(x) for x in ss[i])}]"]
         lines += [f"exp({a}) = {b}" if ints else f"exp({a}) ≈ {b}" for a, b in distinct]
-        lines += wrap_sum("sum", ex, fmt(e.sum(), tp))
+        lines += wrap_sum(SUM[trace.config.get("lang", "en")], ex, fmt(e.sum(), tp))
         total = fmt(e.sum(), tp)
         lines += [f"α({q_ids[i]}→{k_ids[j]}) = {ex[j]} / {total} ≈ {fmt(trace['attn'][0, 0, i, j], dec)}"
                   for j in range(m)]
