@@ -329,3 +329,20 @@ def test_worked_lines_speak_the_notes_language_and_stay_readable(name):
     for md in (vi, en):
         assert not re.search(r"\.0{12,}\)", md)  # exp(-2), never exp(-2.000000000000000)
         assert not re.search(r"\(p\d+ \([^()\n]*\)\)", md)
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_cross_attention_projection_states_its_shapes_and_check_verifies_them(lang, tmp_path):
+    """The projection step names every shape (X, X_kv, the weights, each product) and the check table
+    lists the inputs and weights; a wrong size in the sentence is reported wrong."""
+    md = note("sdpa-cross-attention", lang)
+    is_ = "là" if lang == "vi" else "is"
+    sentence = (f"$W_Q$ {is_} 2 × 3, $W_K$ {is_} 2 × 3, $W_V$ {is_} 2 × 3. ")
+    assert sentence in md
+    assert "$K = X_{kv} W_K^T$ " + is_ + " (3 × 3) · (3 × 2) → 3 × 2" in md
+    for row in ("| `x_kv` | (1, 3, 3) |", "| `w_q` | (2, 3) |", "| `w_v` | (2, 3) |"):
+        assert row in md
+    p = tmp_path / f"cross.{lang}.md"
+    p.write_text(md.replace("(3 × 3) · (3 × 2) → 3 × 2", "(3 × 3) · (3 × 2) → 3 × 3", 1), encoding="utf-8")
+    wrong = check_file(p).wrong
+    assert [r.text for r in wrong] == ["3"]
