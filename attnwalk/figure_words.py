@@ -3,7 +3,7 @@
 WORDS = {
     "en": {
         "keys": "key j", "queries": "query i", "weight": "attention weight", "row": "row", "col": "column",
-        "attn_title": "A_{h}: attention weights of head {h}",
+        "attn_title": "$A_{{{h}}}$: attention weights of head {h}",
         "look_title": "head {h}: where p{p} looks",
         "conv1x1": "1×1 conv {a}→{b}", "split": "split per head", "softmax": "softmax over keys j",
         "chunk": "chunk, split heads", "project": "projections W_Q, W_K, W_V", "columns": "columns of X",
@@ -30,7 +30,7 @@ WORDS = {
     },
     "vi": {
         "keys": "key j", "queries": "query i", "weight": "trọng số chú ý", "row": "hàng", "col": "cột",
-        "attn_title": "A_{h}: trọng số chú ý của head {h}",
+        "attn_title": "$A_{{{h}}}$: trọng số chú ý của head {h}",
         "look_title": "head {h}: p{p} nhìn vào đâu",
         "conv1x1": "conv 1×1 {a}→{b}", "split": "tách theo head", "softmax": "softmax theo key j",
         "chunk": "chunk, tách head", "project": "chiếu W_Q, W_K, W_V", "columns": "các cột của X",

@@ -346,3 +346,24 @@ def test_cross_attention_projection_states_its_shapes_and_check_verifies_them(la
     p.write_text(md.replace("(3 × 3) · (3 × 2) → 3 × 2", "(3 × 3) · (3 × 2) → 3 × 3", 1), encoding="utf-8")
     wrong = check_file(p).wrong
     assert [r.text for r in wrong] == ["3"]
+
+
+def test_vi_course_terms_one_per_concept():
+    """Issue 10 item 8: the usual course terms, the English one in parentheses the first time; "tính tay"
+    for working by hand everywhere (never "làm tay")."""
+    for name in ALL_NOTES:
+        vi = note(name, "vi")
+        assert "làm tay" not in vi.lower(), name
+        if name.startswith("yolo"):
+            for term in ("Tích chập (convolution)", "mã hoá vị trí (positional encoding)", "đổi hình (view)",
+                         "Phép chiếu (projection)"):
+                assert term in vi, (name, term)
+            assert "## 11. Bước 5 — Mã hoá vị trí (positional encoding, PE)" in vi
+            assert "xem lại (view)" not in vi and "được view lại" not in vi and "**projection**" not in vi
+
+
+def test_cross_attention_intuition_says_o_has_a_row_per_query():
+    en, vi = note("sdpa-cross-attention", "en"), note("sdpa-cross-attention", "vi")
+    assert "so $O_h$ has one row per **query** (2 × 2), not per key" in en
+    assert "nên $O_h$ có một hàng cho mỗi **query** (2 × 2)" in vi
+    assert "Cross-attention mixes" not in note("hand-2x2", "en")  # self-attention says nothing of it
