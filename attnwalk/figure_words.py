@@ -16,10 +16,11 @@ WORDS = {
         # caption names, and "the weights lie in [lo, hi]" over all heads.
         "attn_caption": "Attention weights of head {h} (rows: queries i, columns: keys j). Smallest: {qmin} → {kmin} "
                         "(weight {lo_h}); largest: {qmax} → {kmax} (weight {hi_h}).",
-        "scale_caption": "The colour bar (viridis) runs only from the smallest to the largest weight of all heads, so "
-                         "that small differences show: the weights lie in [{lo}, {hi}].",
-        "masked_caption": "The colour bar (viridis) runs only over the weights that are not masked, in all heads, so "
-                          "that small differences show; hatched grey cells are masked (their weight is 0).",
+        "scale_caption": "The colour bar (viridis) runs from the smallest to the largest weight of all heads: the "
+                         "weights lie in [{lo}, {hi}].",
+        "narrow_caption": " Only that range is coloured, so that small differences show.",
+        "masked_caption": "The colour bar (viridis) spans the weights that are not masked, in all heads; hatched grey "
+                          "cells are masked (their weight is 0).",
         "look_alt": "For each of the {heads} heads, the attention row of pixel p0 drawn back on the {H}×{W} "
                     "grid, each cell named by its pixel and holding its weight.",
         "look_caption": "Where does pixel p0 look? Its attention row, per head, drawn back on the feature map "
@@ -41,10 +42,11 @@ WORDS = {
                     "giá trị ghi trong từng ô, ô càng tối trọng số càng nhỏ.",
         "attn_caption": "Trọng số chú ý của head {h} (hàng: query i, cột: key j). Nhỏ nhất: {qmin} → {kmin} "
                         "(trọng số {lo_h}); lớn nhất: {qmax} → {kmax} (trọng số {hi_h}).",
-        "scale_caption": "Thang màu (viridis) chỉ trải từ trọng số nhỏ nhất đến lớn nhất của mọi head, để thấy được "
-                         "những khác biệt nhỏ: trọng số nằm trong khoảng [{lo}, {hi}].",
-        "masked_caption": "Thang màu (viridis) chỉ trải trên các trọng số không bị che (mask) của mọi head, để thấy "
-                          "được những khác biệt nhỏ; ô xám gạch chéo là ô bị che (trọng số bằng 0).",
+        "scale_caption": "Thang màu (viridis) trải từ trọng số nhỏ nhất đến lớn nhất của mọi head: trọng số nằm "
+                         "trong khoảng [{lo}, {hi}].",
+        "narrow_caption": " Chỉ khoảng đó được tô màu, để thấy được những khác biệt nhỏ.",
+        "masked_caption": "Thang màu (viridis) trải trên các trọng số không bị che (mask) của mọi head; ô xám gạch "
+                          "chéo là ô bị che (trọng số bằng 0).",
         "look_alt": "Với mỗi head trong {heads} head, hàng chú ý của pixel p0 vẽ lại trên lưới {H}×{W}, "
                     "mỗi ô ghi tên pixel và trọng số của nó.",
         "look_caption": "Pixel p0 nhìn vào đâu? Hàng chú ý của nó, theo từng head, vẽ lại trên feature map "

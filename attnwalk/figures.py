@@ -83,7 +83,8 @@ def specs(trace, lang: str) -> list[dict]:
         e = extremes(trace, h)
         cap = w["attn_caption"].format(h=h, qmin=qn[e["min"][0]], kmin=kn[e["min"][1]], lo_h=fmt(e["lo"], dec),
                                        qmax=qn[e["max"][0]], kmax=kn[e["max"][1]], hi_h=fmt(e["hi"], dec))
-        cap += " " + (w["masked_caption"] if masked else w["scale_caption"].format(**rng))
+        cap += " " + (w["masked_caption"] if masked else w["scale_caption"].format(**rng)
+                      + (w["narrow_caption"] if hi - lo < 0.5 else ""))
         out.append({"key": f"attn-h{h}", "place": "attn", "alt": w["attn_alt"].format(h=h, n=n, m=m),
                     "caption": cap})
     if cfg["variant"] == "yolo":
