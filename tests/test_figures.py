@@ -191,3 +191,15 @@ def test_look_cells_are_named_by_their_pixel():
         assert text.count(f">p{k}<") == 2  # one cell per head
     cap = figures.specs(t, "en")[-1]["caption"]
     assert f"Head 0 looks most at p{int(t['attn'][0, 0, 0].argmax())}" in cap
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+@pytest.mark.parametrize("name", FIGURE_NOTES)
+def test_figure_notes_leave_no_decimal_unread(name, lang):
+    """With their captions and alt texts, the committed figure notes check with no decimal left "not
+    understood" (docs/course.md): every number a reader sees is verified."""
+    from attnwalk.check import check_file
+
+    r = check_file(ROOT / "examples" / "notes" / f"{name}.{lang}.md")
+    assert not r.wrong
+    assert [(u.line, u.text) for u in r.unknown if "." in u.text] == []
