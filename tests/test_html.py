@@ -61,3 +61,18 @@ def test_every_fold_of_the_course_notes_is_a_details_element():
         assert n == text.count("</details>") and n > 0, note.name
         assert html.count("<details>") == n and html.count("</details>") == n, note.name
         assert "&lt;details" not in html and "&lt;summary" not in html, note.name
+
+
+def test_side_by_side_matrices_get_a_box_each_in_a_wrapping_row():
+    from attnwalk.html import side_by_side
+
+    q = "Q_0 =\n\\begin{bmatrix}\n1 & 0 \\\\\n\\end{bmatrix}"
+    k = "K_0 =\n\\begin{bmatrix}\n2 \\\\\n\\end{bmatrix}"
+    two = q + "\n,\\quad\n" + k
+    assert side_by_side(two) == [q, k]
+    # one matrix, or a formula that merely contains ",\quad", keeps its single display
+    assert side_by_side(two.split("\n,\\quad\n")[0]) is None
+    assert side_by_side("Q = X W_Q^T\n,\\quad\nK = X W_K^T") is None
+    html = body_html(f"$$\n{two}\n$$\n", {})
+    assert re.fullmatch(r'<div class="side">\n(<div class="math block">\n[^<]*\n</div>\n){2}</div>\n', html)
+    assert "1 &amp; 0" in html  # escaped like any formula; KaTeX reads the text
