@@ -3,7 +3,7 @@
 WORDS = {
     "en": {
         "keys": "key j", "queries": "query i", "weight": "attention weight", "row": "row", "col": "column",
-        "attn_title": "A_{h}: attention weights of head {h}",
+        "attn_title": "$A_{{{h}}}$: attention weights of head {h}",
         "look_title": "head {h}: where p{p} looks",
         "conv1x1": "1×1 conv {a}→{b}", "split": "split per head", "softmax": "softmax over keys j",
         "chunk": "chunk, split heads", "project": "projections W_Q, W_K, W_V", "columns": "columns of X",
@@ -11,19 +11,27 @@ WORDS = {
         "shapes_alt": "Diagram of the tensor shapes through the {variant} attention, step by step.",
         "shapes_caption": "The shapes of every recorded tensor, with this note's sizes.",
         "attn_alt": "Heatmap of the attention weights of head {h}: {n} queries (rows) by {m} keys (columns), "
-                    "each cell's value written in it; the colours span {lo} to {hi}.",
-        "attn_caption": "Attention weights of head {h} (rows: queries i, columns: keys j). The colour scale "
-                        "(viridis) spans only {lo} to {hi}, the smallest and largest weight of all heads, "
-                        "so that small differences show.",
-        "masked_caption": "Hatched grey cells are masked.",
+                    "each cell's value written in it, darker for smaller weights.",
+        # Every number of a caption is one `attnwalk check` verifies: "pi → pj (weight w)" of the head the
+        # caption names, and "the weights lie in [lo, hi]" over all heads.
+        "attn_caption": "Attention weights of head {h} (rows: queries i, columns: keys j). Smallest: {qmin} → {kmin} "
+                        "(weight {lo_h}); largest: {qmax} → {kmax} (weight {hi_h}).",
+        "scale_caption": "The colour bar (viridis) runs from the smallest to the largest weight of all heads: the "
+                         "weights lie in [{lo}, {hi}].",
+        "narrow_caption": " Only that range is coloured, so that small differences show.",
+        "masked_caption": "The colour bar (viridis) spans the weights that are not masked, in all heads; hatched grey "
+                          "cells are masked (their weight is 0).",
         "look_alt": "For each of the {heads} heads, the attention row of pixel p0 drawn back on the {H}×{W} "
-                    "grid; colours span {lo} to {hi}.",
+                    "grid, each cell named by its pixel and holding its weight.",
         "look_caption": "Where does pixel p0 look? Its attention row, per head, drawn back on the feature map "
-                        "(p0 outlined; colours span {lo} to {hi}).",
+                        "(p0 outlined; each cell shows its pixel and weight). {most} The colour bar is that of "
+                        "the heatmaps: the weights lie in [{lo}, {hi}].",
+        "look_most": "head {h} looks most at {p}",
+        "and": "and",
     },
     "vi": {
         "keys": "key j", "queries": "query i", "weight": "trọng số chú ý", "row": "hàng", "col": "cột",
-        "attn_title": "A_{h}: trọng số chú ý của head {h}",
+        "attn_title": "$A_{{{h}}}$: trọng số chú ý của head {h}",
         "look_title": "head {h}: p{p} nhìn vào đâu",
         "conv1x1": "conv 1×1 {a}→{b}", "split": "tách theo head", "softmax": "softmax theo key j",
         "chunk": "chunk, tách head", "project": "chiếu W_Q, W_K, W_V", "columns": "các cột của X",
@@ -31,14 +39,20 @@ WORDS = {
         "shapes_alt": "Sơ đồ kích thước các tensor qua attention {variant}, từng bước.",
         "shapes_caption": "Kích thước của mọi tensor được ghi lại, với kích thước thật của ghi chú này.",
         "attn_alt": "Bản đồ nhiệt trọng số chú ý của head {h}: {n} query (hàng) × {m} key (cột), "
-                    "giá trị ghi trong từng ô; màu trải từ {lo} đến {hi}.",
-        "attn_caption": "Trọng số chú ý của head {h} (hàng: query i, cột: key j). Thang màu (viridis) chỉ "
-                        "trải từ {lo} đến {hi}, trọng số nhỏ nhất và lớn nhất của mọi head, để thấy được "
-                        "những khác biệt nhỏ.",
-        "masked_caption": "Ô xám gạch chéo là ô bị mask.",
-        "look_alt": "Với mỗi head trong {heads} head, hàng chú ý của pixel p0 vẽ lại trên lưới {H}×{W}; "
-                    "màu trải từ {lo} đến {hi}.",
+                    "giá trị ghi trong từng ô, ô càng tối trọng số càng nhỏ.",
+        "attn_caption": "Trọng số chú ý của head {h} (hàng: query i, cột: key j). Nhỏ nhất: {qmin} → {kmin} "
+                        "(trọng số {lo_h}); lớn nhất: {qmax} → {kmax} (trọng số {hi_h}).",
+        "scale_caption": "Thang màu (viridis) trải từ trọng số nhỏ nhất đến lớn nhất của mọi head: trọng số nằm "
+                         "trong khoảng [{lo}, {hi}].",
+        "narrow_caption": " Chỉ khoảng đó được tô màu, để thấy được những khác biệt nhỏ.",
+        "masked_caption": "Thang màu (viridis) trải trên các trọng số không bị che (mask) của mọi head; ô xám gạch "
+                          "chéo là ô bị che (trọng số bằng 0).",
+        "look_alt": "Với mỗi head trong {heads} head, hàng chú ý của pixel p0 vẽ lại trên lưới {H}×{W}, "
+                    "mỗi ô ghi tên pixel và trọng số của nó.",
         "look_caption": "Pixel p0 nhìn vào đâu? Hàng chú ý của nó, theo từng head, vẽ lại trên feature map "
-                        "(p0 được viền; màu trải từ {lo} đến {hi}).",
+                        "(p0 được viền; mỗi ô ghi tên pixel và trọng số). {most} Thang màu giống các bản đồ nhiệt: "
+                        "trọng số nằm trong khoảng [{lo}, {hi}].",
+        "look_most": "head {h} nhìn nhiều nhất vào {p}",
+        "and": "và",
     },
 }

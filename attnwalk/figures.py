@@ -45,25 +45,54 @@ def colour_range(trace) -> tuple[float, float]:
     return float(vals.min()), float(vals.max())
 
 
+def _names(cfg: dict, n: int, m: int, variant: str) -> tuple[list[str], list[str]]:
+    """Query and key names for the captions' Markdown: p2, or p2 (học) with the word escaped."""
+    from .escape import md_text
+
+    q, k = _labels(cfg, n, m, variant, (n, m))
+    return ([f"{a} ({md_text(b)})" if b else a for a, _, b in (s.partition(" ") for s in names)]
+            for names in (q, k))
+
+
+def extremes(trace, h: int) -> dict:
+    """Where head ``h``'s smallest and largest weight (not masked) lie: (query, key) of the first of each
+    in row-major order, and the two weights."""
+    a = trace["attn"][0, h]
+    keep = _keep(trace)
+    ok = np.ones(a.shape, bool) if keep is None else keep
+    lo = np.where(ok, a, np.inf).argmin()
+    hi = np.where(ok, a, -np.inf).argmax()
+    return {"min": divmod(int(lo), a.shape[1]), "max": divmod(int(hi), a.shape[1]),
+            "lo": float(a.flat[lo]), "hi": float(a.flat[hi])}
+
+
 def specs(trace, lang: str) -> list[dict]:
-    """The figures of a note: key, where it goes ("shapes" | "attn"), alt text and caption."""
+    """The figures of a note: key, where it goes ("shapes" | "attn"), alt text and caption. A caption
+    names the extremes of its head and the colour range in phrases `attnwalk check` verifies."""
     w = WORDS[lang]
     cfg = trace.config
     heads, n, m = trace["attn"].shape[1:]
     lo, hi = colour_range(trace)
     dec = cfg["decimals"]
     rng = {"lo": fmt(lo, dec), "hi": fmt(hi, dec)}
+    qn, kn = _names(cfg, n, m, cfg["variant"])
+    masked = _keep(trace) is not None
     out = [{"key": "shapes", "place": "shapes", "alt": w["shapes_alt"].format(variant=cfg["variant"]),
             "caption": w["shapes_caption"]}]
     for h in range(heads):
-        out.append({"key": f"attn-h{h}", "place": "attn",
-                    "alt": w["attn_alt"].format(h=h, n=n, m=m, **rng),
-                    "caption": w["attn_caption"].format(h=h, **rng)
-                    + (" " + w["masked_caption"] if _keep(trace) is not None else "")})
+        e = extremes(trace, h)
+        cap = w["attn_caption"].format(h=h, qmin=qn[e["min"][0]], kmin=kn[e["min"][1]], lo_h=fmt(e["lo"], dec),
+                                       qmax=qn[e["max"][0]], kmax=kn[e["max"][1]], hi_h=fmt(e["hi"], dec))
+        cap += " " + (w["masked_caption"] if masked else w["scale_caption"].format(**rng)
+                      + (w["narrow_caption"] if hi - lo < 0.5 else ""))
+        out.append({"key": f"attn-h{h}", "place": "attn", "alt": w["attn_alt"].format(h=h, n=n, m=m),
+                    "caption": cap})
     if cfg["variant"] == "yolo":
         H, W = trace["x"].shape[2:]
-        out.append({"key": "look-p0", "place": "attn", "alt": w["look_alt"].format(H=H, W=W, heads=heads, **rng),
-                    "caption": w["look_caption"].format(**rng)})
+        most = "; ".join(w["look_most"].format(h=h, p=f"p{int(trace['attn'][0, h, 0].argmax())}")
+                         for h in range(heads))
+        out.append({"key": "look-p0", "place": "attn", "alt": w["look_alt"].format(H=H, W=W, heads=heads),
+                    "caption": w["look_caption"].format(most=most[0].upper() + most[1:] + ".", **rng)})
     return out
 
 
@@ -92,14 +121,19 @@ def svg(trace, key: str, lang: str) -> str:
     return buf.getvalue()
 
 
-def _annotate(ax, a: np.ndarray, lo: float, hi: float, decimals: int, size: float, skip=None) -> None:
-    """Write each value in its cell, dark text on light cells and light text on dark ones."""
+def _annotate(ax, a: np.ndarray, lo: float, hi: float, decimals: int, size: float, skip=None,
+              names: list[str] | None = None) -> None:
+    """Write each value in its cell (under its name when ``names``, row-major, are given), dark text on
+    light cells and light text on dark ones."""
     mid = (lo + hi) / 2
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
             if skip is not None and skip[i, j]:
                 continue
-            ax.text(j, i, fmt(a[i, j], decimals), ha="center", va="center", fontsize=size,
+            text = fmt(a[i, j], decimals)
+            if names is not None:
+                text = f"{names[i * a.shape[1] + j]}\n{text}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=size,
                     color="black" if a[i, j] > mid else "white")
 
 
@@ -149,8 +183,9 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         lo, hi = lo - 0.5, hi + 0.5
     cols = min(heads, 4)
     rows = -(-heads // cols)
-    cell = 0.55 if max(H, W) <= 6 else 0.3
-    fig.set_size_inches(min(0.6 + cols * (cell * W + 0.5) + 1.0, 8.0), min(0.8 + rows * (cell * H + 0.7), 10.0))
+    cell = 0.62 if max(H, W) <= 6 else 0.3
+    # each panel: its cells plus room for the tick labels, axis labels and title; then the colour bar
+    fig.set_size_inches(min(cols * (cell * W + 0.75) + 1.1, 8.0), min(rows * (cell * H + 0.95), 10.0))
     axes = fig.subplots(rows, cols, squeeze=False)
     from matplotlib.patches import Rectangle
 
@@ -163,7 +198,8 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         grid = a[h, p].reshape(H, W)
         im = ax.imshow(grid, cmap=matplotlib_cmap(), vmin=lo, vmax=hi, interpolation="nearest")
         if max(H, W) <= MAX_ANNOTATED:
-            _annotate(ax, grid, lo, hi, 3, 7 if max(H, W) <= 6 else 5)
+            _annotate(ax, grid, lo, hi, 3, 7 if max(H, W) <= 6 else 5,
+                      names=[f"p{k}" for k in range(H * W)] if max(H, W) <= 6 else None)
         r, c = divmod(p, W)
         ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#ff00ff", linewidth=2.5))
         ax.set_xticks(range(W))
@@ -221,21 +257,27 @@ def _draw_shapes(fig, trace, w: dict) -> None:
     from matplotlib.patches import FancyBboxPatch
 
     rows = flow(trace, w)
+    # As narrow as the widest row of boxes plus the operation labels, so that a phone's column
+    # shrinks it the least; the labels sit just right of the boxes, level with the arrow they name.
+    box_w, box_h, gap = 1.5, 0.36, 0.12
+    widest = max(len(boxes) for boxes, _ in rows)
+    centre = 0.1 + widest * (box_w + gap) / 2
+    label_x = centre + widest * (box_w + gap) / 2 + 0.1
+    width = label_x + 0.075 * max(len(op) for _, op in rows) + 0.2
     height = 0.62 * len(rows) + 0.3
-    fig.set_size_inches(8.0, height)
+    fig.set_size_inches(width, height)
     ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, 8.0)
+    ax.set_xlim(0, width)
     ax.set_ylim(0, height)
     ax.set_axis_off()
-    box_w, box_h = 1.75, 0.36
     centres = []
     for r, (boxes, _) in enumerate(rows):
         y = height - 0.35 - 0.62 * r
-        xs = [3.0 + (k - (len(boxes) - 1) / 2) * (box_w + 0.15) for k in range(len(boxes))]
+        xs = [centre + (k - (len(boxes) - 1) / 2) * (box_w + gap) for k in range(len(boxes))]
         for x, (name, shape) in zip(xs, boxes):
             ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h,
                                         boxstyle="round,pad=0.02", facecolor="#e8f1fa", edgecolor="#3b6ea5"))
-            ax.text(x, y, f"{name}  ({', '.join(map(str, shape))})", ha="center", va="center", fontsize=8)
+            ax.text(x, y, f"{name}  ({', '.join(map(str, shape))})", ha="center", va="center", fontsize=8.5)
         centres.append((xs, y))
     for r in range(1, len(rows)):
         (xa, ya), (xb, yb) = centres[r - 1], centres[r]
@@ -243,5 +285,5 @@ def _draw_shapes(fig, trace, w: dict) -> None:
             for x1 in xb:
                 ax.annotate("", xy=(x1, yb + box_h / 2 + 0.02), xytext=(x0, ya - box_h / 2 - 0.02),
                             arrowprops={"arrowstyle": "->", "color": "#555555", "linewidth": 0.8})
-        ax.text(6.0, (ya + yb) / 2, rows[r][1], ha="left", va="center",
-                fontsize=7.5, color="#333333")
+        ax.text(label_x, (ya + yb) / 2, rows[r][1], ha="left", va="center",
+                fontsize=8.5, color="#333333")

@@ -3,7 +3,8 @@
 KaTeX (the engine tests/test_katex.py already lints every formula with) and its woff2 fonts are
 inlined, the fonts as data URIs, and figures are inlined as ``data:image/svg+xml`` images, so the
 page needs no network. Raw HTML in the Markdown is escaped (``html=False``), so labels such as
-``<script>`` stay text.
+``<script>`` stay text; the one exception is the notes' own folds (``<details markdown="1">``, its
+``<summary>`` and ``</details>``, each a paragraph of its own), which become real ``<details>`` elements.
 """
 
 from __future__ import annotations
@@ -40,6 +41,44 @@ def _markdown():
     return md
 
 
+# The folds the templates write (docs/course.md): the opening paragraph and the closing one, exactly.
+_FOLD_OPEN = re.compile(r'<details markdown="1">\n<summary>([^<>\n]*)</summary>')
+_FOLD_CLOSE = "</details>"
+
+
+def _folds(state) -> None:
+    """A core rule: the paragraphs that open and close a fold become raw HTML blocks, nothing else does
+    (the summary's text is escaped), so a fold's content is still Markdown and every other tag stays text."""
+    from markdown_it.common.utils import escapeHtml as escape
+    from markdown_it.token import Token
+
+    toks, out, i = state.tokens, [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t.type == "paragraph_open" and i + 2 < len(toks) and toks[i + 1].type == "inline":
+            text = toks[i + 1].content
+            m = _FOLD_OPEN.fullmatch(text)
+            if m or text == _FOLD_CLOSE:
+                block = Token("html_block", "", 0, block=True, map=t.map)
+                block.content = (f"<details>\n<summary>{escape(m.group(1))}</summary>\n" if m else "</details>\n")
+                out.append(block)
+                i += 3
+                continue
+        out.append(t)
+        i += 1
+    state.tokens = out
+
+
+def side_by_side(tex: str) -> list[str] | None:
+    """The matrices of a display the notes set side by side (``A =\\n\\begin{bmatrix}..\\end{bmatrix}``
+    joined by ``,\\quad`` lines, views/layout.py), or None for any other display. The page gives each its
+    own box in a wrapping row, so that a phone puts them one under another instead of scrolling."""
+    parts = tex.strip("\n").split("\n,\\quad\n")
+    ok = len(parts) > 1 and all(re.fullmatch(r"[^\n]* =\n\\begin\{bmatrix\}\n(?:[^\n]*\n)+\\end\{bmatrix\}", p)
+                                for p in parts)
+    return parts if ok else None
+
+
 def body_html(markdown: str, images: dict[str, str]) -> str:
     """The note's body (front matter dropped); an image whose src is in ``images`` (src -> SVG text)
     becomes a figure with the SVG inlined as a data URI and its alt text kept."""
@@ -61,6 +100,17 @@ def body_html(markdown: str, images: dict[str, str]) -> str:
         return f'<img src="{escape(src)}" alt="{escape(alt)}">'
 
     md.add_render_rule("image", image)
+    default_math = md.renderer.rules["math_block"]
+
+    def math_block(renderer, tokens, idx, options, env):
+        parts = side_by_side(tokens[idx].content)
+        if parts is None:
+            return default_math(tokens, idx, options, env)
+        boxes = "".join(f'<div class="math block">\n{escape(p)}\n</div>\n' for p in parts)
+        return f'<div class="side">\n{boxes}</div>\n'
+
+    md.add_render_rule("math_block", math_block)
+    md.core.ruler.push("attnwalk_folds", _folds)
     return md.render(markdown)
 
 

@@ -30,3 +30,49 @@ def test_katex_fonts_are_data_uris():
     css, js = katex_assets()
     assert "url(fonts/" not in css and css.count("data:font/woff2;base64,") == 20
     assert "</script" not in js
+
+
+def test_folds_become_details_and_their_content_stays_markdown():
+    md = ('Intro.\n\n<details markdown="1">\n<summary>Answer 1</summary>\n\n- item $a_1$\n\n```\nx = 1\n```\n\n'
+          '</details>\n\nAfter.\n')
+    html = body_html(md, {})
+    assert "&lt;details" not in html and "&lt;/details" not in html
+    assert re.search(r"<details>\s*<summary>Answer 1</summary>\s*<ul>\s*<li>item "
+                     r'<span class="math inline">a_1</span></li>\s*</ul>\s*<pre><code>x = 1\s*</code></pre>\s*'
+                     r"</details>", html)
+    assert re.search(r"<p>After.</p>", html)
+
+
+def test_only_the_fold_form_is_raw_html():
+    """Any other tag, an unmarked <details>, or markup in a summary stays escaped text."""
+    html = body_html('<details>\n<summary>x</summary>\n\n<details markdown="1">\n<summary><b>x</b></summary>\n\n'
+                     'a </details> b\n', {})
+    assert "<details>" not in html and "<summary>" not in html and "<b>" not in html
+    assert html.count("&lt;details") == 2 and "&lt;/details&gt;" in html
+
+
+def test_every_fold_of_the_course_notes_is_a_details_element():
+    from pathlib import Path
+
+    for note in sorted((Path(__file__).resolve().parent.parent / "examples/notes").glob("*.md")):
+        text = note.read_text(encoding="utf-8")
+        html = body_html(text, {})
+        n = text.count('<details markdown="1">')
+        assert n == text.count("</details>") and n > 0, note.name
+        assert html.count("<details>") == n and html.count("</details>") == n, note.name
+        assert "&lt;details" not in html and "&lt;summary" not in html, note.name
+
+
+def test_side_by_side_matrices_get_a_box_each_in_a_wrapping_row():
+    from attnwalk.html import side_by_side
+
+    q = "Q_0 =\n\\begin{bmatrix}\n1 & 0 \\\\\n\\end{bmatrix}"
+    k = "K_0 =\n\\begin{bmatrix}\n2 \\\\\n\\end{bmatrix}"
+    two = q + "\n,\\quad\n" + k
+    assert side_by_side(two) == [q, k]
+    # one matrix, or a formula that merely contains ",\quad", keeps its single display
+    assert side_by_side(two.split("\n,\\quad\n")[0]) is None
+    assert side_by_side("Q = X W_Q^T\n,\\quad\nK = X W_K^T") is None
+    html = body_html(f"$$\n{two}\n$$\n", {})
+    assert re.fullmatch(r'<div class="side">\n(<div class="math block">\n[^<]*\n</div>\n){2}</div>\n', html)
+    assert "1 &amp; 0" in html  # escaped like any formula; KaTeX reads the text

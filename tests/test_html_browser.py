@@ -1,6 +1,7 @@
 """The HTML notes as a person sees them: opened offline in headless Chromium (Debian's, driven by
 Playwright), every formula rendered by the inlined KaTeX, every figure present, nothing wider than an
-800 px page, no network request; a screenshot per page for a reviewer ($ATTNWALK_SCREENSHOTS or tmp)."""
+800 px page nor a 390 px phone, folds that open onto rendered Markdown, alt text and captions in the
+note's language, no network request; a screenshot per page for a reviewer ($ATTNWALK_SCREENSHOTS or tmp)."""
 
 import os
 import re
@@ -117,3 +118,76 @@ def test_labels_stay_text(browser, tmp_path):
     page.goto(out.as_uri())
     assert page.evaluate("window.pwned") is None
     page.close()
+
+
+def _open(browser, path: Path, width: int):
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return page
+
+
+# Each note's own words: a Vietnamese page's alt texts and captions carry none of the English ones.
+EN_WORDS = re.compile(r"\b(the|of|weights?|smallest|largest|queries|keys|masked|shapes)\b")
+VI_MARKS = re.compile(r"[ạảấầẩậắằẳặẹẻẽếềểễệịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđ]")
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+@pytest.mark.parametrize("name", ["sdpa-causal-toi-di-hoc", "mha-seed-002", "yolo-3x3-seed42"])
+def test_course_page_folds_captions_and_phone_width(browser, tmp_path, name, lang):
+    """The course's committed page: every fold is a <details> that opens onto a rendered list or code
+    block; every figure has alt text and a caption in the note's language, the caption naming its
+    extremes; at 390 px nothing but a formula, table or code block's own box is wider than the screen,
+    and matrices set side by side wrap instead of scrolling."""
+    path = ROOT / "examples" / "notes" / f"{name}.{lang}.html"
+    md = (ROOT / "examples" / "notes" / f"{name}.{lang}.md").read_text(encoding="utf-8")
+    page = _open(browser, path, 800)
+    n_folds = md.count('<details markdown="1">')
+    assert n_folds >= 3 and page.evaluate("document.querySelectorAll('details').length") == n_folds
+    assert "<details" not in page.evaluate("document.body.innerText")  # no fold shown as raw text
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    shown = page.evaluate("""[...document.querySelectorAll('details')].map(d => [d.querySelector('summary').innerText,
+        d.querySelectorAll('li, pre, .katex, table').length, d.getBoundingClientRect().height])""")
+    assert all(summary and inner > 0 and height > 40 for summary, inner, height in shown), shown
+    figs = page.evaluate("""[...document.querySelectorAll('img')].map(i => [i.alt,
+        i.closest('p').nextElementSibling.innerText])""")
+    assert figs and all(alt and cap for alt, cap in figs)
+    for alt, cap in figs:
+        if lang == "vi":
+            assert VI_MARKS.search(alt) and VI_MARKS.search(cap) and not EN_WORDS.search(alt + " " + cap), (alt, cap)
+        else:
+            assert not VI_MARKS.search(alt.replace("Tôi", "").replace("đi", "").replace("học", "")), alt
+    heatmaps = [cap for alt, cap in figs if re.search(r"head \d+[:,]", alt) and "→" in cap]
+    assert len(heatmaps) == md.count("-attn-h")  # each heatmap's caption names where its extremes are
+    weight = "trọng số" if lang == "vi" else "weight"
+    assert all(len(re.findall(r"→ [pm]\d+[^()]*(?:\([^()]*\))? \(" + weight + r" \d\.\d+\)", c)) == 2
+               for c in heatmaps), heatmaps
+    # at 800 px the first side-by-side matrices (the inputs) are on one line
+    tops = page.evaluate("""[...document.querySelectorAll('.side')].map(s =>
+        [...s.children].map(c => Math.round(c.getBoundingClientRect().top)))""")
+    assert tops and len(tops[0]) > 1 and len(set(tops[0])) == 1
+    page.close()
+
+    phone = _open(browser, path, 390)
+    phone.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # the page never scrolls sideways
+    assert phone.evaluate(TOO_WIDE) == []
+    boxes = phone.evaluate("""[...document.querySelectorAll('.math.block, table, pre, img')].map(e =>
+        e.getBoundingClientRect().right)""")
+    assert max(boxes) <= 390  # a box that scrolls its content stays inside the screen
+    # a side-by-side piece narrower than the screen never needs to scroll: the row wraps instead
+    cramped = phone.evaluate("""[...document.querySelectorAll('.side > .math.block')].filter(b =>
+        b.firstElementChild.firstElementChild.getBoundingClientRect().width < 360
+        && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.slice(0, 40))""")
+    assert cramped == []
+    # and a row too wide for the screen has wrapped: its pieces are not all on one line
+    rows = phone.evaluate("""[...document.querySelectorAll('.side')].map(s => [s.clientWidth,
+        [...s.children].reduce((w, c) => w + c.getBoundingClientRect().width, 0),
+        new Set([...s.children].map(c => Math.round(c.getBoundingClientRect().top))).size])""")
+    assert all(lines > 1 for width, total, lines in rows if total > width)
+    if name != "sdpa-causal-toi-di-hoc":
+        assert any(lines > 1 for _, _, lines in rows)  # mha's Q_h, K_h, V_h and yolo's maps do wrap
+    shot = shots_dir(tmp_path) / f"{name}.{lang}.390.png"
+    phone.screenshot(path=str(shot), full_page=True)
+    phone.close()

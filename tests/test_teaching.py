@@ -115,6 +115,8 @@ def test_hand_2x2_note_states_the_tie_the_constant_column_and_the_closed_form():
     assert "α(p0→p1) = α(p0→p3) = 0.365529" in en  # p0 attends p1 and p3 equally
     assert "p1 and p3 have the same key (1)" in en
     assert "Why column 1 of $O_0$ (out_c3) is 2 for every token" in en
+    # the constant column is shown whole, as a label check verifies
+    assert "every key's value in that column is 2 (`V_0[:, 1] = [2, 2, 2, 2]`)" in en
     assert r"O[i, 0] = \frac{1}{e^{q_i} + 1}" in en and "decreasing" in en
     assert "| token | out_c2 | out_c3 |" in en
 
@@ -289,3 +291,79 @@ def test_worked_sums_fit_a_page_column(name):
             if info != "":
                 continue  # prose, or a python/bash block
             assert len(line) <= 80, line
+
+
+def test_constant_column_is_shown_whole_and_checked(tmp_path):
+    """`V_0[:, 1] = [2, 2, 2, 2]` in the intuition is a label: a wrong entry there is reported wrong."""
+    for lang in ("vi", "en"):
+        md = note("hand-2x2", lang)
+        line = "`V_0[:, 1] = [2, 2, 2, 2]`"
+        assert md.count(line) == 1
+        p = tmp_path / f"hand-2x2.{lang}.md"
+        p.write_text(md.replace(line, "`V_0[:, 1] = [2, 2, 3, 2]`"), encoding="utf-8")
+        wrong = check_file(p).wrong
+        assert [r.text for r in wrong] == ["3"]
+
+
+def _worked_code(md: str) -> str:
+    """The lines of a note's worked (non-Python, non-shell) code blocks."""
+    out, info = [], None
+    for line in md.splitlines():
+        if line.startswith("```"):
+            info = line[3:] if info is None else None
+        elif info == "":
+            out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("name", ALL_NOTES)
+def test_worked_lines_speak_the_notes_language_and_stay_readable(name):
+    """vi worked lines say "tổng" (one term for the sum of a row, as the prose does), a masked term is
+    explained in Vietnamese; no exponent is padded with zeros; a query with a word is never doubly
+    parenthesised ("Row 2 (p2 (học))")."""
+    vi, en = note(name, "vi"), note(name, "en")
+    code = _worked_code(vi)
+    assert not re.search(r"\b(sum|total|masked|vanishes)\b", code), name
+    if "sum =" in _worked_code(en):
+        assert "tổng =" in code
+    for md in (vi, en):
+        assert not re.search(r"\.0{12,}\)", md)  # exp(-2), never exp(-2.000000000000000)
+        assert not re.search(r"\(p\d+ \([^()\n]*\)\)", md)
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_cross_attention_projection_states_its_shapes_and_check_verifies_them(lang, tmp_path):
+    """The projection step names every shape (X, X_kv, the weights, each product) and the check table
+    lists the inputs and weights; a wrong size in the sentence is reported wrong."""
+    md = note("sdpa-cross-attention", lang)
+    is_ = "là" if lang == "vi" else "is"
+    sentence = (f"$W_Q$ {is_} 2 × 3, $W_K$ {is_} 2 × 3, $W_V$ {is_} 2 × 3. ")
+    assert sentence in md
+    assert "$K = X_{kv} W_K^T$ " + is_ + " (3 × 3) · (3 × 2) → 3 × 2" in md
+    for row in ("| `x_kv` | (1, 3, 3) |", "| `w_q` | (2, 3) |", "| `w_v` | (2, 3) |"):
+        assert row in md
+    p = tmp_path / f"cross.{lang}.md"
+    p.write_text(md.replace("(3 × 3) · (3 × 2) → 3 × 2", "(3 × 3) · (3 × 2) → 3 × 3", 1), encoding="utf-8")
+    wrong = check_file(p).wrong
+    assert [r.text for r in wrong] == ["3"]
+
+
+def test_vi_course_terms_one_per_concept():
+    """Issue 10 item 8: the usual course terms, the English one in parentheses the first time; "tính tay"
+    for working by hand everywhere (never "làm tay")."""
+    for name in ALL_NOTES:
+        vi = note(name, "vi")
+        assert "làm tay" not in vi.lower(), name
+        if name.startswith("yolo"):
+            for term in ("Tích chập (convolution)", "mã hoá vị trí (positional encoding)", "đổi hình (view)",
+                         "Phép chiếu (projection)"):
+                assert term in vi, (name, term)
+            assert "## 11. Bước 5 — Mã hoá vị trí (positional encoding, PE)" in vi
+            assert "xem lại (view)" not in vi and "được view lại" not in vi and "**projection**" not in vi
+
+
+def test_cross_attention_intuition_says_o_has_a_row_per_query():
+    en, vi = note("sdpa-cross-attention", "en"), note("sdpa-cross-attention", "vi")
+    assert "so $O_h$ has one row per **query** (2 × 2), not per key" in en
+    assert "nên $O_h$ có một hàng cho mỗi **query** (2 × 2)" in vi
+    assert "Cross-attention mixes" not in note("hand-2x2", "en")  # self-attention says nothing of it

@@ -52,9 +52,14 @@ def wrap_list(head: str, items: list[str], tail: str = "") -> list[str]:
 
 ARG_PLACES = 15  # exponents of the exercises' exp(x): fine enough that exp(x) at wp places is exact
 
+# The words inside worked lines, in the note's language (one term per concept: the sum of a row's
+# exponentials is "sum" / "tổng" everywhere; `attnwalk check` reads both).
+SUM = {"en": "sum", "vi": "tổng"}
+VANISHES = {"en": "masked: the term vanishes", "vi": "bị che: số hạng triệt tiêu"}
+
 
 def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label: str, a_label: str,
-                  a_row: np.ndarray, wp: int, dec: int, fs) -> list[str]:
+                  a_row: np.ndarray, wp: int, dec: int, fs, lang: str = "en") -> list[str]:
     """The max-subtracted softmax of one row, as the worked step prints it."""
     kept = keep.astype(bool)
     cells = [fs(x) if kept[j] else fill for j, x in enumerate(scaled_row)]
@@ -68,8 +73,8 @@ def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label
         if kept[j]:
             lines.append(f"exp({cells[j]} - {fs(m)}) = {fmt(e[j], wp)}")
         else:
-            lines.append(f"exp({fill} - {fs(m)}) = {fmt(0.0, wp)}   (masked: the term vanishes)")
-    lines.append(f"sum = {fmt(e.sum(), wp)}")
+            lines.append(f"exp({fill} - {fs(m)}) = {fmt(0.0, wp)}   ({VANISHES[lang]})")
+    lines.append(f"{SUM[lang]} = {fmt(e.sum(), wp)}")
     return lines + wrap_list(f"{a_label} = ", [fmt(x, dec) for x in a_row])
 
 
@@ -86,7 +91,9 @@ def halved_scale(scaled_row: np.ndarray, kept: np.ndarray, a_row: np.ndarray, wp
     # that the checker, which allows for the rounding of printed operands, still catches a wrong digit
     js = [j for j in range(len(scaled_row)) if kept[j]]
     tp = wp - 3
-    sc = [f"exp({fmt(shifted[j], ARG_PLACES)}) ≈ {fmt(e[j], wp)}" for j in js]
+    # an exact integer exponent is printed as one (exp(-2), not exp(-2.000000000000000))
+    arg = [fmt(x, 0) if float(x).is_integer() else fmt(x, ARG_PLACES) for x in shifted]
+    sc = [f"exp({arg[j]}) ≈ {fmt(e[j], wp)}" for j in js]
     sc += wrap_sum(total, [fmt(e[j], wp) for j in js], fmt(s, tp))
     sc += [f"{fmt(e[j], wp)} / {fmt(s, tp)} ≈ {fmt(e[j] / s, dec)}" for j in js]
     before = float(a_row.max())
@@ -116,7 +123,7 @@ def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) 
     out = []
     out.append({"kind": "row", "r": r, "q": q_ids[r], "h": h,
                 "lines": softmax_lines(trace["scores_scaled"][0, h, r], keep[r], fill, row_label, a_label, a[r],
-                                       wp, dec, fs)})
+                                       wp, dec, fs, cfg.get("lang", "en"))})
     o_lines = []
     for c in range(min(v.shape[-1], 4)):
         terms = [f"({fmt(a[r, j], wp)})({fv(v[j, c])})" for j in range(m)]
@@ -131,7 +138,8 @@ def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) 
     # Scale: the scaled scores of row r halved (d_k four times as large, same dot products)
     kept = keep[r].astype(bool)
     if kept.sum() >= 2:
-        sc, flatter, same = halved_scale(trace["scores_scaled"][0, h, r], kept, a[r], wp, dec)
+        sc, flatter, same = halved_scale(trace["scores_scaled"][0, h, r], kept, a[r], wp, dec,
+                                         total=SUM[cfg.get("lang", "en")])
         out.append({"kind": "scale", "r": r, "q": q_ids[r], "h": h, "lines": sc, "flatter": flatter, "same": same})
     # the halved-scale answer first: the checker reads later worked rows in the context of "row r"
     return [e for e in out if e["kind"] == "scale"] + [e for e in out if e["kind"] != "scale"]
@@ -155,7 +163,8 @@ def yolo_exercises(trace, wp: int) -> list[dict]:
     row_label = plain(label("scores_scaled_row", h=h, i=r))
     a_label = plain(label("attn_row", h=h, i=r))
     out = [{"kind": "row", "r": r, "h": h,
-            "lines": softmax_lines(ss, keep, "", row_label, a_label, a[r], wp, dec, lambda x: fmt(x, wp))}]
+            "lines": softmax_lines(ss, keep, "", row_label, a_label, a[r], wp, dec, lambda x: fmt(x, wp),
+                                   cfg.get("lang", "en"))}]
     o_lines = []
     for dd in range(min(v.shape[0], 4)):
         terms = [f"({fmt(a[r, j], wp)})({fmt(v[dd, j], wp)})" for j in range(n)]

@@ -82,7 +82,9 @@ def constant_columns(v: np.ndarray, attn: np.ndarray, names: list[str], dec: int
     for c in range(v.shape[-1]):
         col = v[:, c]
         if np.all(col == col[0]):
-            out.append({"c": c, "name": names[c], "value": _num(col[0], dec)})
+            # the whole column, as a label check reads (V_0[:, 1] = [..]), when it is short enough to show
+            out.append({"c": c, "name": names[c], "value": _num(col[0], dec),
+                        "column": _vec(col, dec) if len(col) <= 8 else None})
     return out
 
 

@@ -16,7 +16,7 @@ from ..numfmt import fmt, fmt_list
 from ..trace import Trace
 from . import intuition
 from .course import locate
-from .exercises import ARG_PLACES, sequence_exercises, wrap_sum
+from .exercises import ARG_PLACES, SUM, sequence_exercises, wrap_sum
 from .layout import rows, side_by_side
 
 MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights per note
@@ -392,12 +392,18 @@ def build(trace: Trace) -> dict:
         view["x_tex"] = matrix(trace["x"][0], dec, cfg.get("x"))
         view["x_kv_table"] = input_table(trace, "x_kv", k_ids, k_words) if "x_kv" in trace else None
         view["x_kv_tex"] = matrix(trace["x_kv"][0], dec, cfg.get("x_kv")) if "x_kv" in trace else ""
+    # the check table's rows before q: the inputs (and weights) the note shows, in PyTorch's shapes
+    view["input_shapes"] = [(nm, "(" + ", ".join(map(str, trace[nm].shape)) + ")")
+                            for nm in ("x", "x_kv", "w_q", "w_k", "w_v")
+                            if nm in trace and (nm[0] == "x" and source != "direct" or source == "project")]
     if source == "columns":
         view["cols"] = {k: [f"c{c}" for c in cfg[k]] for k in ("q_cols", "k_cols", "v_cols")}
         view["qkv_rows"] = _qkv_rows(trace, q_ids, k_ids)
     if source == "project":
         view["w"] = [{"name": nm, "label": label(nm), "tex": matrix(trace[nm], dec, cfg.get(nm)),
                       "shape": list(trace[nm].shape), "given": nm in cfg} for nm in ("w_q", "w_k", "w_v")]
+        view["w_rows"] = rows(view["w"])  # small weights side by side (views/layout.py)
+        view["proj_shapes"] = projection_shapes(trace)
     if source == "direct":
         view["direct_tables"] = [nm for nm in ("q", "k", "v") if nm in cfg]
     view["snippet"] = snippet_sdpa(trace)
@@ -409,6 +415,20 @@ def build(trace: Trace) -> dict:
     view["title"] = title[cfg["lang"]]
     view["front_matter"] = front_matter(trace, view["title"])
     return view
+
+
+def projection_shapes(trace: Trace) -> dict:
+    """The shapes of the projection step (one image): the inputs, the weights, and each product
+    ``(rows × in) · (in × out) → rows × out``."""
+    x = trace["x"].shape[-2:]
+    xkv = trace["x_kv"].shape[-2:] if "x_kv" in trace else x
+    dims = lambda t: " × ".join(map(str, t))  # noqa: E731
+    out = {"x": dims(x), "x_kv": dims(xkv) if "x_kv" in trace else None}
+    for nm, src in (("w_q", x), ("w_k", xkv), ("w_v", xkv)):
+        w = trace[nm].shape
+        out[nm] = dims(w)
+        out[nm[-1]] = f"({dims(src)}) · ({w[1]} × {w[0]}) → {src[0]} × {w[0]}"
+    return out
 
 
 MAX_PLAIN_SCORE = 10  # the beginner's plain e^k path while every score is at most this (no overflow worry)
@@ -436,14 +456,14 @@ def plain_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] |
         # so that the checker (which allows for the rounding of printed operands) sees a wrong digit
         tp = wp if ints else wp - 2
         ex = [fmt(x, wp) for x in e]
-        arg = fs if ints else (lambda x: fmt(x, ARG_PLACES))
+        arg = fs if ints else (lambda x: fmt(x, 0) if float(x).is_integer() else fmt(x, ARG_PLACES))
         distinct = []
         for j in range(m):
             if arg(ss[i, j]) not in [d[0] for d in distinct]:
                 distinct.append((arg(ss[i, j]), ex[j]))
         lines = [f"{plain(label('scores_scaled_row', h=0, i=i))} = [{', '.join(fs(x) for x in ss[i])}]"]
         lines += [f"exp({a}) = {b}" if ints else f"exp({a}) ≈ {b}" for a, b in distinct]
-        lines += wrap_sum("sum", ex, fmt(e.sum(), tp))
+        lines += wrap_sum(SUM[trace.config.get("lang", "en")], ex, fmt(e.sum(), tp))
         total = fmt(e.sum(), tp)
         lines += [f"α({q_ids[i]}→{k_ids[j]}) = {ex[j]} / {total} ≈ {fmt(trace['attn'][0, 0, i, j], dec)}"
                   for j in range(m)]
