@@ -16,8 +16,19 @@ from fractions import Fraction
 
 # ---------------------------------------------------------------- normalization
 
-_SUBS: list[tuple[re.Pattern, str]] = [
-    (re.compile(p), r) for p, r in [
+
+def _trigger(pattern: str) -> tuple[str, ...]:
+    """Substrings one of which a text must hold for ``pattern`` to match it (a cheap test that skips
+    most of the substitutions on most lines): a LaTeX command needs a backslash."""
+    if pattern.startswith("\\\\"):
+        return ("\\",)
+    return {"->": ("->",), r"_\{([^{}\n]*)\}": ("_{",), r"\^\{([^{}\n]*)\}": ("^{",),
+            r"(?<=\S)\*\*|\*\*(?=\S)": ("**",), "−|–": ("−", "–"), "²": ("²",), "³": ("³",),
+            r"\$": ("$",), "`": ("`",)}[pattern]
+
+
+_SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
+    (re.compile(p), r, _trigger(p)) for p, r in [
         (r"\\(?:text|mathrm|operatorname|mathbf|textbf|mathit|textit|boldsymbol)\s*\{([^{}\n]*)\}", r"\1"),
         (r"\\(?:hat|widehat)\s*\{\s*S\s*\}|\\hat\s+S", "Ŝ"),
         (r"\\(?:tilde|widetilde)\s*\{\s*S\s*\}", "S\u0303"),
@@ -59,8 +70,9 @@ _SUBS: list[tuple[re.Pattern, str]] = [
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
     out = text
-    for pat, rep in _SUBS:
-        out = pat.sub(rep, out)
+    for pat, rep, trigger in _SUBS:
+        if any(t in out for t in trigger):  # no substitution adds a backslash or a trigger of a later one
+            out = pat.sub(rep, out)
     assert out.count("\n") == text.count("\n")
     return out
 
