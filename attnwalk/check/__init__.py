@@ -9,6 +9,7 @@ number is reported as ``FILE:LINE: label: published X, expected Y``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -195,10 +196,12 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", body,
                                           re.S | re.M)
             if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
+    code_starts = [a for a, _ in code]  # in order, not overlapping: a number's block by bisection
     for pos, text in human.numbers(body):
         line += body.count("\n", last, pos)
         last = pos
-        if pos not in hits and any(a <= pos < b for a, b in code):
+        k = bisect_right(code_starts, pos) - 1
+        if pos not in hits and k >= 0 and pos < code[k][1]:
             continue
         key = (line, _mag(text))
         k = seen.get(key, 0)

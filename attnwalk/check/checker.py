@@ -9,6 +9,7 @@ unlabelled worked lines (``m = max = ..``, ``exp(a - m) = e``, ``tổng = ..``) 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -17,6 +18,7 @@ import numpy as np
 from ..numfmt import fmt
 from . import bounds, sums
 from .expr import CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
+from .human import line_of, line_start
 from .labels import Ref, TraceView, hand_label_at, index_base, label_at
 from .source import Segment
 
@@ -150,7 +152,7 @@ class Checker:
         key = (self.seg_id, node_num.pos)
         rec = self.recs.get(key)
         if rec is None:
-            line = seg_line + nt.count("\n", 0, node_num.pos)
+            line = seg_line + line_of(nt, node_num.pos) - 1
             rec = self.recs[key] = NumRec(line, sign + node_num.text + ("…" if node_num.truncated else ""))
         return rec
 
@@ -161,6 +163,8 @@ class Checker:
         self.nt, self.line = nt, line
         self._phrases(nt)
         toks = tokenize(nt)
+        # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
+        self.last_rel = max((k for k, t in enumerate(toks) if t.kind == "rel"), default=-1)
         i = 0
         while i < len(toks):
             try:
@@ -316,8 +320,7 @@ class Checker:
             return m.end(), Ref("out_pix", m.group(0), (c.row, list(v_cols).index(int(m.group(1)))))
         m = _SUM_RE.match(text, pos)
         if m:
-            line_start = text.rfind("\n", 0, pos) + 1
-            if _WORDS_CHECK.search(text, line_start, pos):
+            if _check_word_before(text, line_start(text, pos), pos):
                 return m.end(), Ref("attn_sum", m.group(0), (c.row,), c.head)
             return m.end(), Ref("row_sum" if c.shifted else "raw_sum", m.group(0), (c.row,), c.head)
         return None
@@ -363,6 +366,11 @@ class Checker:
             if (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
                                       and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
                 return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
+            c = self.ctx
+            if i >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
+                # no relation follows: parse_chain could only find an expression without a claim, which
+                # is dropped below (reading each such token's expression to the end would be quadratic)
+                return i + 1
             res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
             if not res:
                 return i + 1
@@ -372,7 +380,6 @@ class Checker:
                 return j
             if exprs[0].kind == "label":
                 return j
-            c = self.ctx
             if c.caption is not None and c.caption_seg != self.seg_id and exprs[0].kind in ("list", "mat") \
                     and exprs[0].is_value:
                 self._check_value(c.caption, exprs[0])
@@ -931,18 +938,40 @@ class Shown:
         return format(str(self), spec)
 
 
+_CALLS: list = [None, [], []]  # (text, offsets of its ( ) and newlines, "inside a call" after each)
+
+
 def _in_call(nt: str, pos: int) -> bool:
-    """Is ``pos`` inside the parentheses of a function call (``f(``) on its line?"""
-    depth = 0
-    for k in range(pos - 1, nt.rfind("\n", 0, pos), -1):
-        ch = nt[k]
-        if ch == ")":
-            depth += 1
-        elif ch == "(":
-            if depth == 0:
-                return k > 0 and (nt[k - 1].isalnum() or nt[k - 1] == "_")
-            depth -= 1
-    return False
+    """Is ``pos`` inside the parentheses of a function call (``f(``) on its line? The innermost open
+    parenthesis before ``pos`` is found with one pass over the text (kept for the next question)
+    instead of a walk back along the line for every question."""
+    if _CALLS[0] is not nt:
+        marks, states, stack = [], [], []
+        for m in re.finditer(r"[()\n]", nt):
+            k, ch = m.start(), m.group()
+            if ch == "\n":
+                stack.clear()
+            elif ch == "(":
+                stack.append(k > 0 and (nt[k - 1].isalnum() or nt[k - 1] == "_"))
+            elif stack:
+                stack.pop()  # a ")" with no "(" before it on its line closes nothing
+            marks.append(k)
+            states.append(stack[-1] if stack else False)
+        _CALLS[:] = [nt, marks, states]
+    k = bisect_left(_CALLS[1], pos) - 1
+    return _CALLS[2][k] if k >= 0 else False
+
+
+_CHECKS: list = [None, [], []]  # (text, starts and ends of its "Check"/"Kiểm tra" words)
+
+
+def _check_word_before(text: str, start: int, pos: int) -> bool:
+    """``_WORDS_CHECK.search(text, start, pos)``, with the words found once per text."""
+    if _CHECKS[0] is not text:
+        found = [m.span() for m in _WORDS_CHECK.finditer(text)]
+        _CHECKS[:] = [text, [a for a, _ in found], [b for _, b in found]]
+    k = bisect_left(_CHECKS[1], start)
+    return k < len(_CHECKS[1]) and _CHECKS[2][k] <= pos
 
 
 def _close(published: Fraction, num, expected: float, scale: float, strict: bool) -> bool:
