@@ -70,8 +70,11 @@ _SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
     out = text
+    latex = "\\" in text  # no substitution adds a backslash
     for pat, rep, trigger in _SUBS:
-        if any(t in out for t in trigger):  # no substitution adds a backslash or a trigger of a later one
+        if trigger[0] == "\\" and not latex:
+            continue
+        if trigger[0] in out or (len(trigger) > 1 and trigger[1] in out):
             out = pat.sub(rep, out)
     assert out.count("\n") == text.count("\n")
     return out
