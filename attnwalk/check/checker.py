@@ -22,7 +22,8 @@ from .human import line_of, line_start
 from .labels import Ref, TraceView, hand_label_at, index_base, label_at
 from .source import Segment
 
-F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
+F32_REL = Fraction(1, 2**22)
+PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)  # float32 rounding allowance for notes computed in PyTorch float32
 
 
 @dataclass
@@ -165,6 +166,9 @@ class Checker:
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
         self.last_rel = max((k for k, t in enumerate(toks) if t.kind == "rel"), default=-1)
+        # what the claims of a text may read: every note we have reads at most one atom a token; a text
+        # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
+        self.budget = [PARSE_BUDGET * len(toks) + 1000]
         i = 0
         while i < len(toks):
             try:
@@ -371,7 +375,7 @@ class Checker:
                 # no relation follows: parse_chain could only find an expression without a claim, which
                 # is dropped below (reading each such token's expression to the end would be quadratic)
                 return i + 1
-            res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
+            res = parse_chain(nt, toks, i, self._label_cb, self.symbols, self.budget)
             if not res:
                 return i + 1
             exprs, rels, j = res

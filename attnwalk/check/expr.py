@@ -209,10 +209,11 @@ class _Stop(Exception):
 class Parser:
     """Recursive descent over tokens; ``labels`` recognises label references at a position."""
 
-    def __init__(self, toks: list[Tok], text: str, label_at=None, symbols=frozenset()):
+    def __init__(self, toks: list[Tok], text: str, label_at=None, symbols=frozenset(), budget=None):
         self.toks, self.text, self.i = toks, text, 0
         self.label_at = label_at  # (text, pos) -> (end_pos, label) | None
         self.symbols = symbols
+        self.budget = budget  # [atoms left] shared by the parses of one text, or None (no bound)
 
     def peek(self, k: int = 0) -> Tok | None:
         j = self.i + k
@@ -324,6 +325,10 @@ class Parser:
         t = self.peek()
         if t is None:
             raise _Stop
+        if self.budget is not None:
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise _Stop
         if self.label_at is not None and t.kind in ("ident", "other"):
             hit = self.label_at(self.text, t.pos)
             if hit is not None:
@@ -436,13 +441,15 @@ class Parser:
         return Node("mat", rows, start=open_t.pos, end=self.toks[self.i - 1].end)
 
 
-def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset()):
+def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset(), budget=None):
     """From token ``i``: ``expr (rel expr)*``. Returns (exprs, rels, next token index) or None.
 
     A relation may be followed by a newline (a continued code line) and a newline may be
-    followed by a relation (``= [..]`` on the next line).
+    followed by a relation (``= [..]`` on the next line). ``budget``: a one-item list of the atoms
+    the parses of one text may still read (each parse that fails is tried again from the next
+    token, so a long expression that never reaches a claim would be read once per token of it).
     """
-    p = Parser(toks, text, label_at, symbols)
+    p = Parser(toks, text, label_at, symbols, budget)
     p.i = i
     try:
         first = p.expr()

@@ -25,7 +25,7 @@ from ..numfmt import fmt
 NUM = r"[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?%?"
 NUM_RE = re.compile(r"(?<![\w.^_])" + NUM + r"(?![\w.]\d|\w)")
 F32_REL = 2.0**-22
-LABEL_REACH = 400  # characters before a matrix, on its line and on each line above, that can name it
+LABEL_REACH = 200  # characters before a matrix, on its line and on each line above, that can name it
 
 _STARTS: list = [None, [0]]  # (text, offsets of its line starts): the last text asked about
 
@@ -90,8 +90,20 @@ def _flatten(label: str) -> str:
     return re.sub(r"\s+", "", s).lower()
 
 
+_NAMED: dict[str, list[str]] = {}  # label -> tensors_of(label): a note's labels repeat (rows of one matrix)
+
+
 def tensors_of(label: str) -> list[str]:
     """The tensors a label names, in the order their phrases occur (the longest phrase at a tie)."""
+    names = _NAMED.get(label)
+    if names is None:
+        if len(_NAMED) > 4096:
+            _NAMED.clear()
+        names = _NAMED[label] = _tensors_of(label)
+    return list(names)
+
+
+def _tensors_of(label: str) -> list[str]:
     global _PHRASES
     if _PHRASES is None:
         _PHRASES = _phrase_rx()
