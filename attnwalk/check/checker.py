@@ -22,8 +22,8 @@ from .human import line_of, line_start
 from .labels import Ref, TraceView, hand_label_at, index_base, label_at
 from .source import Segment
 
-F32_REL = Fraction(1, 2**22)
-PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)  # float32 rounding allowance for notes computed in PyTorch float32
+F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
+PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 
 
 @dataclass

@@ -588,11 +588,14 @@ def find(text: str, trace) -> dict[int, Hit]:
     return hits
 
 
+_SUB_BEFORE = re.compile(r"[\^_]\{?[-−]?$")
+
+
 def numbers(text: str) -> list[tuple[int, str]]:
     """Every number of ``text`` (integers included): (offset, printed text)."""
     out = []
     for m in NUM_RE.finditer(text):
-        if re.search(r"[\^_]\{?[-−]?$", text[max(0, m.start() - 3):m.start()]):
+        if _SUB_BEFORE.search(text, max(0, m.start() - 3), m.start()):
             continue  # an exponent or subscript of a formula (d_k^{-0.5}, W_{1}): part of a name
         out.append((m.start(), m.group(0).rstrip(".")))  # "step 1." is 1
     return out
