@@ -184,18 +184,16 @@ class Tok:
 
 
 def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
-    toks = []
-    stop = len(text) if stop is None else stop
-    for m in _TOKEN_RE.finditer(text, start, stop):
-        kind = m.lastgroup
-        if kind == "trunc":
-            kind = "num"
+    toks: list[Tok] = []
+    add = toks.append
+    for m in _TOKEN_RE.finditer(text, start, len(text) if stop is None else stop):
+        kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
         if kind == "ws":
             continue
-        if kind == "num":
-            toks.append(Tok("num", m.group("num"), m.start(), m.end(), bool(m.group("trunc"))))
+        if kind == "num" or kind == "trunc":
+            add(Tok("num", m.group("num"), m.start(), m.end(), kind == "trunc"))
         else:
-            toks.append(Tok(kind, m.group(0), m.start(), m.end()))
+            add(Tok(kind, m.group(), m.start(), m.end()))
     return toks
 
 
