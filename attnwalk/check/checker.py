@@ -942,14 +942,16 @@ class Shown:
         return format(str(self), spec)
 
 
-_CALLS: list = [None, [], []]  # (text, offsets of its ( ) and newlines, "inside a call" after each)
+_CALLS: tuple = (None, [], [])  # (text, offsets of its ( ) and newlines, "inside a call" after each)
 
 
 def _in_call(nt: str, pos: int) -> bool:
     """Is ``pos`` inside the parentheses of a function call (``f(``) on its line? The innermost open
     parenthesis before ``pos`` is found with one pass over the text (kept for the next question)
     instead of a walk back along the line for every question."""
-    if _CALLS[0] is not nt:
+    global _CALLS
+    calls = _CALLS
+    if calls[0] is not nt:
         marks, states, stack = [], [], []
         for m in re.finditer(r"[()\n]", nt):
             k, ch = m.start(), m.group()
@@ -961,21 +963,23 @@ def _in_call(nt: str, pos: int) -> bool:
                 stack.pop()  # a ")" with no "(" before it on its line closes nothing
             marks.append(k)
             states.append(stack[-1] if stack else False)
-        _CALLS[:] = [nt, marks, states]
-    k = bisect_left(_CALLS[1], pos) - 1
-    return _CALLS[2][k] if k >= 0 else False
+        calls = _CALLS = (nt, marks, states)  # replaced whole (threads)
+    k = bisect_left(calls[1], pos) - 1
+    return calls[2][k] if k >= 0 else False
 
 
-_CHECKS: list = [None, [], []]  # (text, starts and ends of its "Check"/"Kiểm tra" words)
+_CHECKS: tuple = (None, [], [])  # (text, starts and ends of its "Check"/"Kiểm tra" words)
 
 
 def _check_word_before(text: str, start: int, pos: int) -> bool:
     """``_WORDS_CHECK.search(text, start, pos)``, with the words found once per text."""
-    if _CHECKS[0] is not text:
+    global _CHECKS
+    words = _CHECKS
+    if words[0] is not text:
         found = [m.span() for m in _WORDS_CHECK.finditer(text)]
-        _CHECKS[:] = [text, [a for a, _ in found], [b for _, b in found]]
-    k = bisect_left(_CHECKS[1], start)
-    return k < len(_CHECKS[1]) and _CHECKS[2][k] <= pos
+        words = _CHECKS = (text, [a for a, _ in found], [b for _, b in found])  # replaced whole (threads)
+    k = bisect_left(words[1], start)
+    return k < len(words[1]) and words[2][k] <= pos
 
 
 def _close(published: Fraction, num, expected: float, scale: float, strict: bool) -> bool:

@@ -27,13 +27,15 @@ NUM_RE = re.compile(r"(?<![\w.^_])" + NUM + r"(?![\w.]\d|\w)")
 F32_REL = 2.0**-22
 LABEL_REACH = 200  # characters before a matrix, on its line and on each line above, that can name it
 
-_STARTS: list = [None, [0]]  # (text, offsets of its line starts): the last text asked about
+_STARTS: tuple = (None, [0])  # (text, offsets of its line starts): the last text asked about
 
 
 def _line_starts(text: str) -> list[int]:
-    if _STARTS[0] is not text:
-        _STARTS[0], _STARTS[1] = text, [0] + [m.end() for m in re.finditer("\n", text)]
-    return _STARTS[1]
+    global _STARTS
+    cached = _STARTS  # one tuple, replaced whole: a thread reading another note never sees half of it
+    if cached[0] is not text:
+        cached = _STARTS = (text, [0] + [m.end() for m in re.finditer("\n", text)])
+    return cached[1]
 
 
 def line_start(text: str, pos: int) -> int:
