@@ -3,6 +3,7 @@
 Run by hand from the repository root (never in CI; timings are not tests):
 
     python benchmarks/run.py [--threads 2] [--repeat 5] [--skip engine,export,render,check,build]
+                             [--check-baseline DIR]
 
 1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
             N = 1600 (dim 256, 4 heads, 40x40, YOLO11 scale) and N = 4096 (64x64)   target <= 1.0
@@ -11,6 +12,8 @@ Run by hand from the repository root (never in CI; timings are not tests):
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
 4. check    numbers verified per second on a note with 16x16 matrices, float-first vs the exact
             path (same run, in process and from a cold start)                              target >= 100k/s
+            --check-baseline DIR: also another attnwalk's check (DIR holds its `attnwalk` package,
+            e.g. `mkdir DIR && git archive main attnwalk | tar -x -C DIR`), timed in the same run
 5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
             full build of 16 walkthroughs x 2 languages, all CPUs vs one process      info
 Engine, render and build compare medians of interleaved runs, so machine load hits both sides.
@@ -172,13 +175,14 @@ print(n, cold, statistics.median(warm), spent[0])
 """
 
 
-def bench_check(repeat: int) -> None:
+def bench_check(repeat: int, baseline: str | None = None) -> None:
     """Numbers verified per second on a yolo 4x4 note (16x16 attention matrices, ~3.3k numbers): the
     float-first path against the exact path it replaced (``exact=True``, kept as the reference), each in
     its own processes (the exact path's sympy and mpmath garbage would slow the other down): from a
     cold start (imports included) and warm (median of repeated checks in one process). The verification
     stage alone (comparisons and arithmetic claims, nested calls counted twice) is printed too, and
-    where a float-first check's time goes: the rest is reading the note."""
+    where a float-first check's time goes: the rest is reading the note. ``baseline``: a folder holding
+    another attnwalk package (the code before a change), whose float-first check runs interleaved."""
     import io
     from contextlib import redirect_stdout
 
@@ -190,10 +194,16 @@ def bench_check(repeat: int) -> None:
             main(CHECK_NOTE + ["-o", str(note)])
         text = note.read_text(encoding="utf-8")
         runs: dict[str, list] = {"exact": [], "fast": []}
+        if baseline:
+            runs["baseline"] = []
         for _ in range(max(3, repeat // 2)):
             for path in runs:
-                out = subprocess.run([sys.executable, "-c", CHECK_RUN, str(note), path, str(repeat)],
-                                     capture_output=True, text=True, check=True, cwd=REPO).stdout.split()
+                env, cwd = None, REPO
+                if path == "baseline":  # its package first on the path, from a folder without ours
+                    env, cwd = {**os.environ, "PYTHONPATH": str(Path(baseline).resolve())}, tmp
+                out = subprocess.run([sys.executable, "-c", CHECK_RUN, str(note), path.replace("baseline", "fast"),
+                                      str(repeat)], capture_output=True, text=True, check=True, cwd=cwd,
+                                     env=env).stdout.split()
                 runs[path].append((int(out[0]), *map(float, out[1:])))
     n = runs["fast"][0][0]
     assert all(r[0] == n for rs in runs.values() for r in rs), runs
@@ -206,6 +216,12 @@ def bench_check(repeat: int) -> None:
     report("check 16x16 note, float-first, cold start", f"{n / c_f:,.0f} numbers/s", c_e / c_f, "info", None)
     report("check: verification stage, exact path", f"{n / s_e:,.0f} numbers/s", None, "before", None)
     report("check: verification stage, float-first", f"{n / s_f:,.0f} numbers/s", s_e / s_f, "info", None)
+    if baseline:
+        c_b, w_b, _ = med["baseline"]
+        report("check 16x16 note, baseline, warm", f"{n / w_b:,.0f} numbers/s", None, "before", None)
+        report("  float-first vs baseline, warm", f"{w_f * 1e3:.0f} ms vs {w_b * 1e3:.0f} ms", w_b / w_f, "info", None)
+        report("check 16x16 note, baseline, cold start", f"{n / c_b:,.0f} numbers/s", None, "before", None)
+        report("  float-first vs baseline, cold", f"{c_f * 1e3:.0f} ms vs {c_b * 1e3:.0f} ms", c_b / c_f, "info", None)
     print(f"  ({n} numbers) where a float-first check's time goes: " + ", ".join(f"{k} {v * 1e3:.0f} ms"
                                                            for k, v in check_phases(text).items()))
 
@@ -290,6 +306,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="threads for the engine and torch [2]")
     parser.add_argument("--repeat", type=int, default=5, help="runs per median [5]")
     parser.add_argument("--skip", default="", help="comma-separated: engine,export,render,check,build")
+    parser.add_argument("--check-baseline", metavar="DIR", help="a folder holding another attnwalk package, whose "
+                        "check is timed beside this one")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     print(f"attnwalk benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
@@ -303,7 +321,7 @@ def main() -> None:
     if "export" not in skip:
         bench_export()
     if "check" not in skip:
-        bench_check(args.repeat)
+        bench_check(args.repeat, args.check_baseline)
     if "build" not in skip:
         bench_build(args.repeat, t_render)
 

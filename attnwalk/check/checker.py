@@ -9,6 +9,7 @@ unlabelled worked lines (``m = max = ..``, ``exp(a - m) = e``, ``tổng = ..``) 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -17,10 +18,12 @@ import numpy as np
 from ..numfmt import fmt
 from . import bounds, sums
 from .expr import CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
+from .human import line_of, line_start
 from .labels import Ref, TraceView, hand_label_at, index_base, label_at
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
+PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 
 
 @dataclass
@@ -150,7 +153,7 @@ class Checker:
         key = (self.seg_id, node_num.pos)
         rec = self.recs.get(key)
         if rec is None:
-            line = seg_line + nt.count("\n", 0, node_num.pos)
+            line = seg_line + line_of(nt, node_num.pos) - 1
             rec = self.recs[key] = NumRec(line, sign + node_num.text + ("…" if node_num.truncated else ""))
         return rec
 
@@ -161,6 +164,11 @@ class Checker:
         self.nt, self.line = nt, line
         self._phrases(nt)
         toks = tokenize(nt)
+        # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
+        self.last_rel = max((k for k, t in enumerate(toks) if t.kind == "rel"), default=-1)
+        # what the claims of a text may read: every note we have reads at most one atom a token; a text
+        # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
+        self.budget = [PARSE_BUDGET * len(toks) + 1000]
         i = 0
         while i < len(toks):
             try:
@@ -316,8 +324,7 @@ class Checker:
             return m.end(), Ref("out_pix", m.group(0), (c.row, list(v_cols).index(int(m.group(1)))))
         m = _SUM_RE.match(text, pos)
         if m:
-            line_start = text.rfind("\n", 0, pos) + 1
-            if _WORDS_CHECK.search(text, line_start, pos):
+            if _check_word_before(text, line_start(text, pos), pos):
                 return m.end(), Ref("attn_sum", m.group(0), (c.row,), c.head)
             return m.end(), Ref("row_sum" if c.shifted else "raw_sum", m.group(0), (c.row,), c.head)
         return None
@@ -363,7 +370,12 @@ class Checker:
             if (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
                                       and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
                 return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
-            res = parse_chain(nt, toks, i, self._label_cb, self.symbols)
+            c = self.ctx
+            if i >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
+                # no relation follows: parse_chain could only find an expression without a claim, which
+                # is dropped below (reading each such token's expression to the end would be quadratic)
+                return i + 1
+            res = parse_chain(nt, toks, i, self._label_cb, self.symbols, self.budget)
             if not res:
                 return i + 1
             exprs, rels, j = res
@@ -372,7 +384,6 @@ class Checker:
                 return j
             if exprs[0].kind == "label":
                 return j
-            c = self.ctx
             if c.caption is not None and c.caption_seg != self.seg_id and exprs[0].kind in ("list", "mat") \
                     and exprs[0].is_value:
                 self._check_value(c.caption, exprs[0])
@@ -931,18 +942,44 @@ class Shown:
         return format(str(self), spec)
 
 
+_CALLS: tuple = (None, [], [])  # (text, offsets of its ( ) and newlines, "inside a call" after each)
+
+
 def _in_call(nt: str, pos: int) -> bool:
-    """Is ``pos`` inside the parentheses of a function call (``f(``) on its line?"""
-    depth = 0
-    for k in range(pos - 1, nt.rfind("\n", 0, pos), -1):
-        ch = nt[k]
-        if ch == ")":
-            depth += 1
-        elif ch == "(":
-            if depth == 0:
-                return k > 0 and (nt[k - 1].isalnum() or nt[k - 1] == "_")
-            depth -= 1
-    return False
+    """Is ``pos`` inside the parentheses of a function call (``f(``) on its line? The innermost open
+    parenthesis before ``pos`` is found with one pass over the text (kept for the next question)
+    instead of a walk back along the line for every question."""
+    global _CALLS
+    calls = _CALLS
+    if calls[0] is not nt:
+        marks, states, stack = [], [], []
+        for m in re.finditer(r"[()\n]", nt):
+            k, ch = m.start(), m.group()
+            if ch == "\n":
+                stack.clear()
+            elif ch == "(":
+                stack.append(k > 0 and (nt[k - 1].isalnum() or nt[k - 1] == "_"))
+            elif stack:
+                stack.pop()  # a ")" with no "(" before it on its line closes nothing
+            marks.append(k)
+            states.append(stack[-1] if stack else False)
+        calls = _CALLS = (nt, marks, states)  # replaced whole (threads)
+    k = bisect_left(calls[1], pos) - 1
+    return calls[2][k] if k >= 0 else False
+
+
+_CHECKS: tuple = (None, [], [])  # (text, starts and ends of its "Check"/"Kiểm tra" words)
+
+
+def _check_word_before(text: str, start: int, pos: int) -> bool:
+    """``_WORDS_CHECK.search(text, start, pos)``, with the words found once per text."""
+    global _CHECKS
+    words = _CHECKS
+    if words[0] is not text:
+        found = [m.span() for m in _WORDS_CHECK.finditer(text)]
+        words = _CHECKS = (text, [a for a, _ in found], [b for _, b in found])  # replaced whole (threads)
+    k = bisect_left(words[1], start)
+    return k < len(words[1]) and words[2][k] <= pos
 
 
 def _close(published: Fraction, num, expected: float, scale: float, strict: bool) -> bool:

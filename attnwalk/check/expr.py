@@ -16,8 +16,19 @@ from fractions import Fraction
 
 # ---------------------------------------------------------------- normalization
 
-_SUBS: list[tuple[re.Pattern, str]] = [
-    (re.compile(p), r) for p, r in [
+
+def _trigger(pattern: str) -> tuple[str, ...]:
+    """Substrings one of which a text must hold for ``pattern`` to match it (a cheap test that skips
+    most of the substitutions on most lines): a LaTeX command needs a backslash."""
+    if pattern.startswith("\\\\"):
+        return ("\\",)
+    return {"->": ("->",), r"_\{([^{}\n]*)\}": ("_{",), r"\^\{([^{}\n]*)\}": ("^{",),
+            r"(?<=\S)\*\*|\*\*(?=\S)": ("**",), "−|–": ("−", "–"), "²": ("²",), "³": ("³",),
+            r"\$": ("$",), "`": ("`",)}[pattern]
+
+
+_SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
+    (re.compile(p), r, _trigger(p)) for p, r in [
         (r"\\(?:text|mathrm|operatorname|mathbf|textbf|mathit|textit|boldsymbol)\s*\{([^{}\n]*)\}", r"\1"),
         (r"\\(?:hat|widehat)\s*\{\s*S\s*\}|\\hat\s+S", "Ŝ"),
         (r"\\(?:tilde|widetilde)\s*\{\s*S\s*\}", "S\u0303"),
@@ -59,8 +70,12 @@ _SUBS: list[tuple[re.Pattern, str]] = [
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
     out = text
-    for pat, rep in _SUBS:
-        out = pat.sub(rep, out)
+    latex = "\\" in text  # no substitution adds a backslash
+    for pat, rep, trigger in _SUBS:
+        if trigger[0] == "\\" and not latex:
+            continue
+        if trigger[0] in out or (len(trigger) > 1 and trigger[1] in out):
+            out = pat.sub(rep, out)
     assert out.count("\n") == text.count("\n")
     return out
 
@@ -169,18 +184,16 @@ class Tok:
 
 
 def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
-    toks = []
-    stop = len(text) if stop is None else stop
-    for m in _TOKEN_RE.finditer(text, start, stop):
-        kind = m.lastgroup
-        if kind == "trunc":
-            kind = "num"
+    toks: list[Tok] = []
+    add = toks.append
+    for m in _TOKEN_RE.finditer(text, start, len(text) if stop is None else stop):
+        kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
         if kind == "ws":
             continue
-        if kind == "num":
-            toks.append(Tok("num", m.group("num"), m.start(), m.end(), bool(m.group("trunc"))))
+        if kind == "num" or kind == "trunc":
+            add(Tok("num", m.group("num"), m.start(), m.end(), kind == "trunc"))
         else:
-            toks.append(Tok(kind, m.group(0), m.start(), m.end()))
+            add(Tok(kind, m.group(), m.start(), m.end()))
     return toks
 
 
@@ -194,10 +207,11 @@ class _Stop(Exception):
 class Parser:
     """Recursive descent over tokens; ``labels`` recognises label references at a position."""
 
-    def __init__(self, toks: list[Tok], text: str, label_at=None, symbols=frozenset()):
+    def __init__(self, toks: list[Tok], text: str, label_at=None, symbols=frozenset(), budget=None):
         self.toks, self.text, self.i = toks, text, 0
         self.label_at = label_at  # (text, pos) -> (end_pos, label) | None
         self.symbols = symbols
+        self.budget = budget  # [atoms left] shared by the parses of one text, or None (no bound)
 
     def peek(self, k: int = 0) -> Tok | None:
         j = self.i + k
@@ -309,6 +323,10 @@ class Parser:
         t = self.peek()
         if t is None:
             raise _Stop
+        if self.budget is not None:
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise _Stop
         if self.label_at is not None and t.kind in ("ident", "other"):
             hit = self.label_at(self.text, t.pos)
             if hit is not None:
@@ -421,13 +439,15 @@ class Parser:
         return Node("mat", rows, start=open_t.pos, end=self.toks[self.i - 1].end)
 
 
-def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset()):
+def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset(), budget=None):
     """From token ``i``: ``expr (rel expr)*``. Returns (exprs, rels, next token index) or None.
 
     A relation may be followed by a newline (a continued code line) and a newline may be
-    followed by a relation (``= [..]`` on the next line).
+    followed by a relation (``= [..]`` on the next line). ``budget``: a one-item list of the atoms
+    the parses of one text may still read (each parse that fails is tried again from the next
+    token, so a long expression that never reaches a claim would be read once per token of it).
     """
-    p = Parser(toks, text, label_at, symbols)
+    p = Parser(toks, text, label_at, symbols, budget)
     p.i = i
     try:
         first = p.expr()

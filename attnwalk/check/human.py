@@ -13,6 +13,7 @@ numbers stay "not understood".
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -24,6 +25,29 @@ from ..numfmt import fmt
 NUM = r"[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?%?"
 NUM_RE = re.compile(r"(?<![\w.^_])" + NUM + r"(?![\w.]\d|\w)")
 F32_REL = 2.0**-22
+LABEL_REACH = 200  # characters before a matrix, on its line and on each line above, that can name it
+
+_STARTS: tuple = (None, [0])  # (text, offsets of its line starts): the last text asked about
+
+
+def _line_starts(text: str) -> list[int]:
+    global _STARTS
+    cached = _STARTS  # one tuple, replaced whole: a thread reading another note never sees half of it
+    if cached[0] is not text:
+        cached = _STARTS = (text, [0] + [m.end() for m in re.finditer("\n", text)])
+    return cached[1]
+
+
+def line_start(text: str, pos: int) -> int:
+    """``text.rfind("\\n", 0, pos) + 1`` in O(log n): a long line searched back once per number of
+    it would make reading a note quadratic in its length."""
+    starts = _line_starts(text)
+    return starts[bisect_right(starts, pos) - 1]
+
+
+def line_of(text: str, pos: int) -> int:
+    """``text.count("\\n", 0, pos) + 1`` in O(log n)."""
+    return bisect_right(_line_starts(text), pos)
 
 
 @dataclass
@@ -43,14 +67,28 @@ class Hit:
 
 
 def _phrase_rx():
+    """(tensor, phrase length, its text, a whole word only?) of each phrase of ``WORDS``: looked for with
+    ``str.find`` (a regex for each of these literals cost ~40 ms of compiling in every process)."""
     out = []
     for name, phrases in WORDS.items():
         for p in phrases:
             word = p.startswith("|") and p.endswith("|")
-            body = re.escape(p.strip("|").replace(" ", ""))
-            rx = r"(?<![a-z0-9_])" + body + r"(?![a-z0-9_])" if word else body
-            out.append((name, len(p), re.compile(rx)))
+            out.append((name, len(p), p.strip("|").replace(" ", ""), word))
     return out
+
+
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _find_phrase(flat: str, body: str, word: bool) -> int:
+    """The first offset of ``body`` in ``flat`` (not inside a word of [a-z0-9_] when ``word``), else -1."""
+    at = flat.find(body)
+    while word and at >= 0:
+        end = at + len(body)
+        if (at == 0 or flat[at - 1] not in _WORD_CHARS) and (end == len(flat) or flat[end] not in _WORD_CHARS):
+            break
+        at = flat.find(body, at + 1)
+    return at
 
 
 _PHRASES = None
@@ -68,17 +106,29 @@ def _flatten(label: str) -> str:
     return re.sub(r"\s+", "", s).lower()
 
 
+_NAMED: dict[str, list[str]] = {}  # label -> tensors_of(label): a note's labels repeat (rows of one matrix)
+
+
 def tensors_of(label: str) -> list[str]:
     """The tensors a label names, in the order their phrases occur (the longest phrase at a tie)."""
+    names = _NAMED.get(label)
+    if names is None:
+        if len(_NAMED) > 4096:
+            _NAMED.clear()
+        names = _NAMED[label] = _tensors_of(label)
+    return list(names)
+
+
+def _tensors_of(label: str) -> list[str]:
     global _PHRASES
     if _PHRASES is None:
         _PHRASES = _phrase_rx()
     flat = _flatten(label)
     found = []
-    for name, length, rx in _PHRASES:
-        m = rx.search(flat)
-        if m:
-            found.append(((m.start(), -length), name))
+    for name, length, body, word in _PHRASES:
+        at = _find_phrase(flat, body, word)
+        if at >= 0:
+            found.append(((at, -length), name))
     out = []
     for _, name in sorted(found):
         if name not in out:
@@ -146,25 +196,71 @@ def _cells(text: str, base: int) -> list[Cell] | None:
     return cells
 
 
+_LEAD = re.compile(r"\s*")
+
+
 def _label_before(text: str, start: int) -> str:
-    """The text before ``start`` on its line; with no tensor word there, the 3 lines above."""
-    ls = text.rfind("\n", 0, start) + 1
-    same = text[ls:start]
+    """The text before ``start`` on its line; with no tensor word there, the 2 last lines of the 4 above
+    that are not fences (each line cut to its last ``LABEL_REACH`` characters, so that the many matrices
+    of one long line do not each read the whole line)."""
+    starts = _line_starts(text)
+    k = bisect_right(starts, start) - 1
+    ls = starts[k]
+    same = text[max(ls, start - LABEL_REACH):start]
     same = same.split("\\end{", 1)[-1] if "\\end{" in same else same
     nearest = same.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last matrix
     if nearest != same and tensor_of(nearest):
         return nearest
     if tensor_of(same):
         return same
-    above = text[max(0, text.rfind("\n", 0, max(ls - 1, 0)) + 1):ls]
-    lines = [ln for ln in text[:ls].split("\n")[-5:] if ln.strip() and not ln.strip().startswith(("```", "$$"))]
-    return same + " " + " ".join(lines[-2:]) if lines else same + above
+    lines = []
+    for a in range(max(k - 4, 0), k):
+        b = starts[a + 1] - 1  # the line's end, before its newline
+        first = _LEAD.match(text, starts[a], b).end()
+        if first < b and not text.startswith(("```", "$$"), first, b):
+            lines.append(text[max(starts[a], b - LABEL_REACH):b])
+    if lines:
+        return same + " " + " ".join(lines[-2:])
+    return same + (text[max(starts[k - 1], ls - LABEL_REACH):ls] if k else "")
+
+
+_BEGIN = re.compile(r"\\begin\{([bpvBV]?matrix|array)\}")
+_HEADER = re.compile(r"\{[^}]*\}")  # array's column spec
+_END = re.compile(r"\\end\{([bpvBV]?matrix|array)\}")
+
+
+def _environments(text: str):
+    """(begin match, body start, body end) of each ``\\begin{bmatrix}..\\end{bmatrix}``: a begin is closed by
+    the first end of the same name after it (as the regex ``begin{(name)}(.*?)end{name}`` reads), found by bisection,
+    so that thousands of unclosed begins do not each search the rest of the note."""
+    ends: dict[str, list[int]] = {}
+    for e in _END.finditer(text):
+        ends.setdefault(e.group(1), []).append(e.start())
+    floor = 0
+    for b in _BEGIN.finditer(text):
+        if b.start() < floor:
+            continue
+        name_ends = ends.get(b.group(1), [])
+        body = b.end()
+        head = _HEADER.match(text, body)
+        k = len(name_ends)
+        if head:  # the regex takes the column spec when an end follows it, else reads it as body
+            k = bisect_right(name_ends, head.end() - 1)
+            body = head.end() if k < len(name_ends) else body
+        if k == len(name_ends):
+            body = b.end()
+            k = bisect_right(name_ends, body - 1)
+            if k == len(name_ends):
+                continue
+        end = name_ends[k]
+        floor = end + len(b.group(1)) + 6  # past "\\end{name}"
+        yield b, body, end
 
 
 def latex_blocks(text: str) -> list[Block]:
     out = []
-    for m in re.finditer(r"\\begin\{([bpvBV]?matrix|array)\}(?:\{[^}]*\})?(.*?)\\end\{\1\}", text, re.S):
-        body, base = m.group(2), m.start(2)
+    for m, base, stop in _environments(text):
+        body = text[base:stop]
         rows, pos = [], 0
         for part in re.split(r"(\\\\)", body):
             if part != "\\\\" and part.strip():
@@ -176,9 +272,9 @@ def latex_blocks(text: str) -> list[Block]:
                     rows.append(cells)
             pos += len(part)
         if rows:
-            seg_start = max(text.rfind("$$", 0, m.start()), text.rfind("\\end{", 0, m.start()))
-            ls = text.rfind("\n", 0, m.start()) + 1
-            label = text[max(seg_start, ls - 200, 0):m.start()]
+            lo = max(line_start(text, m.start()) - 200, 0)
+            seg_start = max(text.rfind("$$", lo, m.start()), text.rfind("\\end{", lo, m.start()))
+            label = text[max(seg_start, lo):m.start()]
             if not tensor_of(label):
                 label = _label_before(text, m.start())
             out.append(Block(rows, m.start(), label))
@@ -188,16 +284,15 @@ def latex_blocks(text: str) -> list[Block]:
 def bracket_blocks(text: str) -> list[Block]:
     """``[[..], [..]]`` lists and numpy prints (commas optional, one row per line or not)."""
     out = []
+    closing, stack = {}, []  # "[" offset -> its "]" (one pass, instead of a walk from every "[[")
+    for b in _BRACKET.finditer(text):
+        if b.group() == "[":
+            stack.append(b.start())
+        elif stack:
+            closing[stack.pop()] = b.start()
     for m in re.finditer(r"\[\s*\[", text):
-        depth, i = 0, m.start()
-        while i < len(text) and i - m.start() < 20000:
-            ch = text[i]
-            depth += ch == "["
-            depth -= ch == "]"
-            if depth == 0:
-                break
-            i += 1
-        if depth:
+        i = closing.get(m.start())
+        if i is None or i - m.start() >= 20000:
             continue
         body = text[m.start() + 1:i]
         rows = []
@@ -209,8 +304,16 @@ def bracket_blocks(text: str) -> list[Block]:
             rows.append(cells)
         if rows and all(len(r) == len(rows[0]) for r in rows):
             out.append(Block(rows, m.start(), _label_before(text, m.start())))
-    # a nested list inside another one is found once: keep the outermost
-    return [b for b in out if not any(o.start < b.start and _inside(text, o, b) for o in out)]
+    # a nested list inside another one is found once: keep the outermost (``out`` is in order of start)
+    kept, reach = [], -1
+    for b in out:
+        if reach <= b.start:
+            kept.append(b)
+        reach = max(reach, b.rows[-1][-1].start)
+    return kept
+
+
+_BRACKET = re.compile(r"[\[\]]")
 
 
 def _inside(text, outer: Block, inner: Block) -> bool:
@@ -286,6 +389,7 @@ def table_blocks(text: str) -> list[Block]:
     return out
 
 
+_CLOSE = re.compile(r"\s*\]")
 _FLAT = re.compile(r"(?<![\[\w])\[(?P<body>\s*" + NUM + r"(?:\s*,\s*" + NUM + r")+\s*)\](?!\s*[\[,])")
 
 
@@ -293,7 +397,7 @@ def flat_lists(text: str) -> list[tuple[int, list[Cell]]]:
     """One-dimensional printed lists ``[0.1, 0.2, 0.3]`` / ``tensor([..])`` (not rows of a matrix)."""
     out = []
     for m in _FLAT.finditer(text):
-        if text[max(0, m.start() - 1):m.start()] == "[" or re.match(r"\s*\]", text[m.end():]):
+        if text[max(0, m.start() - 1):m.start()] == "[" or _CLOSE.match(text, m.end()):
             continue
         cells = _cells(m.group("body").replace(",", " "), m.start("body"))
         if cells:
@@ -301,17 +405,50 @@ def flat_lists(text: str) -> list[tuple[int, list[Cell]]]:
     return out
 
 
-_VEC = re.compile(r"(?P<name>[^\n\[\](){}=:|→]{1,40}?)\s*(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<body>"
-                  + NUM + r"(?:\s*[, ]\s*" + NUM + r")+)[\])]")
+# ``name = [n, n, ...]``: read as the value after a separator, then its name looked for before it. This is
+# ``(?P<name>[^\n\[\](){}=:|→]{1,40}?)\s*(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(]<numbers>[\])]``
+# without its cost: that regex tries 40 name lengths and every split of the spaces at each offset of a
+# note, quadratic in a run of spaces. The numbers' separator ``\s*[, ]\s*`` is written so that it
+# cannot backtrack (atomic), which reads the same numbers.
+_VEC_TAIL = re.compile(r"(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<body>(?>"
+                       + NUM + r"(?:(?>\s*,\s*|[^\S ]*[ ]\s*)" + NUM + r")+))[\])]")
+_NAME_STOP = frozenset("\n[](){}=:|→")
+
+
+def _vectors(text: str):
+    """(name, body, body offset, offset) of each ``name = [numbers]``, as the regex above finds them:
+    the name is the leftmost start (after the previous match) of at most 40 characters without a
+    bracket, separator or newline, followed by spaces (newlines too) up to the separator."""
+    floor = 0
+    for m in _VEC_TAIL.finditer(text):
+        s = w = m.start()
+        while w > floor and text[w - 1].isspace():
+            w -= 1
+        lo = e = max(floor, w - 40)
+        for k in range(w - 1, lo - 1, -1):
+            if text[k] in _NAME_STOP:
+                e = k + 1
+                break
+        if e < w:
+            p, q = e, w
+        else:  # the name is one blank of the run (a newline may not be in a name)
+            p = w
+            while p < s and text[p] == "\n":
+                p += 1
+            if p == s:
+                continue  # no name before this separator
+            q = p + 1
+        floor = m.end()
+        yield text[p:q], m.group("body"), m.start("body"), p
 
 
 def row_vectors(text: str, cfg: dict) -> list[tuple[str, int, list[Cell], int]]:
     """``q1 = [1, 0, 1]``, ``Row 2: [..]``, ``Tôi: [..]``: (name, row index, cells, offset)."""
     words = [w.lower() for w in (cfg.get("labels") or [])]
     out = []
-    for m in _VEC.finditer(text):
-        name = re.sub(r"^\s*(?:[-*+]|\d+\.)\s+", "", m.group("name")).strip().strip("*`$ ")
-        cells = _cells(m.group("body").replace(",", " "), m.start("body"))
+    for raw, body, body_start, start in _vectors(text):
+        name = re.sub(r"^\s*(?:[-*+]|\d+\.)\s+", "", raw).strip().strip("*`$ ")
+        cells = _cells(body.replace(",", " "), body_start)
         if not cells:
             continue
         low = name.lower()
@@ -325,7 +462,7 @@ def row_vectors(text: str, cfg: dict) -> list[tuple[str, int, list[Cell], int]]:
         elif low in words:
             idx = words.index(low)
         if idx is not None and idx >= 0:
-            out.append((name, idx, cells, m.start()))
+            out.append((name, idx, cells, start))
     return out
 
 
@@ -376,7 +513,7 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
         return None
     out = []
     for c, e, ok in zip(cells, flat, oks):
-        line = text.count("\n", 0, c.start) + 1
+        line = line_of(text, c.start)
         dec = max(_value(c.text)[1], 0)
         if c.text.endswith("%") and np.isfinite(e):
             shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
@@ -445,7 +582,7 @@ def find(text: str, trace) -> dict[int, Hit]:
 
     for pos, v, e, label in shapes.claims(text, trace, symbols(trace)):
         if pos not in hits:
-            hits[pos] = Hit(text.count("\n", 0, pos) + 1, str(v), v == e, label, str(e), None if v == e else str(e))
+            hits[pos] = Hit(line_of(text, pos), str(v), v == e, label, str(e), None if v == e else str(e))
     for vname, idx, cells, start in row_vectors(text, cfg):
         if any(c.start in taken for c in cells):
             continue
@@ -467,11 +604,14 @@ def find(text: str, trace) -> dict[int, Hit]:
     return hits
 
 
+_SUB_BEFORE = re.compile(r"[\^_]\{?[-−]?$")
+
+
 def numbers(text: str) -> list[tuple[int, str]]:
     """Every number of ``text`` (integers included): (offset, printed text)."""
     out = []
     for m in NUM_RE.finditer(text):
-        if re.search(r"[\^_]\{?[-−]?$", text[max(0, m.start() - 3):m.start()]):
+        if _SUB_BEFORE.search(text, max(0, m.start() - 3), m.start()):
             continue  # an exponent or subscript of a formula (d_k^{-0.5}, W_{1}): part of a name
         out.append((m.start(), m.group(0).rstrip(".")))  # "step 1." is 1
     return out

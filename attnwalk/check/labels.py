@@ -50,11 +50,39 @@ _PIX = re.compile(r"(?<![\w'])(α|Out|V|Q|K|O)\s*\(\s*p_?(\d+)(?:\s*→\s*p_?(\d
 _IDX = re.compile(r"\[([^\]\n]*)\]")
 
 
+_BY_FIRST: dict | None = None
+
+
+def _by_first() -> dict:
+    """``check_patterns()`` grouped by the character each must start with (their order kept), so that
+    a position is tried only against the few labels that can start there; "" holds patterns that may
+    start with any character (none today)."""
+    global _BY_FIRST
+    if _BY_FIRST is None:
+        pats = check_patterns()
+        firsts = {}
+        for entry in pats:
+            p = entry[1].pattern
+            first = p[1] if p[0] == "\\" and not p[1].isalnum() else p[0] if p[0] not in "\\([.^$|?*+{" else ""
+            firsts[id(entry)] = first
+        keys = {f for f in firsts.values() if f} | set("αOVQK")  # _PIX's
+        table = {k: [e for e in pats if firsts[id(e)] in (k, "")] for k in keys}
+        table[""] = [e for e in pats if firsts[id(e)] == ""]
+        _BY_FIRST = table
+    return _BY_FIRST
+
+
 def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
     """The label starting at ``pos`` of normalized ``text``: (end, Ref), or None."""
     if pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] in "_'\\"):
         return None
-    for kind, rx, nidx in patterns or check_patterns():
+    if patterns is None:
+        table = _by_first()
+        ch = text[pos:pos + 1]
+        patterns = table.get(ch, table[""])
+        if not patterns and ch not in "αOVQK":
+            return None  # no label and no pixel form starts with this character
+    for kind, rx, nidx in patterns:
         m = rx.match(text, pos)
         if not m:
             continue

@@ -93,9 +93,11 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
         if trace.derived.get(key) is not None:
             out.append((m.start("n"), int(m.group("n")), int(trace.derived[key]), f"number of {key}"))
     for ls, line in _lines(text):
+        values = list(_VALS.finditer(line)) if "=" in line else []
+        if not values:
+            continue  # (normalizing every line first would cost more than the rest of this reader)
         flat = normalize(line)
         tuples = [[s.strip() for s in m.group("syms").split(",")] for m in _SYMS.finditer(flat)]
-        values = list(_VALS.finditer(line))
         if not tuples or len(tuples) != len(values):
             continue
         for syms, vm in zip(tuples, values):
@@ -103,11 +105,17 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
             if len(syms) != len(dims) or any(s not in symbols for s in syms):
                 continue
             out.extend((ls + pos, v, int(symbols[s]), s) for s, (pos, v) in zip(syms, dims))
+    cuts = None
     for m in _SHAPE_OF.finditer(text):
+        from bisect import bisect_left
+
         from .human import tensor_of
 
-        ls = text.rfind("\n", 0, m.start()) + 1
-        seg = re.split(r"[,;(]", text[ls:m.start()])[-1]  # "The input has shape", "tensor $S$ có shape"
+        if cuts is None:
+            cuts = [c.start() for c in re.finditer(r"[\n,;(]", text)]
+        # the words since the last , ; ( of the line: "The input has shape", "tensor $S$ có shape"
+        k = bisect_left(cuts, m.start())
+        seg = text[cuts[k - 1] + 1 if k else 0:m.start()]
         letter = re.search(r"(?<![\w\\])\$?([QKVSAO])\$?\s+\S*\s*$", seg)
         name = _LETTER[letter.group(1)] if letter else tensor_of(seg)
         if letter and name in steps and "row" in steps[name].axes:
@@ -117,7 +125,9 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
             out.extend((pos, v, int(e), f"{name}.shape") for (pos, v), e in zip(_dims_at(text, m), shape))
     d = {**trace.derived, "heads": trace.config.get("heads")}
     for m in _COUNT.finditer(text):
-        if not text[text.rfind("\n", 0, m.start()) + 1:].startswith("#"):
+        from .human import line_start
+
+        if not text.startswith("#", line_start(text, m.start())):
             continue  # titles only: prose counts may be hypothetical ("with 8 heads, ...")
         key = _COUNT_OF[m.group("w")]
         if d.get(key) is not None:

@@ -64,11 +64,22 @@ class Segment:
     table: int = 0  # row: which table
 
 
-def segments(text: str, line_offset: int = 0) -> list[Segment]:
-    from markdown_it import MarkdownIt
+_MD = None
 
-    md = MarkdownIt("commonmark").enable("table")
-    tokens = md.parse(text)
+
+def _parser():
+    """CommonMark + tables, block rules only: the checker reads each block's raw text (``content``),
+    never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it."""
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        _MD = MarkdownIt("commonmark").enable("table").disable("inline")
+    return _MD
+
+
+def segments(text: str, line_offset: int = 0) -> list[Segment]:
+    tokens = _parser().parse(text)
     out: list[Segment] = []
     table_no = 0
     in_head = False

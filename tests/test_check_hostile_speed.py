@@ -1,0 +1,157 @@
+"""``attnwalk check`` reads hostile notes in linear time (issue 12).
+
+Each note below is built to make a reader rescan the rest of a line (or of the note) once per item:
+unclosed brackets, a run of digits, nested ``\\frac{``, thousands of ``$``, one huge line of numbers,
+a long text with no newline, deeply nested lists and blockquotes, and the other shapes that once
+made a reader quadratic (``name = [..]`` after runs of spaces, unclosed ``\\begin{bmatrix}``, symbol
+names inside long call-free lines, many matrices on one line ...).
+
+Work is asserted, not wall time: the number of function calls (Python and builtin, counted with
+``sys.setprofile``, the same on every machine) for twice the items is at most ~2x, and the CPU time
+for four times the items (best of three, so that load on a shared machine hits both sizes alike) is
+far below the 16x of a quadratic reader. ``signal.alarm`` is only a safety net against a hang. The
+full sizes of the issue are checked once, with every number counted.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+
+import pytest
+
+from attnwalk.check import check_text
+
+# A hand-written note's config (not a note attnwalk generated): every reader of the checker runs.
+OPTS = dict(h=3, w=3, heads=2, seed=42, pe_on="o")
+
+
+def _numbers(n: int, fmt: str = "0.{:04d}") -> str:
+    return " ".join(fmt.format(i % 10000) for i in range(n))
+
+
+# name -> (build(k) -> text with k items, numbers in that text as a function of k)
+CASES = {
+    "unclosed_brackets": (lambda k: "Q = " + "[1, " * k + "\n", lambda k: k),
+    "unclosed_matrix_lists": (lambda k: "Q = " + "[[1, " * k + "\n", lambda k: k),
+    "digits": (lambda k: "x = " + "7" * (50 * k) + "\n", lambda k: 1),
+    "nested_frac": (lambda k: "$$" + "\\frac{" * k + "1" + "}{2}" * k + "$$\n", lambda k: k + 1),
+    "unclosed_frac": (lambda k: "$$" + "\\frac{1}{" * k + "$$\n", lambda k: k),
+    "dollars": (lambda k: "$" * (10 * k) + "\n", lambda k: 0),
+    "dollar_numbers": (lambda k: "$1$ " * k + "\n", lambda k: k),
+    "line_of_numbers": (lambda k: _numbers(10 * k) + "\n", lambda k: 10 * k),
+    "list_of_numbers": (lambda k: "q1 = [" + ", ".join(["0.5"] * (10 * k)) + "]\n", lambda k: 10 * k),
+    "no_newline": (lambda k: "a = 1, b: 2 → q1 = [0.1, 0.2] " * k, lambda k: 4 * k),
+    "nested_lists": (lambda k: "".join("  " * i + "- x = 0.5\n" for i in range(k // 10)), lambda k: k // 10),
+    "nested_quotes": (lambda k: "".join("> " * i + "S_0 = 0.5\n" for i in range(k // 10)), lambda k: k // 10),
+    "sum_without_relation": (lambda k: "1 + " * k + "1\n", lambda k: k + 1),
+    "sum_then_relation": (lambda k: "(" + "1 + " * k + "x = 1\n", lambda k: k + 1),
+    "equations": (lambda k: "1" + " = 1" * k + "\n", lambda k: k + 1),
+    "labels": (lambda k: "S_0[0, :] = " * k + "\n", lambda k: k),
+    "symbols_in_a_long_line": (lambda k: "(d_k) " * k + "\n", lambda k: 0),
+    "sum_words": (lambda k: "Row 1: " + "Tổng = Σ exp(x) " * k + "\n", lambda k: 1),
+    "open_matrices": (lambda k: "$$\\begin{bmatrix} 1 & 2 " * k + "\n", lambda k: 2 * k),
+    "many_matrices_one_line": (lambda k: "$$A_0 = \\begin{bmatrix} 0.1 & 0.2 \\end{bmatrix}$$ " * k + "\n",
+                               lambda k: 2 * k),
+    "spaces_in_vectors": (lambda k: ("q1 = [1" + " " * 50) * k + "\n", lambda k: k),
+    "grid": (lambda k: "```\n" + "1 2 3\n" * k + "```\n", lambda k: 3 * k),
+    "unclosed_fence": (lambda k: "```\n" + "1 2 3\n" * k, lambda k: 3 * k),
+    "table": (lambda k: "| a | b |\n|---|---|\n" + "| q1 | 0.5 |\n" * k, lambda k: k),
+    "wide_table": (lambda k: "| " + " | ".join(["0.5"] * k) + " |\n|" + "---|" * k + "\n", lambda k: k),
+    "shapes": (lambda k: "The input has shape (1, 4, 3, 3), " * k + "\n", lambda k: 4 * k),
+    "head_counts": (lambda k: "# " + "9 queries × 9 keys, 2 heads " * k + "\n", lambda k: 3 * k),
+    "percent": (lambda k: "1% " * k + "\n", lambda k: k),
+    "many_lines": (lambda k: "x = 1\n" * k, lambda k: k),
+}
+
+
+def _check(text: str):
+    def hang(*_):
+        raise TimeoutError("check did not finish in 60 s")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(60)  # a safety net only: the assertions are on work and counts
+    try:
+        return check_text(text, OPTS)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _calls(text: str) -> int:
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        _check(text)
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def _counts(report) -> tuple[int, int, int]:
+    return len(report.verified), len(report.wrong), len(report.unknown)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_number_of_a_hostile_note_is_counted(name):
+    build, count = CASES[name]
+    verified, wrong, unknown = _counts(_check(build(400)))
+    assert verified + wrong + unknown == count(400)
+    assert wrong == 0  # nothing in these notes claims a value of the trace
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_work_grows_linearly(name):
+    build, _ = CASES[name]
+    _check(build(10))  # imports, the trace and compiled patterns are not the note's work
+    small, large = _calls(build(300)), _calls(build(600))
+    assert large <= 2.2 * small, (small, large)
+
+
+def _cpu(text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        _check(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("name", ["line_of_numbers", "no_newline", "many_matrices_one_line", "unclosed_brackets",
+                                  "spaces_in_vectors", "symbols_in_a_long_line", "sum_then_relation", "open_matrices",
+                                  "shapes", "labels"])
+def test_time_grows_linearly(name):
+    """Work inside one builtin call (a regex, ``str.count``) is invisible to the call count: CPU time
+    catches it. Four times the items must cost well under the sixteen times of a quadratic reader."""
+    build, _ = CASES[name]
+    _check(build(10))
+    small, large = _cpu(build(600)), _cpu(build(2400))
+    assert large <= 8 * max(small, 0.005), (small, large)
+
+
+def test_sizes_of_the_issue():
+    """20,000 unclosed brackets, 100,000 digits, 10,000 nested \\frac{, 50,000 $ signs, a 5 MB line of
+    numbers, a 1 MB text without a newline, 1,000 levels of lists and of blockquotes."""
+    long = " ".join(f"{i % 997}.{i:030d}" for i in range(150000))  # 5 MB of 150,000 numbers
+    prose = "the weight of token 1 is 0.25 and " * 30000  # 1 MB, no newline
+    notes = {
+        "brackets": ("Q = " + "[1, " * 20000 + "\n", 20000),
+        "digits": ("x = " + "7" * 100000 + "\n", 1),
+        "frac": ("$$" + "\\frac{" * 10000 + "1" + "}{2}" * 10000 + "$$\n", 10001),
+        "dollars": ("$" * 50000 + "\n", 0),
+        "line": (long + "\n", 150000),
+        "no_newline": (prose, 60000),
+        "lists": ("".join("  " * i + "- x = 0.5\n" for i in range(1000)), 1000),
+        "quotes": ("".join("> " * i + "S_0 = 0.5\n" for i in range(1000)), 1000),
+    }
+    assert len(notes["line"][0]) > 5e6 and len(notes["no_newline"][0]) > 1e6
+    for name, (text, n) in notes.items():
+        verified, wrong, unknown = _counts(_check(text))
+        assert (verified + wrong + unknown, wrong) == (n, 0), name
