@@ -26,9 +26,32 @@ NOTES = sorted(p.stem for p in REAL.glob("*.md"))
 NUM = re.compile(r"-?\d+(?:\.\d+)?")
 
 
+def numpy_legacy_draws(scenario: dict) -> dict:
+    """x and the weights a note draws itself: ``np.random.seed(seed)``, then ``np.random.rand`` for x and,
+    with ``weight_init = "uniform"``, for W_Q, W_K, W_V (each (dim, dim), the note's ``X @ W``)."""
+    import numpy as np
+
+    assert scenario["input"] == "uniform" and scenario.get("weight_init") == "uniform"
+    rs = np.random.RandomState(scenario["seed"])
+    n, d = scenario["tokens"], scenario["dim"]
+    out = {"x": rs.rand(n, d).tolist()}
+    for w in ("w_q", "w_k", "w_v"):
+        out[w] = (rs.rand(d, d) * scenario.get("init_std", 1)).tolist()
+    return out
+
+
 def torch_tensors(scenario: dict) -> dict:
     """q, k, v (and x), scores, scaled scores, weights and output, in float64, from the tables."""
+    if scenario.get("rng") == "numpy-legacy":
+        scenario = {**scenario, **numpy_legacy_draws(scenario)}
     t = {n: torch.tensor(scenario[n], dtype=torch.float64) for n in ("x", "q", "k", "v") if n in scenario}
+    if scenario["source"] == "scores":  # given scores, no scaling
+        assert scenario.get("scale") == "none"
+        t["scores"] = t["scores_scaled"] = torch.tensor(scenario["scores"], dtype=torch.float64)
+        t["attn"] = torch.softmax(t["scores"], dim=-1)
+        if "v" in t:
+            t["out"] = t["attn"] @ t["v"]
+        return t
     if scenario["source"] == "project":  # weight_layout = "in_out": Q = X @ W_Q
         assert scenario["weight_layout"] == "in_out"
         for n in ("q", "k", "v"):
@@ -39,17 +62,31 @@ def torch_tensors(scenario: dict) -> dict:
     scale = 1.0 if scenario.get("scale") == "none" else 1 / math.sqrt(t["q"].shape[-1])
     t["scores"], t["scores_scaled"] = scores, scores * scale
     t["attn"] = torch.softmax(scores * scale, dim=-1)
-    t["out"] = t["attn"] @ t["v"]
+    if "v" in t:
+        t["out"] = t["attn"] @ t["v"]
     return t
 
 
 def printed(line: str, claim: dict) -> list[str]:
+    """The numbers of ``line`` that ``claim`` is about: after / before a marker, the n-th or last
+    ``[..]`` list, the last number; percentages keep their ``%``."""
     if "after" in claim:
         line = line.split(claim["after"], 1)[1]
+    if "before" in claim:
+        line = line.split(claim["before"], 1)[0]
+    if "list_index" in claim:
+        lists = re.findall(r"\[[^\[\]]*\]", line)
+        line = lists[claim["list_index"]] if len(lists) > claim["list_index"] else ""
     if claim.get("last_list"):
         line = re.findall(r"\[[^\[\]]*\]", line)[-1]
     nums = NUM.findall(line)
     return nums[-1:] if claim.get("last_number") else nums
+
+
+def published(text: str, claim: dict) -> tuple[float, int]:
+    """(value, decimals) of a printed number; a percentage is its fraction with two more decimals."""
+    dec = len(text.split(".")[1]) if "." in text else 0
+    return (float(text) / 100, dec + 2) if claim.get("percent") else (float(text), dec)
 
 
 def torch_wrong(name: str) -> tuple[Counter, set]:
@@ -61,15 +98,17 @@ def torch_wrong(name: str) -> tuple[Counter, set]:
     wrong = Counter()
     for claim in data["claims"]:
         full = tensors[claim["tensor"]]
+        full = full.T if claim.get("transpose") else full
         want = full[claim["rows"]] if "rows" in claim else full
+        want = want[:, claim["cols"]] if "cols" in claim else want
         want = want.reshape(-1).tolist()
         nums = [(ln, t) for ln in range(claim["lines"][0], claim["lines"][1] + 1) for t in printed(text[ln - 1], claim)]
         whole = len(nums) == len(want) or claim.get("last_number") or claim.get("partial")
         assert nums and len(nums) <= len(want) and whole, claim
         slack = 2.0**-22 * float(full.abs().max())
         for (ln, t), e in zip(nums, want):
-            dec = len(t.split(".")[1]) if "." in t else 0
-            if abs(float(t) - e) > 0.5 * 10.0**-dec + slack:
+            value, dec = published(t, claim)
+            if abs(value - e) > 0.5 * 10.0**-dec + slack:
                 wrong[(ln, t)] += 1
     return wrong, {int(k) for k in data.get("missed", {})}
 
