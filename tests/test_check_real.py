@@ -139,3 +139,17 @@ def test_fix_leaves_each_real_note_right_changing_only_numbers(tmp_path, name):
     assert report.wrong == []
     a, b = before.split("\n"), after.split("\n")
     assert len(a) == len(b) and all(NUM.sub("#", x) == NUM.sub("#", y) for x, y in zip(a, b))
+
+
+def test_weights_drawn_with_rand_reproduce_the_notebooks_prints():
+    """``weight_init = "uniform"``: np.random.seed(42), the embedding, then W_q, W_k, W_v by np.random.rand;
+    the notebook's own printed Q, K, V (NumPy's output, 8 decimals) are what the trace holds."""
+    import numpy as np
+
+    from attnwalk.api import walk
+
+    trace = walk(**load_scenario(REAL / "vi_numpy_rand_seed42.toml"))
+    lines = (REAL / "vi_numpy_rand_seed42.md").read_text(encoding="utf-8").split("\n")
+    for name, first in (("x", 35), ("q", 60), ("k", 65), ("v", 70)):
+        printed = np.array([[float(t) for t in NUM.findall(ln)] for ln in lines[first - 1:first + 3]])
+        assert np.abs(np.asarray(trace[name]).reshape(4, 4) - printed).max() <= 0.5e-8 + 1e-15, name
