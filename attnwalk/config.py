@@ -403,7 +403,8 @@ def _sequence_config(options: dict) -> Config:
     _choice("--weight-init", cfg.weight_init, WEIGHT_INITS)
     if cfg.weight_init == "uniform" and cfg.rng != "numpy-legacy":  # np.random.rand: NumPy's legacy stream only
         raise ConfigError("--weight-init", f"uniform (np.random.rand) needs --rng numpy-legacy, got --rng "
-                                           f"{_short(cfg.rng)}; allowed: normal with any rng, uniform with numpy-legacy")
+                                           f"{_short(cfg.rng)}; allowed: normal with any rng, uniform with "
+                                           "numpy-legacy")
     if cfg.weight_init == "uniform" and (variant != "sdpa" or cfg.source != "project"):
         raise ConfigError("--weight-init", "uniform draws the weights W_Q, W_K, W_V, which only sdpa's source "
                                            "'project' has; allowed: normal, or uniform with source = \"project\"")

@@ -14,8 +14,8 @@ in this order, whatever the scenario does not give:
 With ``rng = "numpy-legacy"`` (``np.random.seed(seed)``, values kept float64) the order is the
 note's: sdpa ``project`` draws x (and x_kv) first, then each weight as
 ``np.random.randn(d_model, width) * init_std`` (``np.random.rand`` with ``weight_init = "uniform"``;
-the ``X @ W`` layout, transposed to (out, in) here); every other case keeps the order above, ``normal`` being ``np.random.randn(*shape)`` and
-``randint`` ``np.random.randint(-4, 5, size=shape)``.
+the ``X @ W`` layout, transposed to (out, in) here); every other case keeps the order above,
+``normal`` being ``np.random.randn(*shape)`` and ``randint`` ``np.random.randint(-4, 5, size=shape)``.
 
 Random inputs: ``ramp`` = 1, 2, 3, ... in (B, L, width) order; ``randint`` =
 ``torch.randint(-4, 5, shape)``; ``normal`` = ``torch.randn(shape)``.

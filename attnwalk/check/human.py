@@ -402,7 +402,9 @@ def find(text: str, trace) -> dict[int, Hit]:
         h = _head_at(text, pos)
         return h - 1 if one_based_heads and h > 0 else h
 
-    blocks = latex_blocks(text) + bracket_blocks(text) + grid_blocks(text) + table_blocks(text)
+    from . import forms
+
+    blocks = forms.blocks(text) + latex_blocks(text) + bracket_blocks(text) + grid_blocks(text) + table_blocks(text)
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):
         cells = [c for r in b.rows for c in r]
@@ -464,6 +466,7 @@ def find(text: str, trace) -> dict[int, Hit]:
                     hits[c.start] = h
                     taken.add(c.start)
                 break
+    forms.after(text, trace, hits)  # forms that read what the blocks left (check/forms.py)
     return hits
 
 

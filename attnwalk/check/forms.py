@@ -1,0 +1,243 @@
+"""More hand-written forms for ``check.human`` (issue 8): each is a small function registered below,
+so a new form is a new function, not a new branch inside the reader.
+
+Block forms (matrices, judged by ``human.find`` like its own blocks, and before them):
+
+- ``list_rows``: a matrix printed one ``[a, b, c]`` list per line outside code blocks, several side by
+  side (``Q = [..] K = [..] V = [..]`` then ``[..] [..] [..]``);
+- ``product_chains``: ``A × B = C`` in one display block, named by the formula above it
+  (``context_vectors = attention_weights @ Values``): C is the left side, A and B the factors
+  (a factor written ``Keys.T`` / ``K^T`` is read transposed).
+
+Forms judged after the blocks (``after``):
+
+- ``quoted_rows``: a list repeating, digit for digit, a row of a matrix already judged
+  (``the row for "studying" ([0.45, 0.18, 0.37])``) gets that row's verdicts;
+- ``keyed_values``: one query's values listed per key word (``cat 61%`` or ``cat`` then ``2.7`` on
+  the next line), named by the lines above.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+_LIST = re.compile(r"\[([^\[\]\n]*)\]")
+_FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
+
+
+def _outside_code(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` outside fenced code blocks."""
+    spans, pos, inside = [], 0, False
+    for m in _FENCE.finditer(text):
+        if not inside:
+            spans.append((pos, m.start()))
+        pos, inside = m.end(), not inside
+    if not inside:
+        spans.append((pos, len(text)))
+    return spans
+
+
+def list_rows(text: str) -> list:
+    """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed."""
+    from .human import Block, _cells, _label_before, tensors_of
+
+    out = []
+    for a, b in _outside_code(text):
+        run: list[tuple[int, str, list]] = []  # (line start, line, [(list match start, cells)])
+        pos = a
+        for line in text[a:b].split("\n") + [None]:
+            lists = []
+            if line is not None and "[[" not in line and "]]" not in line:
+                for m in _LIST.finditer(line):
+                    cells = _cells(m.group(1).replace(",", " "), pos + m.start(1))
+                    if cells and len(cells) >= 2:
+                        lists.append((pos + m.start(), cells))
+            if lists and (not run or len(lists) == len(run[0][2])):
+                run.append((pos, line, lists))
+            else:
+                if len(run) >= 2:
+                    out.extend(_columns(text, run, Block, _label_before, tensors_of))
+                run = [(pos, line, lists)] if lists else []
+            if line is not None:
+                pos += len(line) + 1
+    return out
+
+
+def _columns(text, run, Block, label_before, tensors_of) -> list:
+    """One block per column of lists in ``run`` (lines of equally many lists)."""
+    out = []
+    first_start, first_line, first_lists = run[0]
+    for j in range(len(first_lists)):
+        rows = [lists[j][1] for _, _, lists in run]
+        if any(len(r) != len(rows[0]) for r in rows):
+            continue
+        start = first_lists[j][0]
+        if j == 0:
+            label = label_before(text, start)
+        else:  # the words between the previous list and this one (``K =``); never the lines above
+            prev_end = text.index("]", first_lists[j - 1][0]) + 1
+            label = text[prev_end:start]
+            if not tensors_of(label):
+                continue
+        out.append(Block(rows, start, label))
+    return out
+
+
+_MATRIX = re.compile(r"\\begin\{([bpvBV]?matrix)\}(.*?)\\end\{\1\}", re.S)
+_OP = re.compile(r"\s*(?:\\times|\\cdot|×|·|@|\*)?\s*")
+_FORMULA = re.compile(r"([^=\n`$]+?)\s*=\s*([^=\n`$]+)")
+
+
+def product_chains(text: str) -> list:
+    """``A op B = C`` in one display block, labelled by a formula ``c = a op b`` just above it."""
+    from .human import Block, _cells
+
+    mats = list(_MATRIX.finditer(text))
+    out = []
+    i = 0
+    while i < len(mats):
+        chain, eq = [mats[i]], None
+        while i + 1 < len(mats):
+            gap = text[chain[-1].end():mats[i + 1].start()]
+            if eq is None and re.fullmatch(r"\s*=\s*", gap):
+                eq = len(chain)
+            elif not _OP.fullmatch(gap) or "$" in gap:
+                break
+            chain.append(mats[i + 1])
+            i += 1
+            if eq is not None:
+                break
+        i += 1
+        if eq is None or len(chain) != eq + 1 or eq < 2:
+            continue
+        formula = _formula_above(text, chain[0].start())
+        if formula is None:
+            continue
+        result, factors = formula
+        if len(factors) != eq:
+            continue
+        for m, (label, transposed) in zip(chain, factors + [(result, False)]):
+            rows = []
+            for part in re.split(r"\\\\", m.group(2)):
+                if part.strip():
+                    off = m.start(2) + m.group(2).index(part)
+                    cells = _cells(part.replace("&", " "), off)
+                    if not cells:
+                        rows = []
+                        break
+                    rows.append(cells)
+            if not rows or any(len(r) != len(rows[0]) for r in rows):
+                continue
+            if transposed:
+                rows = [list(col) for col in zip(*rows)]
+            out.append(Block(rows, m.start(), label))
+    return out
+
+
+def _formula_above(text: str, start: int):
+    """(result label, [(factor label, transposed)]) of a formula on the 3 lines (HTML tags and ``$$`` aside)
+    before the display."""
+    from .human import tensors_of
+
+    lines = [ln for ln in text[:start].split("\n")[-9:-1] if not re.fullmatch(r"\s*(?:<[^>]*>\s*)*(?:\$\$)?\s*", ln)]
+    for line in reversed(lines[-3:]):
+        m = _FORMULA.search(line.strip())
+        if not m or not tensors_of(m.group(1)):
+            continue
+        factors = [f for f in re.split(r"\s*(?:@|×|\\times|\*|·|\\cdot)\s*", m.group(2)) if f.strip()]
+        parsed = []
+        for f in factors:
+            f = f.strip().strip("()` ")
+            t = bool(re.search(r"(?:\.T|\^T|\^\{?\\top\}?|ᵀ)$", f))
+            if not tensors_of(f):
+                return None
+            parsed.append((f, t))
+        return m.group(1), parsed
+    return None
+
+
+def blocks(text: str) -> list:
+    """Every registered block form's matrices (judged before the reader's own, at the same offset)."""
+    out = []
+    for form in BLOCK_FORMS:
+        out.extend(form(text))
+    return out
+
+
+BLOCK_FORMS = [product_chains, list_rows]
+
+
+# ---------------------------------------------------------------- forms judged after the blocks
+
+
+def quoted_rows(text: str, trace, hits: dict) -> None:
+    """A flat list whose numbers, as printed, are a judged matrix row's: that row's verdicts."""
+    from . import human
+
+    rows: dict[tuple, list] = {}
+    for b in human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + blocks(text):
+        for r in b.rows:
+            if len(r) >= 2 and all(c.start in hits for c in r):
+                rows.setdefault(tuple(c.text for c in r), [hits[c.start] for c in r])
+    if not rows:
+        return
+    for _start, cells in human.flat_lists(text):
+        if any(c.start in hits for c in cells):
+            continue
+        got = rows.get(tuple(c.text for c in cells))
+        if got is None:
+            continue
+        for c, h in zip(cells, got):
+            hits[c.start] = human.Hit(text.count("\n", 0, c.start) + 1, h.text, h.ok, h.label, h.expected, h.fix)
+
+
+_KEYED = re.compile(r"^[ \t]*(?P<word>[^\W\d][\w.'’-]*)[ \t]*(?::[ \t]*|[ \t]+|\n[ \t]*)(?P<num>"
+                    + r"[-−–]?\d+(?:\.\d*)?%?)[ \t]*$", re.M)
+
+
+def keyed_values(text: str, trace, hits: dict) -> None:
+    """``cat 61%`` / ``cat`` then ``2.7``: one query's values per key word, 2+ in a run, named above."""
+    from . import human
+
+    keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
+    if not keys:
+        return
+    runs, run, last = [], [], -1
+    for m in _KEYED.finditer(text):
+        word = m.group("word").lower()
+        if word not in keys:
+            continue
+        if run and text.count("\n", last, m.start()) > 1:
+            runs.append(run)
+            run = []
+        run.append((keys.index(word), m))
+        last = m.end()
+    if run:
+        runs.append(run)
+    for run in runs:
+        if len(run) < 2 or len({k for k, _ in run}) != len(run):
+            continue
+        cells = [human.Cell(m.group("num"), m.start("num")) for _, m in run]
+        if any(c.start in hits for c in cells):
+            continue
+        label = human._label_before(text, run[0][1].start())
+        for cand in [c for n in human.tensors_of(label) for c in human._candidates(n, trace)]:
+            exp = human._expected(trace, cand, 0)
+            if exp is None or exp.ndim != 2 or exp.shape[0] != 1 or exp.shape[1] != len(keys):
+                continue
+            res = human._judge(cells, np.array([exp[0, k] for k, _ in run]), cand, text)
+            if res is not None:
+                for c, h in zip(cells, res):
+                    hits[c.start] = h
+                break
+
+
+def after(text: str, trace, hits: dict) -> None:
+    """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
+    for form in AFTER_FORMS:
+        form(text, trace, hits)
+
+
+AFTER_FORMS = [quoted_rows, keyed_values]
