@@ -109,7 +109,7 @@ def torch_wrong(name: str) -> tuple[Counter, set]:
         for (ln, t), e in zip(nums, want):
             value, dec = published(t, claim)
             if abs(value - e) > 0.5 * 10.0**-dec + slack:
-                wrong[(ln, t)] += 1
+                wrong[(ln, t + "%" if claim.get("percent") else t)] += 1
     # "missed": the lines ("23") or single numbers of a line ("87:45") the reader is known to leave unread
     return wrong, {(int(k.split(":")[0]), k.split(":")[1]) if ":" in k else int(k) for k in data.get("missed", {})}
 

@@ -14,7 +14,10 @@ Forms judged after the blocks (``after``):
 - ``quoted_rows``: a list repeating, digit for digit, a row of a matrix already judged
   (``the row for "studying" ([0.45, 0.18, 0.37])``) gets that row's verdicts;
 - ``keyed_values``: one query's values listed per key word (``cat 61%`` or ``cat`` then ``2.7`` on
-  the next line), named by the lines above.
+  the next line), named by the lines above;
+- ``call_results``: ``Input: attention([[..]], [[..]], [[..]])`` then ``Expected: [[..]]``: the output
+  (``softmax(..)``: the weights), when the call's arguments are the trace's own q, k, v;
+- ``restated_percentages``: ``45%`` on the line of a judged ``0.45``: its verdict.
 """
 
 from __future__ import annotations
@@ -158,6 +161,74 @@ def _formula_above(text: str, start: int):
     return None
 
 
+_CALL = re.compile(r"\b(?P<fn>(?:scaled_dot_product_)?attention|attn|sdpa|softmax)\s*\(", re.I)
+_RESULT_WORD = re.compile(r"^\s*(?:[-*]\s*)?\**(?:expected(?: output)?|output|returns?|result)\**\s*[:=→]", re.I)
+
+
+def call_results(text: str, trace, hits: dict) -> None:
+    """``Input: attention(Q, K, V)`` then ``Expected: [[..]]``: the call's result, read as the output
+    (softmax: the weights), only when the call's list arguments are the trace's own q, k, v."""
+    from . import human
+
+    for b in human.bracket_blocks(text):
+        cells = [c for r in b.rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        ls = text.rfind("\n", 0, b.start) + 1
+        if not _RESULT_WORD.match(text[ls:b.start]):
+            continue
+        calls = [m for ln in text[:ls].split("\n")[-4:] for m in _CALL.finditer(ln)]
+        if not calls:
+            continue
+        m = calls[-1]
+        args = _call_args(m.string[m.end() - 1:])
+        if args is None or not _same_inputs(args, trace):
+            continue
+        name = "attn" if m.group("fn").lower() == "softmax" else "out"
+        exp = human._expected(trace, name, 0)
+        if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
+            continue
+        res = human._judge(cells, exp, name, text, sure=True)
+        if res is not None:
+            for c, h in zip(cells, res):
+                hits[c.start] = h
+
+
+def _same_inputs(args: list, trace) -> bool:
+    """Are a call's list arguments the trace's q, k, v (in that order), to the digits printed?"""
+    from .human import _expected
+
+    for n, a in zip(("q", "k", "v"), args):
+        exp = _expected(trace, n, 0)
+        try:
+            got = np.asarray(a, dtype=float)
+        except (ValueError, TypeError):
+            return False
+        if exp is None or got.shape != exp.shape or not np.allclose(got, exp, rtol=0, atol=1e-9):
+            return False
+    return bool(args)
+
+
+def _call_args(s: str) -> list | None:
+    """The top-level list arguments of ``(…)`` as nested float lists; None if not plain lists."""
+    import ast
+
+    depth, end = 0, None
+    for i, ch in enumerate(s):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            end = i
+            break
+    if end is None or end > 4000:
+        return None
+    try:
+        value = ast.literal_eval("[" + s[1:end] + "]")
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if all(isinstance(a, list) for a in value) else None
+
+
 def blocks(text: str) -> list:
     """Every registered block form's matrices (judged before the reader's own, at the same offset)."""
     out = []
@@ -234,10 +305,44 @@ def keyed_values(text: str, trace, hits: dict) -> None:
                 break
 
 
+_PCT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)%")
+
+
+def restated_percentages(text: str, trace, hits: dict) -> None:
+    """``[0.45, 0.18, 0.37] … take 45% from "I," 18% from "am" …``: a percentage on the line of a judged
+    number that it restates digit for digit (0.45 → 45%) gets that number's verdict."""
+    from ..numfmt import fmt
+    from . import human
+
+    by_line: dict[int, list] = {}
+    for pos, h in hits.items():
+        by_line.setdefault(h.line, []).append((pos, h))
+    if not by_line:
+        return
+    line, last = 1, 0
+    for m in _PCT.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        if m.start() in hits or line not in by_line:
+            continue
+        dec = len(m.group(1).split(".")[1]) if "." in m.group(1) else 0
+        for pos, h in sorted(by_line[line], key=lambda e: e[0]):
+            if pos > m.start() or h.text.endswith("%") or "." not in h.text:
+                continue
+            hd = len(h.text.split(".")[1])
+            if hd != dec + 2 or abs(float(h.text) * 100 - float(m.group(1))) > 10.0 ** -(dec + 3):
+                continue
+            expected = fmt(float(h.expected) * 100, dec)
+            fix = None if h.ok else expected + "%"
+            hits[m.start()] = human.Hit(line, m.group(0), h.ok, h.label, expected + "%", fix)
+            by_line[line].remove((pos, h))
+            break
+
+
 def after(text: str, trace, hits: dict) -> None:
     """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
     for form in AFTER_FORMS:
         form(text, trace, hits)
 
 
-AFTER_FORMS = [quoted_rows, keyed_values]
+AFTER_FORMS = [quoted_rows, keyed_values, call_results, restated_percentages]
