@@ -5,6 +5,9 @@ Block forms (matrices, judged by ``human.find`` like its own blocks, and before 
 
 - ``list_rows``: a matrix printed one ``[a, b, c]`` list per line outside code blocks, several side by
   side (``Q = [..] K = [..] V = [..]`` then ``[..] [..] [..]``);
+- ``transposed``: ``K^T = [..]``, ``Kᵀ:``, ``K.T =``: the matrix read transposed (never as it stands);
+- ``call_arguments``: a matrix inside a call (``attention(\n [[..]],\n [[..]])``) is left unread (it is
+  not the result the assignment names, and may be another case's input);
 - ``product_chains``: ``A × B = C`` in one display block, named by the formula above it
   (``context_vectors = attention_weights @ Values``): C is the left side, A and B the factors
   (a factor written ``Keys.T`` / ``K^T`` is read transposed).
@@ -177,12 +180,13 @@ def call_results(text: str, trace, hits: dict) -> None:
         ls = text.rfind("\n", 0, b.start) + 1
         if not _RESULT_WORD.match(text[ls:b.start]):
             continue
-        calls = [m for ln in text[:ls].split("\n")[-4:] for m in _CALL.finditer(ln)]
-        if not calls:
+        window = text[max(0, ls - 1500):ls]
+        calls = list(_CALL.finditer(window))
+        if not calls or window.count("\n", calls[-1].end()) > 12:
             continue
         m = calls[-1]
-        args = _call_args(m.string[m.end() - 1:])
-        if args is None or not _same_inputs(args, trace):
+        args = _call_args(window[m.end() - 1:])
+        if not args or not _same_inputs(args, trace):
             continue
         name = "attn" if m.group("fn").lower() == "softmax" else "out"
         exp = human._expected(trace, name, 0)
@@ -237,7 +241,81 @@ def blocks(text: str) -> list:
     return out
 
 
-BLOCK_FORMS = [product_chains, list_rows]
+_TRANSPOSED = re.compile(r"(?:^|[^\w\\])([QKVX])\s*(?:\^\s*\{?\s*(?:T|\\top|\\intercal)\s*\}?|ᵀ|\.T\b)\s*(?:=|:)?\s*$")
+
+
+def transposed(text: str) -> list:
+    """``K^T = [..]`` / ``Kᵀ:`` / ``K.T =``: the matrix is the tensor transposed (read so), else unread."""
+    from .human import Block, bracket_blocks, latex_blocks
+
+    out = []
+    for b in latex_blocks(text) + bracket_blocks(text):
+        ls = text.rfind("\n", 0, b.start) + 1
+        before = text[ls:b.start]
+        before = before.split("$$")[-1].split("\\end{")[-1]
+        before = re.sub(r"\\begin\{[bpvBV]?matrix\}$", "", before.rstrip()).rstrip()
+        m = _TRANSPOSED.search(before)
+        if not m or any(len(r) != len(b.rows[0]) for r in b.rows):
+            continue
+        rows = [list(col) for col in zip(*b.rows)]
+        out.append(Block(rows, b.start, {"Q": "query", "K": "key", "V": "value", "X": "input"}[m.group(1)]))
+        out.append(Block(b.rows, b.start, None))  # not read as it stands, whatever the transpose gives
+    return out
+
+
+_CONSTRUCTORS = {"tensor", "array", "asarray", "matrix", "float_tensor", "floattensor", "from_numpy", "list", "mat",
+                 "dict", "print", "np.array", "torch.tensor"}
+_CALL_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\($")
+
+
+def call_arguments(text: str) -> list:
+    """A matrix written as an argument of a call (``attention(\n [[..]],\n [[..]])``) is no result named
+    by the assignment before the call, and may be another test case's input: it stays unread.
+    ``torch.tensor([[..]])`` / ``np.array(..)`` build the matrix itself and are left to the reader."""
+    from .human import Block, bracket_blocks
+
+    out = []
+    for b in bracket_blocks(text):
+        depth, i, lo = 0, b.start - 1, max(0, b.start - 2000)
+        args = 0
+        while i >= lo:
+            ch = text[i]
+            if ch in ")]}":
+                depth += 1
+            elif ch in "([{":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                args += 1
+            i -= 1
+        if i < lo or text[i] != "(":
+            continue
+        m = _CALL_NAME.search(text[max(0, i - 60):i + 1])
+        if not m:
+            continue
+        fn = m.group(1).lower()
+        if fn.split(".")[-1] in _CONSTRUCTORS or fn in _CONSTRUCTORS:
+            continue
+        out.append(Block(b.rows, b.start, None))  # an argument: maybe another case's inputs, never "sure"
+    return out
+
+
+_TABLE_PREFIX = re.compile(r"^((?:>[ \t]?)+[ \t]*|[ \t]{1,8})\|", re.M)
+
+
+def nested_tables(text: str) -> list:
+    """Markdown tables indented (MkDocs ``!!! note`` admonitions, list items) or quoted (``>``, Obsidian
+    callouts): the reader's own tables, read with the prefix moved after the first ``|`` (offsets kept)."""
+    from .human import table_blocks
+
+    if not _TABLE_PREFIX.search(text):
+        return []
+    shifted = _TABLE_PREFIX.sub(lambda m: "|" + " " * len(m.group(1)), text)  # same length: offsets kept
+    return [b for b in table_blocks(shifted) if text[b.start] != "|"]
+
+
+BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables]
 
 
 # ---------------------------------------------------------------- forms judged after the blocks

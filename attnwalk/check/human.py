@@ -122,8 +122,10 @@ def _fix_text(text: str, expected: float) -> str:
     if text.startswith(("−", "–")) and s.startswith("-"):
         s = text[0] + s[1:]
     mant = text.rstrip("%").lower()
-    if "e" in mant:
-        return None
+    if "e" in mant:  # numpy's 4.9995e-01: the same mantissa digits, the exponent as printed
+        m_dec = len(mant.split("e")[0].split(".")[1]) if "." in mant.split("e")[0] else 0
+        s = f"{e:.{m_dec}e}"
+        return s.upper() if "E" in text else s
     return s  # the number's digits only: a "%" after it stays in place
 
 
@@ -409,6 +411,9 @@ def find(text: str, trace) -> dict[int, Hit]:
     for b in sorted(blocks, key=lambda b: b.start):
         cells = [c for r in b.rows for c in r]
         if any(c.start in taken for c in cells):
+            continue
+        if b.label is None:  # a form says these numbers are no tensor of the trace (forms.py): leave them unread
+            taken.update(c.start for c in cells)
             continue
         names = tensors_of(b.label)
         shaped = []

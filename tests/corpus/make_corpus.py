@@ -377,5 +377,104 @@ Z = [
 """, PROJECT)
 
 
+    # 12. Obsidian: callouts (> [!note]) holding $$ bmatrix blocks and a numpy print with e-notation
+    def sci(a, plant=()):
+        rows = []
+        for i, row in enumerate(a.tolist()):
+            cells = []
+            for j, x in enumerate(row):
+                t = f"{x:.4e}"
+                if (i, j) in plant:
+                    m, e = t.split("e")
+                    t = "⟨" + f"{float(m) + 0.0003:.4f}e{e}" + "⟩"
+                cells.append(t)
+            rows.append("[" + " ".join(cells) + "]")
+        return "[" + "\n ".join(rows) + "]"
+    ws = attention(x, wq, wk, wv, scale=4.0)
+    write("en_obsidian_callouts", f"""# Attention (Obsidian vault note)
+
+> [!note] Raw scores
+> $$
+> S = QK^T = {tex(r['s'], 0, {(1, 1)}).replace(chr(10), chr(10) + '> ')}
+> $$
+
+> [!example]- Weights with a sharp scale (scores × 4), as numpy prints them
+> ```
+> attention weights:
+> {sci(ws['a'], {(0, 2)}).replace(chr(10), chr(10) + '> ')}
+> ```
+
+> [!tip] Output
+> $$
+> \\text{{Output}} = {tex(ws['o'], 3, {(1, 0)}).replace(chr(10), chr(10) + '> ')}
+> $$
+""", PROJECT + "scale = 4.0\n")
+
+    # 13. MkDocs Material: admonitions (!!! note) with indented tables and code blocks
+    def md_table(a, d, names, keys, plant=()):
+        out = ["    | | " + " | ".join(keys) + " |", "    |---|" + "---|" * len(keys)]
+        for i, row in enumerate(a.tolist()):
+            out.append(f"    | {names[i]} | " + " | ".join(bad(v, d) if (i, j) in plant else f(v, d)
+                                                        for j, v in enumerate(row)) + " |")
+        return "\n".join(out)
+    toks = ["the", "cat", "sat"]
+    write("en_mkdocs_admonitions", f"""# Attention, step by step
+
+!!! note "Attention weights"
+    Each row is a query token, each column a key; rows sum to 1.
+
+{md_table(r['a'], 3, toks, toks, {(2, 0)})}
+
+!!! example "Output vectors"
+    ```
+{chr(10).join('    ' + ln for ln in mat(r['o'], 3, {(0, 2)}))}
+    ```
+
+??? info "Scaled scores"
+    $$
+    \\frac{{QK^T}}{{\\sqrt{{d_k}}}} = {tex(r['sc'], 3, {(1, 2)}).replace(chr(10), chr(10) + '    ')}
+    $$
+""", PROJECT + 'labels = ["the", "cat", "sat"]\n')
+
+    # 14. Vietnamese: 1-based rows ("hàng 1", "từ 2"), Kᵀ printed transposed, rows without commas
+    kt = r['k'].T
+    write("vi_transposed_rows", f"""# Ví dụ attention: từng hàng một
+
+Ma trận Kᵀ (mỗi cột là một key):
+
+$$
+K^T = {tex(kt, 0, {(0, 1)})}
+$$
+
+Điểm chú ý (chưa chia):
+
+- hàng 1: [{' '.join(f(v, 0) for v in r['s'][0].tolist())}]
+- hàng 2: [{' '.join(bad(v, 0) if j == 0 else f(v, 0) for j, v in enumerate(r['s'][1].tolist()))}]
+- hàng 3: [{' '.join(f(v, 0) for v in r['s'][2].tolist())}]
+
+Trọng số chú ý của từ 2: [{', '.join(bad(v, 4) if j == 2 else f(v, 4) for j, v in enumerate(r['a'][1].tolist()))}]
+""", PROJECT)
+
+    # 15. Chinese: shapes as factors, (3×4)·(4×3) = (3×3), and "Expected:" of a test case
+    write("zh_factor_shapes", f"""# 自注意力：形状与结果
+
+形状：Q 是 (3×3)，Kᵀ 是 (3×3)，所以 QKᵀ 是 (3×3)。乘积的形状 (3×4)·(4×3) = (3×⟨4⟩)。
+
+测试用例：
+
+```python
+out = attention(
+    [[{'], ['.join(', '.join(f(v, 0) for v in row) for row in r['q'].tolist())}]],
+    [[{'], ['.join(', '.join(f(v, 0) for v in row) for row in r['k'].tolist())}]],
+    [[{'], ['.join(', '.join(f(v, 0) for v in row) for row in r['v'].tolist())}]],
+)
+```
+
+Expected: {'[' + ', '.join(mat(r['o'], 4, {(1, 1)})) + ']'}
+""", 'variant = "sdpa"\nsource = "direct"\nheads = 1\n'
+         f"q = {[[int(v) for v in row] for row in r['q'].tolist()]}\n"
+         f"k = {[[int(v) for v in row] for row in r['k'].tolist()]}\n"
+         f"v = {[[int(v) for v in row] for row in r['v'].tolist()]}\n")
+
 if __name__ == "__main__":
     main()
