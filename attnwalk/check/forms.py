@@ -46,7 +46,9 @@ def _outside_code(text: str) -> list[tuple[int, int]]:
 
 
 def list_rows(text: str) -> list:
-    """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed."""
+    """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed;
+    only the first line may have words before its list (``Q = [..] K = [..]``): ``q1 = [..]`` then
+    ``k1 = [..]`` are named vectors, read as such by the reader."""
     from .human import Block, _cells, _label_before, tensors_of
 
     out = []
@@ -60,12 +62,13 @@ def list_rows(text: str) -> list:
                     cells = _cells(m.group(1).replace(",", " "), pos + m.start(1))
                     if cells and len(cells) >= 2:
                         lists.append((pos + m.start(), cells))
-            if lists and (not run or len(lists) == len(run[0][2])):
-                run.append((pos, line, lists))
+            bare = bool(lists) and re.fullmatch(r"\s*(?:[-*+>]\s*)?`?\s*", line[:lists[0][0] - pos]) is not None
+            if lists and run and bare and len(lists) == len(run[0][2]):
+                run.append((pos, line, lists))  # a later row: nothing before it but a bullet (``q1 =`` is a vector)
             else:
                 if len(run) >= 2:
                     out.extend(_columns(text, run, Block, _label_before, tensors_of))
-                run = [(pos, line, lists)] if lists else []
+                run = [(pos, line, lists)] if lists else []  # the first row may carry the label (``Q = [..]``)
             if line is not None:
                 pos += len(line) + 1
     return out
