@@ -121,7 +121,8 @@ def test_real_note_wrong_numbers_are_exactly_the_ones_torch_finds(name):
     truth, missed = torch_wrong(name)
     assert found - truth == Counter(), f"false positives: {sorted((found - truth).elements())}"
     assert found == Counter({k: n for k, n in truth.items() if k[0] not in missed and k not in missed})
-    assert report.verified  # each note has claims the reader understands
+    unread = json.loads((REAL / f"{name}.claims.json").read_text(encoding="utf-8")).get("unread")
+    assert report.verified or unread  # each note has claims the reader understands, or says why it has none
 
 
 def test_the_real_set_covers_three_languages_and_finds_real_errors():

@@ -191,6 +191,8 @@ class TraceView:
                 if self.t.steps[k].axes[1:2] == ("head",):
                     a = a[h]
                 return np.asarray(a[i])
+            if k == "mask" and not self.strict:
+                return None  # a hand-written M is often additive (0 kept, -inf dropped) or a drop mask: unread
             if self.seq and k in SEQ_WHOLE:
                 name = SEQ_WHOLE[k]
                 a = self.t[name]
