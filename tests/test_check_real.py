@@ -55,7 +55,8 @@ def torch_tensors(scenario: dict) -> dict:
     if scenario["source"] == "project":  # weight_layout = "in_out": Q = X @ W_Q
         assert scenario["weight_layout"] == "in_out"
         for n in ("q", "k", "v"):
-            t[n] = t["x"] @ torch.tensor(scenario[f"w_{n}"], dtype=torch.float64)
+            t[f"w_{n}"] = torch.tensor(scenario[f"w_{n}"], dtype=torch.float64)  # as printed: (in, out)
+            t[n] = t["x"] @ t[f"w_{n}"]
     else:
         t["x"] = t["q"]  # Q = K = V = X in these notes
     scores = t["q"] @ t["k"].T

@@ -201,6 +201,8 @@ class TraceView:
                     a = a[self.b]
                 if step.axes[1:2] == ("head",):
                     a = a[h]
+                if name.startswith("w_") and not self.strict and self.cfg.get("weight_layout") == "in_out":
+                    a = np.asarray(a).T  # a hand note's W as the scenario gives it: (in, out), for X @ W
                 return _apply(a, ref.index)
             if k == "w_qkv" or k == "w_proj":
                 if not self.has(k):
