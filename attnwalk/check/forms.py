@@ -20,6 +20,7 @@ Forms judged after the blocks (``after``):
   the next line), named by the lines above;
 - ``call_results``: ``Input: attention([[..]], [[..]], [[..]])`` then ``Expected: [[..]]``: the output
   (``softmax(..)``: the weights), when the call's arguments are the trace's own q, k, v;
+- ``key_weights``: ``α_{dog} = … ≈ 0.42`` with one query: the weight of the key named ``dog``;
 - ``restated_percentages``: ``45%`` on the line of a judged ``0.45``: its verdict.
 """
 
@@ -420,10 +421,41 @@ def restated_percentages(text: str, trace, hits: dict) -> None:
             break
 
 
+_ALPHA = re.compile(r"(?:\\alpha|α|alpha|a)_\{?\\?(?:text|mathrm)?\{?(?P<word>[^\W\d][\w.'’-]*)\}?\}?")
+_LAST = re.compile(r"(?:≈|\\approx|=)\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)\s*(?:\\\]|\$\$|\$)?\s*$")
+
+
+def key_weights(text: str, trace, hits: dict) -> None:
+    """``α_{dog} = … ≈ 0.42`` with one query: the weight of key ``dog`` (a key word of the scenario)."""
+    from . import human
+    from .human import _close
+
+    keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
+    exp = human._expected(trace, "attn", 0)
+    if not keys or exp is None or exp.ndim != 2 or exp.shape[0] != 1 or exp.shape[1] != len(keys):
+        return
+    pos = 0
+    for line in text.split("\n"):
+        m, last = _ALPHA.match(line.strip()), _LAST.search(line)
+        if m and last and m.group("word").lower() in keys and pos + last.start("num") not in hits:
+            start = pos + last.start("num")
+            e = float(exp[0, keys.index(m.group("word").lower())])
+            cell = human.Cell(last.group("num"), start)
+            res = human._judge([cell], np.array([e]), "attn", text, sure=True)
+            if res is None:  # one number: judged on its own (the label names one weight exactly)
+                ok = _close(cell.text, e, float(np.max(np.abs(exp))))
+                dec = max(human._value(cell.text)[1], 0)
+                shown = human.fmt(e * 100, max(dec - 2, 0)) + "%" if cell.text.endswith("%") else human.fmt(e, dec)
+                res = [human.Hit(text.count("\n", 0, start) + 1, cell.text, ok, f"attn[0][{m.group('word')}]", shown,
+                                 None if ok else human._fix_text(cell.text, e))]
+            hits[start] = res[0]
+        pos += len(line) + 1
+
+
 def after(text: str, trace, hits: dict) -> None:
     """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
     for form in AFTER_FORMS:
         form(text, trace, hits)
 
 
-AFTER_FORMS = [quoted_rows, keyed_values, call_results, restated_percentages]
+AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, restated_percentages]
