@@ -21,6 +21,8 @@ Forms judged after the blocks (``after``):
 - ``call_results``: ``Input: attention([[..]], [[..]], [[..]])`` then ``Expected: [[..]]``: the output
   (``softmax(..)``: the weights), when the call's arguments are the trace's own q, k, v;
 - ``key_weights``: ``α_{dog} = … ≈ 0.42`` with one query: the weight of the key named ``dog``;
+- ``word_rows``: ``Row 2 (love): [..]``, ``the output for "cats" is [..]``: rows named by a token word;
+- ``inline_key_values``: ``weights for "I": I = 0.26, love = 0.26, cats = 0.48``;
 - ``restated_percentages``: ``45%`` on the line of a judged ``0.45``: its verdict.
 """
 
@@ -60,6 +62,8 @@ def list_rows(text: str) -> list:
             lists = []
             if line is not None and "[[" not in line and "]]" not in line:
                 for m in _LIST.finditer(line):
+                    if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
+                        continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
                     cells = _cells(m.group(1).replace(",", " "), pos + m.start(1))
                     if cells and len(cells) >= 2:
                         lists.append((pos + m.start(), cells))
@@ -319,7 +323,28 @@ def nested_tables(text: str) -> list:
     return [b for b in table_blocks(shifted) if text[b.start] != "|"]
 
 
-BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables]
+_KEY_HEAD = re.compile(r"^\s*(?:k|key|keys|khóa|键)\s*_?\{?\d+\}?\s*$", re.I)
+_QUERY_ROW = re.compile(r"^\s*(?:q|query|queries|truy vấn|查询)\s*_?\{?\d+\}?\s*$", re.I)
+
+
+def query_key_tables(text: str) -> list:
+    """A table whose columns are keys (``k1``, ``key 2``) and rows queries (``q1``) is a query × key
+    matrix: the scores, scaled scores or weights, whichever most of its numbers are."""
+    from .human import Block, table_blocks
+
+    out = []
+    for b in table_blocks(text):
+        header = text[b.start:text.find("\n", b.start)].strip().strip("|").split("|")
+        keys = [h for h in header if h.strip()]
+        if not keys or not all(_KEY_HEAD.match(h) for h in keys):
+            continue
+        if not b.row_names or not all(n and _QUERY_ROW.match(n) for n in b.row_names):
+            continue
+        out.append(Block(b.rows, b.start, "scores, scaled scores or attention weights", b.row_names))
+    return out
+
+
+BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables, query_key_tables]
 
 
 # ---------------------------------------------------------------- forms judged after the blocks
@@ -452,10 +477,101 @@ def key_weights(text: str, trace, hits: dict) -> None:
         pos += len(line) + 1
 
 
+_NUMS = r"[-−–]?\d+(?:\.\d+)?%?(?:\s*,?\s+[-−–]?\d+(?:\.\d+)?%?|\s*,\s*[-−–]?\d+(?:\.\d+)?%?)+"
+_WORD_ROW = re.compile(r"(?:(?:row|hàng|token|word|từ|query)\s*(?P<n>\d+)\s*\(\s*[\"“'`]?"
+                       r"(?P<w1>[^)\"”'`\n]{1,30})[\"”'`]?\s*\)"
+                       r"|[\"“'`](?P<w2>[^\"”'`\n]{1,30})[\"”'`]\s*\)?)\s*(?:is|it is|are|=|:|→|->)?\s*`?\[(?P<body>"
+                       + _NUMS + r")\]", re.I)
+
+
+def _joint(text: str, trace, hits: dict, groups: list, label: str) -> None:
+    """Judge several rows named on one line together (so one wrong entry in a short row is found)."""
+    from . import human
+
+    cells = [c for cs, _ in groups for c in cs]
+    if len(cells) < 2 or any(c.start in hits for c in cells):
+        return
+    names = human.tensors_of(label)
+    for cand in [c for n in names for c in human._candidates(n, trace)]:
+        exp = human._expected(trace, cand, 0)
+        if exp is None or exp.ndim != 2:
+            continue
+        if any(idx >= exp.shape[0] or exp.shape[1] != len(cs) for cs, idx in groups):
+            continue
+        want = np.concatenate([exp[idx] for _, idx in groups])
+        res = human._judge(cells, want, cand, text, sure=len(names) == 1)
+        if res is not None:
+            for c, h in zip(cells, res):
+                hits[c.start] = h
+            return
+
+
+def word_rows(text: str, trace, hits: dict) -> None:
+    """``Row 2 (love): [..]``, ``the output for "cats" is [..]``: rows named by a token word (or a
+    1-based row number), the tensor named before them on the line (else just above)."""
+    from . import human
+
+    words = [str(w).lower() for w in (trace.config.get("labels") or [])]
+    pos = 0
+    for line in text.split("\n"):
+        groups, first = [], None
+        for m in _WORD_ROW.finditer(line):
+            w = (m.group("w1") or m.group("w2") or "").strip().lower()
+            idx = words.index(w) if w in words else int(m.group("n")) - 1 if m.group("n") else None
+            if idx is None or idx < 0:
+                continue
+            cells = human._cells(m.group("body").replace(",", " "), pos + m.start("body"))
+            if cells:
+                groups.append((cells, idx))
+                first = m.start() if first is None else first
+        if groups:
+            label = line[:first]
+            if not human.tensors_of(label):
+                label = human._label_before(text, pos + first)
+            _joint(text, trace, hits, groups, label)
+        pos += len(line) + 1
+
+
+_PAIR = re.compile(r"(?P<w>[^\W\d][\w.'’-]*)[\"”'`]?\s*[=:]\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)(?!\w|\.\d)")
+_FOR = re.compile(r"\b(?:for|of|cho|của)\s+[\"“'`]?(?P<w>[^\s\"”'`:,)]+)[\"”'`]?", re.I)
+
+
+def inline_key_values(text: str, trace, hits: dict) -> None:
+    """``weights for "I": I = 0.26, love = 0.26, cats = 0.48``: one query's row, key word = value, 2+ on
+    a line; the query named by ``for "word"`` (or the only one), the tensor by the words before."""
+    from . import human
+
+    queries = [str(w).lower() for w in (trace.config.get("labels") or [])]
+    keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
+    if not keys:
+        return
+    pos = 0
+    for line in text.split("\n"):
+        pairs = [m for m in _PAIR.finditer(line) if m.group("w").lower() in keys]
+        if len(pairs) >= 2 and len({m.group("w").lower() for m in pairs}) == len(pairs):
+            before = line[:pairs[0].start()]
+            fm = [m for m in _FOR.finditer(before) if m.group("w").lower() in queries]
+            row = queries.index(fm[-1].group("w").lower()) if fm else 0 if len(queries) <= 1 else None
+            cells = [human.Cell(m.group("num"), pos + m.start("num")) for m in pairs]
+            if row is not None and not any(c.start in hits for c in cells):
+                for cand in [c for n in human.tensors_of(before) for c in human._candidates(n, trace)]:
+                    exp = human._expected(trace, cand, 0)
+                    if exp is None or exp.ndim != 2 or row >= exp.shape[0] or exp.shape[1] != len(keys):
+                        continue
+                    want = np.array([exp[row, keys.index(m.group("w").lower())] for m in pairs])
+                    res = human._judge(cells, want, cand, text)
+                    if res is not None:
+                        for c, h in zip(cells, res):
+                            hits[c.start] = h
+                        break
+        pos += len(line) + 1
+
+
 def after(text: str, trace, hits: dict) -> None:
     """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
     for form in AFTER_FORMS:
         form(text, trace, hits)
 
 
-AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, restated_percentages]
+AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
+               restated_percentages]

@@ -159,7 +159,10 @@ def _label_before(text: str, start: int) -> str:
     if tensor_of(same):
         return same
     above = text[max(0, text.rfind("\n", 0, max(ls - 1, 0)) + 1):ls]
-    lines = [ln for ln in text[:ls].split("\n")[-5:] if ln.strip() and not ln.strip().startswith(("```", "$$"))]
+    tail = text[:ls].split("\n")[-5:]
+    if text.count("```", 0, ls) % 2 == 0:  # outside code: a code block that ended above is no label
+        tail = tail[max((n + 1 for n, ln in enumerate(tail) if ln.strip().startswith("```")), default=0):]
+    lines = [ln for ln in tail if ln.strip() and not ln.strip().startswith(("```", "$$"))]
     return same + " " + " ".join(lines[-2:]) if lines else same + above
 
 

@@ -476,5 +476,49 @@ Expected: {'[' + ', '.join(mat(r['o'], 4, {(1, 1)})) + ']'}
          f"k = {[[int(v) for v in row] for row in r['k'].tolist()]}\n"
          f"v = {[[int(v) for v in row] for row in r['v'].tolist()]}\n")
 
+    # 16. English notebook-and-prose mix: numpy array(...) repr, a torch print with grad_fn, a q×k table,
+    #     rows named by token words in prose, and key = value pairs for one query
+    q3 = torch.tensor([[1, 0, 1], [0, 1, 0], [1, 1, 0]], dtype=T)
+    k3 = torch.tensor([[1, 0, 0], [0, 1, 1], [1, 1, 1]], dtype=T)
+    v3 = torch.tensor([[1, 2], [3, 4], [5, 6]], dtype=T)
+    s3 = q3 @ k3.T
+    a3 = torch.softmax(s3 / 3 ** 0.5, -1)
+    o3 = a3 @ v3
+
+    def arr(a_, d, plant=()):
+        rows = mat(a_, d, plant)
+        return "array([" + ",\n       ".join(rows) + "])"
+
+    def tt2(a_, d, plant=()):
+        rows = mat(a_, d, plant)
+        return "tensor([" + ",\n        ".join(rows) + "], grad_fn=<SoftmaxBackward0>)"
+    qk_rows = "\n".join(f"| q{i + 1} | " + " | ".join(bad(x, 0) if (i, j) == (2, 1) else f(x, 0)
+                                                       for j, x in enumerate(row)) + " |"
+                        for i, row in enumerate(s3.tolist()))
+    write("en_prose_rows", f"""# Attention for "I love cats"
+
+Scores (`q @ k.T`):
+
+```
+{arr(s3, 0, {(2, 2)})}
+```
+
+Weights printed by torch:
+
+```
+{tt2(a3, 4, {(1, 2)})}
+```
+
+|    | k1 | k2 | k3 |
+|----|----|----|----|
+{qk_rows}
+
+The output for "cats" is [{f(o3[2, 0], 4)}, {f(o3[2, 1], 4)}], and for "love" it is \
+[{f(o3[1, 0], 4)}, {bad(o3[1, 1], 4, 10)}].
+
+Attention weights for "I": I = {f(a3[0, 0], 2)}, love = {f(a3[0, 1], 2)}, cats = {bad(a3[0, 2], 2, 1)}.
+""", 'variant = "sdpa"\nsource = "direct"\nheads = 1\nq = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]\n'
+         'k = [[1, 0, 0], [0, 1, 1], [1, 1, 1]]\nv = [[1, 2], [3, 4], [5, 6]]\nlabels = ["I", "love", "cats"]\n')
+
 if __name__ == "__main__":
     main()
