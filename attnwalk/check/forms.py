@@ -23,6 +23,7 @@ Forms judged after the blocks (``after``):
 - ``key_weights``: ``α_{dog} = … ≈ 0.42`` with one query: the weight of the key named ``dog``;
 - ``word_rows``: ``Row 2 (love): [..]``, ``the output for "cats" is [..]``: rows named by a token word;
 - ``inline_key_values``: ``weights for "I": I = 0.26, love = 0.26, cats = 0.48``;
+- ``masked_matrices``: masked scores printed with ``-inf`` / ``-\\infty`` where the mask drops keys;
 - ``restated_percentages``: ``45%`` on the line of a judged ``0.45``: its verdict.
 """
 
@@ -453,7 +454,6 @@ _LAST = re.compile(r"(?:≈|\\approx|=)\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)\s*(
 def key_weights(text: str, trace, hits: dict) -> None:
     """``α_{dog} = … ≈ 0.42`` with one query: the weight of key ``dog`` (a key word of the scenario)."""
     from . import human
-    from .human import _close
 
     keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
     exp = human._expected(trace, "attn", 0)
@@ -468,23 +468,36 @@ def key_weights(text: str, trace, hits: dict) -> None:
             cell = human.Cell(last.group("num"), start)
             res = human._judge([cell], np.array([e]), "attn", text, sure=True)
             if res is None:  # one number: judged on its own (the label names one weight exactly)
-                ok = _close(cell.text, e, float(np.max(np.abs(exp))))
-                dec = max(human._value(cell.text)[1], 0)
-                shown = human.fmt(e * 100, max(dec - 2, 0)) + "%" if cell.text.endswith("%") else human.fmt(e, dec)
-                res = [human.Hit(text.count("\n", 0, start) + 1, cell.text, ok, f"attn[0][{m.group('word')}]", shown,
-                                 None if ok else human._fix_text(cell.text, e))]
+                res = _each([cell], [e], f"attn[0][{m.group('word')}]", text, float(np.max(np.abs(exp))))
             hits[start] = res[0]
         pos += len(line) + 1
 
 
 _NUMS = r"[-−–]?\d+(?:\.\d+)?%?(?:\s*,?\s+[-−–]?\d+(?:\.\d+)?%?|\s*,\s*[-−–]?\d+(?:\.\d+)?%?)+"
-_WORD_ROW = re.compile(r"(?:(?:row|hàng|token|word|từ|query)\s*(?P<n>\d+)\s*\(\s*[\"“'`]?"
+_WORD_ROW = re.compile(r"(?:(?:row|hàng|dòng|token|word|từ|query)\s*(?P<n>\d+)\s*\(\s*[\"“'`]?"
                        r"(?P<w1>[^)\"”'`\n]{1,30})[\"”'`]?\s*\)"
-                       r"|[\"“'`](?P<w2>[^\"”'`\n]{1,30})[\"”'`]\s*\)?)\s*(?:is|it is|are|=|:|→|->)?\s*`?\[(?P<body>"
-                       + _NUMS + r")\]", re.I)
+                       r"|第\s*(?P<n2>\d+)\s*行"
+                       r"|[\"“'`](?P<w2>[^\"”'`\n]{1,30})[\"”'`]\s*\)?)"
+                       r"\s*(?:is|it is|are|là|bằng|是|为|=|:|：|→|->)?\s*`?\[(?P<body>" + _NUMS + r")\]", re.I)
 
 
-def _joint(text: str, trace, hits: dict, groups: list, label: str) -> None:
+def _each(cells: list, want: np.ndarray, label: str, text: str, scale: float) -> list:
+    """Verdicts for ``cells`` read as ``want``, each on its own: for numbers whose name on their own line
+    says exactly which entries they are (``α_{dog}``, ``the output for "cats" is [..]``)."""
+    from . import human
+
+    out = []
+    for c, e in zip(cells, want):
+        e = float(e)
+        ok = human._close(c.text, e, scale)
+        dec = max(human._value(c.text)[1], 0)
+        shown = human.fmt(e * 100, max(dec - 2, 0)) + "%" if c.text.endswith("%") else human.fmt(e, dec)
+        out.append(human.Hit(text.count("\n", 0, c.start) + 1, c.text.replace("−", "-").replace("–", "-"), ok,
+                             label, shown, None if ok else human._fix_text(c.text, e)))
+    return out
+
+
+def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool = False) -> None:
     """Judge several rows named on one line together (so one wrong entry in a short row is found)."""
     from . import human
 
@@ -500,6 +513,8 @@ def _joint(text: str, trace, hits: dict, groups: list, label: str) -> None:
             continue
         want = np.concatenate([exp[idx] for _, idx in groups])
         res = human._judge(cells, want, cand, text, sure=len(names) == 1)
+        if res is None and named and len(names) == 1:  # one tensor and the rows named on the line itself
+            res = _each(cells, want, cand, text, float(np.max(np.abs(exp[np.isfinite(exp)]), initial=0.0)))
         if res is not None:
             for c, h in zip(cells, res):
                 hits[c.start] = h
@@ -507,28 +522,32 @@ def _joint(text: str, trace, hits: dict, groups: list, label: str) -> None:
 
 
 def word_rows(text: str, trace, hits: dict) -> None:
-    """``Row 2 (love): [..]``, ``the output for "cats" is [..]``: rows named by a token word (or a
-    1-based row number), the tensor named before them on the line (else just above)."""
+    """``Row 2 (love): [..]``, ``the output for "cats" is [..]``, ``Đầu ra của "học" là [..]``,
+    ``注意力权重第3行：[..]``: rows named by a token word or a 1-based row number, the tensor named by the
+    words before each (since the previous row on the line), else before the first, else just above."""
     from . import human
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
     pos = 0
     for line in text.split("\n"):
-        groups, first = [], None
+        groups: dict[str, list] = {}
+        prev, first = 0, None
         for m in _WORD_ROW.finditer(line):
             w = (m.group("w1") or m.group("w2") or "").strip().lower()
-            idx = words.index(w) if w in words else int(m.group("n")) - 1 if m.group("n") else None
-            if idx is None or idx < 0:
-                continue
+            n = m.group("n") or m.group("n2")
+            idx = words.index(w) if w in words else int(n) - 1 if n else None
             cells = human._cells(m.group("body").replace(",", " "), pos + m.start("body"))
-            if cells:
-                groups.append((cells, idx))
+            if idx is not None and idx >= 0 and cells:
+                own = line[prev:m.start()]
                 first = m.start() if first is None else first
-        if groups:
-            label = line[:first]
-            if not human.tensors_of(label):
-                label = human._label_before(text, pos + first)
-            _joint(text, trace, hits, groups, label)
+                label = own if human.tensors_of(own) else line[:first]
+                named = bool(human.tensors_of(label))
+                if not named:
+                    label = human._label_before(text, pos + first)
+                groups.setdefault((label, named), []).append((cells, idx))
+            prev = m.end()
+        for (label, named), rows in groups.items():
+            _joint(text, trace, hits, rows, label, named)
         pos += len(line) + 1
 
 
@@ -567,6 +586,53 @@ def inline_key_values(text: str, trace, hits: dict) -> None:
         pos += len(line) + 1
 
 
+_NEG_INF = r"(?:[-−–]\s*(?:\\infty|∞|inf\b|float\(\s*['\"]inf['\"]\s*\)))"
+_ENTRY = re.compile(_NEG_INF + r"|(?<![\w.^_])[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.]\d|\w)")
+
+
+def masked_matrices(text: str, trace, hits: dict) -> None:
+    """A masked score matrix printed with ``-inf`` / ``-\\infty`` / ``−∞`` where keys are dropped (LaTeX or
+    bracketed): read when the dropped places are exactly the mask's; its numbers are then the masked
+    scores (after scaling, or before it), whichever most of them agree with."""
+    from . import human
+
+    if "mask" not in trace.steps or not re.search(_NEG_INF, text):
+        return
+    mask = np.asarray(trace["mask"])
+    mask = mask.reshape(mask.shape[-2:]) if mask.ndim >= 2 else mask
+    spans = [(m.start(2), m.group(2), r"\\\\") for m in _MATRIX.finditer(text)]
+    spans += [(m.start(), m.group(0), r"\]\s*,?\s*\[") for m in re.finditer(r"\[\s*\[.*?\]\s*\]", text, re.S)]
+    for base, body, row_sep in spans:
+        if not re.search(_NEG_INF, body):
+            continue
+        rows, off = [], 0
+        for part in re.split(f"({row_sep})", body):
+            if re.fullmatch(row_sep, part) or not part.strip():
+                off += len(part)
+                continue
+            rows.append([(m.group(0), base + off + m.start()) for m in _ENTRY.finditer(part)])
+            off += len(part)
+        rows = [r for r in rows if r]
+        if not rows or (len(rows), len(rows[0])) != mask.shape or any(len(r) != len(rows[0]) for r in rows):
+            continue
+        dropped = np.array([[bool(re.fullmatch(_NEG_INF, t)) for t, _ in r] for r in rows])
+        if not np.array_equal(dropped, mask == 0):
+            continue
+        cells = [human.Cell(t, p) for r in rows for t, p in r if not re.fullmatch(_NEG_INF, t)]
+        if any(c.start in hits for c in cells):
+            continue
+        best = None
+        for cand in ("scores_masked", "scores_masked_raw"):
+            exp = human._expected(trace, cand, 0)
+            if exp is None or exp.shape != mask.shape:
+                continue
+            res = human._judge(cells, exp[mask != 0], cand, text)
+            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
+                best = res
+        for c, h in zip(cells, best or []):
+            hits[c.start] = h
+
+
 def after(text: str, trace, hits: dict) -> None:
     """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
     for form in AFTER_FORMS:
@@ -574,4 +640,4 @@ def after(text: str, trace, hits: dict) -> None:
 
 
 AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
-               restated_percentages]
+               masked_matrices, restated_percentages]

@@ -520,5 +520,53 @@ Attention weights for "I": I = {f(a3[0, 0], 2)}, love = {f(a3[0, 1], 2)}, cats =
 """, 'variant = "sdpa"\nsource = "direct"\nheads = 1\nq = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]\n'
          'k = [[1, 0, 0], [0, 1, 1], [1, 1, 1]]\nv = [[1, 2], [3, 4], [5, 6]]\nlabels = ["I", "love", "cats"]\n')
 
+    # 17. Vietnamese (with a Chinese line): a causal mask, masked scores printed with -\infty and -inf,
+    #     a weights table by token, rows named in prose ("Đầu ra của "học" là [..]", "输出第3行 = [..]")
+    xm = torch.tensor([[1, 0], [0, 1], [1, 1]], dtype=T)
+    keep = torch.tril(torch.ones(3, 3)).bool()
+    sm = (xm @ xm.T) / 2 ** 0.5
+    am = torch.softmax(sm.masked_fill(~keep, float("-inf")), -1)
+    om = am @ xm
+
+    def tex_inf(a_, d, plant=()):
+        rows = [" & ".join("-\\infty" if not keep[i, j] else bad(x, d) if (i, j) in plant else f(x, d)
+                           for j, x in enumerate(r)) for i, r in enumerate(a_.tolist())]
+        return "\\begin{bmatrix} " + " \\\\ ".join(rows) + " \\end{bmatrix}"
+
+    def torch_inf(a_, d, plant=()):
+        rows = ["[" + ", ".join("  -inf" if not keep[i, j] else bad(x, d) if (i, j) in plant else f(x, d)
+                                for j, x in enumerate(r)) + "]" for i, r in enumerate(a_.tolist())]
+        return "tensor([" + ",\n        ".join(rows) + "])"
+    names = ["Tôi", "đi", "học"]
+    wrows = "\n".join(f"| {names[i]} | " + " | ".join(bad(x, 4) if (i, j) == (1, 1) else f(x, 4)
+                                                     for j, x in enumerate(row)) + " |"
+                      for i, row in enumerate(am.tolist()))
+    write("vi_causal_masked", f"""# Ví dụ che tương lai (causal mask)
+
+Sau khi chia cho $\\sqrt{{2}}$ và che các vị trí tương lai bằng $-\\infty$:
+
+$$
+\\tilde{{S}} = {tex_inf(sm, 4, {(2, 2)})}
+$$
+
+Trọng số chú ý:
+
+| | Tôi | đi | học |
+|---|---|---|---|
+{wrows}
+
+Đầu ra của "học" là [{f(om[2, 0], 4)}, {bad(om[2, 1], 4)}].
+
+注意力权重第3行：[{f(am[2, 0], 4)}, {f(am[2, 1], 4)}, {bad(am[2, 2], 4)}]，\
+输出第2行 = [{bad(om[1, 0], 4)}, {f(om[1, 1], 4)}]。
+
+Điểm đã che, PyTorch in ra:
+
+```
+{torch_inf(sm, 4, {(1, 0)})}
+```
+""", 'variant = "sdpa"\nsource = "direct"\nheads = 1\nmask = "causal"\nq = [[1, 0], [0, 1], [1, 1]]\n'
+         'k = [[1, 0], [0, 1], [1, 1]]\nv = [[1, 0], [0, 1], [1, 1]]\nlabels = ["Tôi", "đi", "học"]\n')
+
 if __name__ == "__main__":
     main()
