@@ -177,7 +177,7 @@ _CALL = re.compile(r"\b(?P<fn>(?:scaled_dot_product_)?attention|attn|sdpa|softma
 _RESULT_WORD = re.compile(r"^\s*(?:[-*]\s*)?\**(?:expected(?: output)?|output|returns?|result)\**\s*[:=→]", re.I)
 
 
-def call_results(text: str, trace, hits: dict) -> None:
+def call_results(text: str, trace, hits: dict, foreign: list) -> None:
     """``Input: attention(Q, K, V)`` then ``Expected: [[..]]``: the call's result, read as the output
     (softmax: the weights), only when the call's list arguments are the trace's own q, k, v."""
     from . import human
@@ -348,10 +348,68 @@ def query_key_tables(text: str) -> list:
 BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables, query_key_tables]
 
 
+# ---------------------------------------------------------------- other examples in the same note
+
+_INPUTS = ("q", "k", "v", "x", "w_q", "w_k", "w_v")
+_HEADING = re.compile(r"^(#{1,6})\s", re.M)
+
+
+def foreign_sections(text: str, trace) -> list[tuple[int, int]]:
+    """Spans of the note that work another example: from an input (Q, K, V, X, W) named on its line and
+    printed with the trace's shape but mostly other values, to the next heading of its section's level.
+    A matrix there is judged only where most of its numbers agree (never "sure" of a wholly different one)."""
+    from . import human
+
+    starts = []
+    blocks_ = human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + list_rows(text)
+    args = {b.start for b in call_arguments(text)}  # a call's arguments are another case's by design
+    for b in blocks_:  # named on its own line (``Q = [[..]]``), not by lines above it
+        if b.start in args:
+            continue
+        own = text[text.rfind("\n", 0, b.start) + 1:b.start]
+        nearest = own.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last one
+        names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
+        exp = human._expected(trace, names[0], 0) if names else None
+        cells = [c for r in b.rows for c in r]
+        if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
+            continue
+        if _mostly_other(cells, exp.reshape(-1)):
+            starts.append(b.start)
+    for name, idx, cells, start in human.row_vectors(text, trace.config):
+        low = name.lower()
+        single = re.fullmatch(r"(?:\\?[a-z]+_?\{?)?([qkvx])_?\{?\d+\}?", low)
+        exp = human._expected(trace, single.group(1), 0) if single else None
+        if exp is not None and exp.ndim == 2 and idx < exp.shape[0] and exp.shape[1] == len(cells) \
+                and _mostly_other(cells, exp[idx]):
+            starts.append(start)
+    if not starts:
+        return []
+    heads = [(m.start(), len(m.group(1))) for m in _HEADING.finditer(text)]
+    out = []
+    for st in starts:  # from the other input on, to the next heading of its section's level
+        above = [lv for p, lv in heads if p <= st]
+        level = above[-1] if above else 6
+        b = next((p for p, lv in heads if p > st and lv <= level), len(text))
+        out.append((text.rfind("\n", 0, st) + 1, b))
+    return out
+
+
+def _mostly_other(cells: list, want) -> bool:
+    from . import human
+
+    scale = float(np.max(np.abs(want))) if len(want) else 0.0
+    oks = [human._close(c.text, float(e), scale) for c, e in zip(cells, want)]
+    return len(oks) >= 2 and sum(oks) * 2 < len(oks)
+
+
+def in_any(pos: int, spans: list) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
 # ---------------------------------------------------------------- forms judged after the blocks
 
 
-def quoted_rows(text: str, trace, hits: dict) -> None:
+def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """A flat list whose numbers, as printed, are a judged matrix row's: that row's verdicts."""
     from . import human
 
@@ -376,7 +434,7 @@ _KEYED = re.compile(r"^[ \t]*(?P<word>[^\W\d][\w.'’-]*)[ \t]*(?::[ \t]*|[ \t]+
                     + r"[-−–]?\d+(?:\.\d*)?%?)[ \t]*$", re.M)
 
 
-def keyed_values(text: str, trace, hits: dict) -> None:
+def keyed_values(text: str, trace, hits: dict, foreign: list) -> None:
     """``cat 61%`` / ``cat`` then ``2.7``: one query's values per key word, 2+ in a run, named above."""
     from . import human
 
@@ -416,7 +474,7 @@ def keyed_values(text: str, trace, hits: dict) -> None:
 _PCT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)%")
 
 
-def restated_percentages(text: str, trace, hits: dict) -> None:
+def restated_percentages(text: str, trace, hits: dict, foreign: list) -> None:
     """``[0.45, 0.18, 0.37] … take 45% from "I," 18% from "am" …``: a percentage on the line of a judged
     number that it restates digit for digit (0.45 → 45%) gets that number's verdict."""
     from ..numfmt import fmt
@@ -451,7 +509,7 @@ _ALPHA = re.compile(r"(?:\\alpha|α|alpha|a)_\{?\\?(?:text|mathrm)?\{?(?P<word>[
 _LAST = re.compile(r"(?:≈|\\approx|=)\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)\s*(?:\\\]|\$\$|\$)?\s*$")
 
 
-def key_weights(text: str, trace, hits: dict) -> None:
+def key_weights(text: str, trace, hits: dict, foreign: list) -> None:
     """``α_{dog} = … ≈ 0.42`` with one query: the weight of key ``dog`` (a key word of the scenario)."""
     from . import human
 
@@ -462,7 +520,8 @@ def key_weights(text: str, trace, hits: dict) -> None:
     pos = 0
     for line in text.split("\n"):
         m, last = _ALPHA.match(line.strip()), _LAST.search(line)
-        if m and last and m.group("word").lower() in keys and pos + last.start("num") not in hits:
+        if m and last and m.group("word").lower() in keys and pos + last.start("num") not in hits \
+                and not in_any(pos, foreign):
             start = pos + last.start("num")
             e = float(exp[0, keys.index(m.group("word").lower())])
             cell = human.Cell(last.group("num"), start)
@@ -497,7 +556,8 @@ def _each(cells: list, want: np.ndarray, label: str, text: str, scale: float) ->
     return out
 
 
-def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool = False) -> None:
+def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool = False,
+           trusted: bool = True) -> None:
     """Judge several rows named on one line together (so one wrong entry in a short row is found)."""
     from . import human
 
@@ -512,8 +572,8 @@ def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool =
         if any(idx >= exp.shape[0] or exp.shape[1] != len(cs) for cs, idx in groups):
             continue
         want = np.concatenate([exp[idx] for _, idx in groups])
-        res = human._judge(cells, want, cand, text, sure=len(names) == 1)
-        if res is None and named and len(names) == 1:  # one tensor and the rows named on the line itself
+        res = human._judge(cells, want, cand, text, sure=len(names) == 1 and trusted)
+        if res is None and named and trusted and len(names) == 1:  # one tensor and the rows named on the line itself
             res = _each(cells, want, cand, text, float(np.max(np.abs(exp[np.isfinite(exp)]), initial=0.0)))
         if res is not None:
             for c, h in zip(cells, res):
@@ -521,7 +581,7 @@ def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool =
             return
 
 
-def word_rows(text: str, trace, hits: dict) -> None:
+def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """``Row 2 (love): [..]``, ``the output for "cats" is [..]``, ``Đầu ra của "học" là [..]``,
     ``注意力权重第3行：[..]``: rows named by a token word or a 1-based row number, the tensor named by the
     words before each (since the previous row on the line), else before the first, else just above."""
@@ -547,7 +607,7 @@ def word_rows(text: str, trace, hits: dict) -> None:
                 groups.setdefault((label, named), []).append((cells, idx))
             prev = m.end()
         for (label, named), rows in groups.items():
-            _joint(text, trace, hits, rows, label, named)
+            _joint(text, trace, hits, rows, label, named, not in_any(pos, foreign))
         pos += len(line) + 1
 
 
@@ -555,7 +615,7 @@ _PAIR = re.compile(r"(?P<w>[^\W\d][\w.'’-]*)[\"”'`]?\s*[=:]\s*(?P<num>[-−�
 _FOR = re.compile(r"\b(?:for|of|cho|của)\s+[\"“'`]?(?P<w>[^\s\"”'`:,)]+)[\"”'`]?", re.I)
 
 
-def inline_key_values(text: str, trace, hits: dict) -> None:
+def inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
     """``weights for "I": I = 0.26, love = 0.26, cats = 0.48``: one query's row, key word = value, 2+ on
     a line; the query named by ``for "word"`` (or the only one), the tensor by the words before."""
     from . import human
@@ -590,7 +650,7 @@ _NEG_INF = r"(?:[-−–]\s*(?:\\infty|∞|inf\b|float\(\s*['\"]inf['\"]\s*\)))"
 _ENTRY = re.compile(_NEG_INF + r"|(?<![\w.^_])[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.]\d|\w)")
 
 
-def masked_matrices(text: str, trace, hits: dict) -> None:
+def masked_matrices(text: str, trace, hits: dict, foreign: list) -> None:
     """A masked score matrix printed with ``-inf`` / ``-\\infty`` / ``−∞`` where keys are dropped (LaTeX or
     bracketed): read when the dropped places are exactly the mask's; its numbers are then the masked
     scores (after scaling, or before it), whichever most of them agree with."""
@@ -635,8 +695,9 @@ def masked_matrices(text: str, trace, hits: dict) -> None:
 
 def after(text: str, trace, hits: dict) -> None:
     """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
+    foreign = foreign_sections(text, trace)
     for form in AFTER_FORMS:
-        form(text, trace, hits)
+        form(text, trace, hits, foreign)
 
 
 AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,

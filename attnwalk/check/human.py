@@ -410,6 +410,7 @@ def find(text: str, trace) -> dict[int, Hit]:
     from . import forms
 
     blocks = forms.blocks(text) + latex_blocks(text) + bracket_blocks(text) + grid_blocks(text) + table_blocks(text)
+    foreign = forms.foreign_sections(text, trace)  # another example's section: never "sure" there
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):
         cells = [c for r in b.rows for c in r]
@@ -427,7 +428,7 @@ def find(text: str, trace) -> dict[int, Hit]:
                 shaped.append((cand, exp2))  # one printed row of a bigger matrix is a row vector, read below
         # one tensor named, one value of that shape: the matrix is that tensor even where all of it is wrong
         sure = len(names) == 1 and len(shaped) >= 1 and all(
-            np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped)
+            np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped) and not forms.in_any(b.start, foreign)
         best = None
         for cand, exp2 in shaped:
             res = _judge(cells, exp2, cand, text, sure)

@@ -568,5 +568,33 @@ Trọng số chú ý:
 """, 'variant = "sdpa"\nsource = "direct"\nheads = 1\nmask = "causal"\nq = [[1, 0], [0, 1], [1, 1]]\n'
          'k = [[1, 0], [0, 1], [1, 1]]\nv = [[1, 0], [0, 1], [1, 1]]\nlabels = ["Tôi", "đi", "học"]\n')
 
+    # 18. English: two examples in one note; only the first is the scenario's (the second has other inputs,
+    #     so its numbers must stay unread however "wrong" they look against the scenario)
+    q4 = q3 * 2
+    a4 = torch.softmax((q4 @ k3.T) / 3 ** 0.5, -1)
+    write("en_two_examples", f"""# Two examples
+
+## Example 1
+
+Q = {'[' + ', '.join(mat(q3, 0)) + ']'}
+
+Attention weights:
+
+```
+[{(chr(10) + ' ').join(r + ',' if i < 2 else r for i, r in enumerate(mat(a3, 4, {(0, 2), (2, 0)})))}]
+```
+
+## Example 2: the same keys, queries twice as long
+
+Q = {'[' + ', '.join(mat(q4, 0)) + ']'}
+
+Attention weights:
+
+```
+[{(chr(10) + ' ').join(r + ',' if i < 2 else r for i, r in enumerate(mat(a4, 4)))}]
+```
+""", 'variant = "sdpa"\nsource = "direct"\nheads = 1\nq = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]\n'
+         'k = [[1, 0, 0], [0, 1, 1], [1, 1, 1]]\nv = [[1, 2], [3, 4], [5, 6]]\n')
+
 if __name__ == "__main__":
     main()
