@@ -354,7 +354,18 @@ _INPUTS = ("q", "k", "v", "x", "w_q", "w_k", "w_v")
 _HEADING = re.compile(r"^(#{1,6})\s", re.M)
 
 
+_FOREIGN_LAST: list = [None, None]  # (key, spans) of the last note: find() and after() ask for the same one
+
+
 def foreign_sections(text: str, trace) -> list[tuple[int, int]]:
+    """``_foreign_sections`` of the note, computed once for the reader's two passes over it."""
+    key = (id(trace), len(text), hash(text))
+    if _FOREIGN_LAST[0] != key:
+        _FOREIGN_LAST[:] = [key, _foreign_sections(text, trace)]
+    return _FOREIGN_LAST[1]
+
+
+def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
     """Spans of the note that work another example: from an input (Q, K, V, X, W) named on its line and
     printed with the trace's shape but mostly other values, to the next heading of its section's level.
     A matrix there is judged only where most of its numbers agree (never "sure" of a wholly different one)."""
@@ -413,6 +424,9 @@ def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """A flat list whose numbers, as printed, are a judged matrix row's: that row's verdicts."""
     from . import human
 
+    lists = [(st, cells) for st, cells in human.flat_lists(text) if not any(c.start in hits for c in cells)]
+    if not lists:
+        return
     rows: dict[tuple, list] = {}
     for b in human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + blocks(text):
         for r in b.rows:
@@ -420,9 +434,7 @@ def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
                 rows.setdefault(tuple(c.text for c in r), [hits[c.start] for c in r])
     if not rows:
         return
-    for _start, cells in human.flat_lists(text):
-        if any(c.start in hits for c in cells):
-            continue
+    for _start, cells in lists:
         got = rows.get(tuple(c.text for c in cells))
         if got is None:
             continue
