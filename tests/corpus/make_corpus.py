@@ -596,5 +596,21 @@ Attention weights:
 """, 'variant = "sdpa"\nsource = "direct"\nheads = 1\nq = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]\n'
          'k = [[1, 0, 0], [0, 1, 1], [1, 1, 1]]\nv = [[1, 2], [3, 4], [5, 6]]\n')
 
+    # 19. English: a softmax written as a call on given scores, softmax([..]) = [..], and its arithmetic
+    sc = torch.tensor([[2.0, 1.0, 0.1]], dtype=T)
+    ac = torch.softmax(sc, -1)
+    ex = torch.exp(sc)
+    write("en_softmax_call", f"""# Softmax by hand
+
+softmax([2.0, 1.0, 0.1]) = [{f(ac[0, 0], 3)}, {f(ac[0, 1], 3)}, {bad(ac[0, 2], 3, 10)}]
+
+The scores are `[2.0, 1.0, 0.1]`, and the weights come out as {f(ac[0, 0], 3)}, {f(ac[0, 1], 3)} and \
+{f(ac[0, 2], 3)}.
+
+e^2.0 = {f(ex[0, 0], 3)}, e^1.0 = {f(ex[0, 1], 3)}, e^0.1 = {f(ex[0, 2], 3)}, sum = {f(ex.sum(), 3)}, so \
+{f(ex[0, 0], 3)} / {f(ex.sum(), 3)} = {f(ac[0, 0], 3)}.
+""", 'variant = "sdpa"\nsource = "scores"\nscores = [[2.0, 1.0, 0.1]]\nlabels = ["cat"]\n'
+         'kv_labels = ["the", "cat", "sat"]\n')
+
 if __name__ == "__main__":
     main()
