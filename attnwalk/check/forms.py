@@ -8,6 +8,7 @@ Block forms (matrices, judged by ``human.find`` like its own blocks, and before 
 - ``transposed``: ``K^T = [..]``, ``Kᵀ:``, ``K.T =``: the matrix read transposed (never as it stands);
 - ``call_arguments``: a matrix inside a call (``attention(\n [[..]],\n [[..]])``) is left unread (it is
   not the result the assignment names, and may be another case's input);
+- ``html_tables``: ``<table>`` rows of ``<td>`` numbers (a token name first allowed);
 - ``product_chains``: ``A × B = C`` in one display block, named by the formula above it
   (``context_vectors = attention_weights @ Values``): C is the left side, A and B the factors
   (a factor written ``Keys.T`` / ``K^T`` is read transposed).
@@ -345,7 +346,46 @@ def query_key_tables(text: str) -> list:
     return out
 
 
-BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables, query_key_tables]
+_TABLE = re.compile(r"<table\b[^>]*>(.*?)</table>", re.S | re.I)
+_TR = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S | re.I)
+_TD = re.compile(r"<(t[dh])\b[^>]*>(.*?)</t[dh]>", re.S | re.I)
+
+
+def html_tables(text: str) -> list:
+    """HTML tables (blog exports): rows of ``<td>`` numbers, a token name first allowed; the words
+    before the table and its header row name it."""
+    from .human import Block, _cells, _label_before
+
+    out = []
+    for tm in _TABLE.finditer(text):
+        rows, names, header = [], [], ""
+        for rm in _TR.finditer(tm.group(1)):
+            base = tm.start(1) + rm.start(1)
+            tds = list(_TD.finditer(rm.group(1)))
+            if tds and all(t.group(1).lower() == "th" for t in tds):
+                header += " " + " ".join(re.sub(r"<[^>]+>", "", t.group(2)) for t in tds)
+                continue
+            cells, name = [], None
+            for k, t in enumerate(tds):
+                inner = re.sub(r"<[^>]+>", lambda m: " " * len(m.group(0)), t.group(2))  # offsets kept
+                c = _cells(inner, base + t.start(2))
+                if k == 0 and (c is None or not c):
+                    name = inner.strip()
+                    continue
+                if not c or len(c) != 1:
+                    cells = None
+                    break
+                cells.extend(c)
+            if cells:
+                rows.append(cells)
+                names.append(name)
+        if len(rows) >= 1 and all(len(r) == len(rows[0]) for r in rows) and len(rows) * len(rows[0]) >= 2:
+            out.append(Block(rows, rows[0][0].start, _label_before(text, tm.start()) + " " + header, names))
+    return out
+
+
+BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables, query_key_tables,
+               html_tables]
 
 
 # ---------------------------------------------------------------- other examples in the same note

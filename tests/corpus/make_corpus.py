@@ -612,5 +612,22 @@ e^2.0 = {f(ex[0, 0], 3)}, e^1.0 = {f(ex[0, 1], 3)}, e^0.1 = {f(ex[0, 2], 3)}, su
 """, 'variant = "sdpa"\nsource = "scores"\nscores = [[2.0, 1.0, 0.1]]\nlabels = ["cat"]\n'
          'kv_labels = ["the", "cat", "sat"]\n')
 
+    # 20. Chinese blog exported to HTML: <table> rows of <td> numbers, a token name first, a header row of <th>
+    def html(a_, d, names_, plant=()):
+        head = "  <tr><th></th>" + "".join(f"<th>{n}</th>" for n in names_) + "</tr>" if names_ else ""
+        body = "\n".join("  <tr>" + (f"<td>{names_[i]}</td>" if names_ else "")
+                         + "".join(f"<td>{bad(x, d) if (i, j) in plant else f(x, d)}</td>" for j, x in enumerate(r))
+                         + "</tr>" for i, r in enumerate(a_.tolist()))
+        return "<table>\n" + (head + "\n" if head else "") + body + "\n</table>"
+    write("zh_html_tables", f"""# 注意力计算（网页导出）
+
+<p>注意力权重（每行一个查询）：</p>
+{html(a3, 4, ["I", "love", "cats"], {(1, 2)})}
+
+<p>输出：</p>
+{html(o3, 4, None, {(2, 1)})}
+""", 'variant = "sdpa"\nsource = "direct"\nheads = 1\nq = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]\n'
+         'k = [[1, 0, 0], [0, 1, 1], [1, 1, 1]]\nv = [[1, 2], [3, 4], [5, 6]]\nlabels = ["I", "love", "cats"]\n')
+
 if __name__ == "__main__":
     main()
