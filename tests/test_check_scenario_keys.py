@@ -99,3 +99,20 @@ def test_weights_drawn_by_rand_are_numpys_legacy_stream():
     q, k, v = (t64(x) @ t64(w[f"w_{n}"]) for n in "qkv")
     ref = F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
     np.testing.assert_allclose(t["out"].reshape(2, 3), ref.numpy(), rtol=0, atol=1e-12)
+
+
+def test_rand_weights_are_not_rendered_as_markdown(tmp_path):
+    """The Markdown walkthroughs describe randn weights: a weight_init = "uniform" scenario is for check
+    and --format json; render refuses it for Markdown with one line and writes nothing."""
+    from typer.testing import CliRunner
+
+    from attnwalk.cli import app
+
+    sc = tmp_path / "u.toml"
+    sc.write_text('variant = "sdpa"\nsource = "project"\nrng = "numpy-legacy"\nweight_init = "uniform"\nheads = 1\n',
+                  encoding="utf-8")
+    res = CliRunner().invoke(app, ["render", "--scenario", str(sc), "-o", str(tmp_path / "n.md")])
+    assert res.exit_code == 2 and "--weight-init" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "n.md").exists()
+    res = CliRunner().invoke(app, ["render", "--scenario", str(sc), "--format", "json", "-o", str(tmp_path / "n.json")])
+    assert res.exit_code == 0 and (tmp_path / "n.json").exists()
