@@ -8,10 +8,15 @@ Block forms (matrices, judged by ``human.find`` like its own blocks, and before 
 - ``transposed``: ``K^T = [..]``, ``Kᵀ:``, ``K.T =``: the matrix read transposed (never as it stands);
 - ``call_arguments``: a matrix inside a call (``attention(\n [[..]],\n [[..]])``) is left unread (it is
   not the result the assignment names, and may be another case's input);
+- ``nested_tables``: Markdown tables indented (MkDocs ``!!! note``) or quoted (``>``, Obsidian callouts);
+- ``query_key_tables``: tables with ``k1…`` columns and ``q1…`` rows (scores or weights, by majority);
 - ``html_tables``: ``<table>`` rows of ``<td>`` numbers (a token name first allowed);
 - ``product_chains``: ``A × B = C`` in one display block, named by the formula above it
   (``context_vectors = attention_weights @ Values``): C is the left side, A and B the factors
   (a factor written ``Keys.T`` / ``K^T`` is read transposed).
+
+``foreign_sections``: from an input printed with mostly other values than the scenario's (another
+example), to the next heading of its level, no matrix is judged "sure" (only by majority).
 
 Forms judged after the blocks (``after``):
 
