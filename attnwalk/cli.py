@@ -127,6 +127,9 @@ def render(
     if format in ("md", "html") and trace.config.get("input") == "uniform":
         fail("--input: got 'uniform' (np.random.rand: for check and --format json); allowed for Markdown: ramp, "
              "randint, normal")
+    if format in ("md", "html") and trace.config.get("weight_init") == "uniform":
+        fail("--weight-init: got 'uniform' (np.random.rand: for check and --format json); allowed for Markdown: "
+             "normal")
     if format in ("json", "npz"):
         from .render import export
 

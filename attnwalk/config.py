@@ -70,6 +70,7 @@ class Config:
     scale: str | float = "sqrt_dk"  # sdpa/mha: "sqrt_dk" (1/sqrt(d_k)), "none" (1) or the multiplier itself
     weight_layout: str = "out_in"  # sdpa project: given w_q/w_k/w_v as nn.Linear (out, in) or as X @ W (in, out)
     scores: tuple | None = None  # sdpa source "scores": the given scores (before scaling), N x M
+    weight_init: str = "normal"  # sdpa project, numpy-legacy: W drawn by np.random.randn ("normal") or rand ("uniform")
     derived: dict = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict:
@@ -109,12 +110,13 @@ OPTIONS_OF = {
     "yolo": ("variant", "h", "w", "dim", "heads", "attn_ratio", "batch", "seed", "input", "init_std", "rng",
              "pe_on", "lang", "decimals"),
     "sdpa": COMMON + ("tokens", "kv_tokens", "mask", "mask_fill", "source", "labels", "kv_labels") + TABLES
-    + COLUMNS + ("scale", "weight_layout"),
+    + COLUMNS + ("scale", "weight_layout", "weight_init"),
     "mha": COMMON + ("tokens", "mask", "mask_fill", "bias", "labels", "x", "scale"),
 }
 SOURCES = ("direct", "columns", "project", "scores")
 WEIGHT_LAYOUTS = ("out_in", "in_out")
-DEFAULT_OMITTED = {("scale", "sqrt_dk"), ("weight_layout", "out_in")}
+WEIGHT_INITS = ("normal", "uniform")
+DEFAULT_OMITTED = {("scale", "sqrt_dk"), ("weight_layout", "out_in"), ("weight_init", "normal")}
 MASK_FILLS = ("-inf", "-1e9", "-10000")
 MASK_FILL_VALUES = {"-inf": float("-inf"), "-1e9": -1e9, "-10000": -10000.0}
 # Closed forms (exact mode) up to this many attention weights; past it, decimals only.
@@ -398,6 +400,14 @@ def _sequence_config(options: dict) -> Config:
     _uniform_needs_legacy(cfg)
     _choice("--lang", cfg.lang, LANGS)
     _choice("--weight-layout", cfg.weight_layout, WEIGHT_LAYOUTS)
+    _choice("--weight-init", cfg.weight_init, WEIGHT_INITS)
+    if cfg.weight_init == "uniform" and cfg.rng != "numpy-legacy":  # np.random.rand: NumPy's legacy stream only
+        raise ConfigError("--weight-init", f"uniform (np.random.rand) needs --rng numpy-legacy, got --rng "
+                                           f"{_short(cfg.rng)}; allowed: normal with any rng, uniform with "
+                                           "numpy-legacy")
+    if cfg.weight_init == "uniform" and (variant != "sdpa" or cfg.source != "project"):
+        raise ConfigError("--weight-init", "uniform draws the weights W_Q, W_K, W_V, which only sdpa's source "
+                                           "'project' has; allowed: normal, or uniform with source = \"project\"")
     scale = _scale(cfg.scale)
     _int_range("--batch", cfg.batch, 1, MAX_BATCH)
     _int_range("--seed", cfg.seed, 0, 2**32 - 1 if cfg.rng == "numpy-legacy" else 2**64 - 1)  # np.random.seed

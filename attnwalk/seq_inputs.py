@@ -13,9 +13,9 @@ in this order, whatever the scenario does not give:
 
 With ``rng = "numpy-legacy"`` (``np.random.seed(seed)``, values kept float64) the order is the
 note's: sdpa ``project`` draws x (and x_kv) first, then each weight as
-``np.random.randn(d_model, width) * init_std`` (the ``X @ W`` layout, transposed to (out, in)
-here); every other case keeps the order above, ``normal`` being ``np.random.randn(*shape)`` and
-``randint`` ``np.random.randint(-4, 5, size=shape)``.
+``np.random.randn(d_model, width) * init_std`` (``np.random.rand`` with ``weight_init = "uniform"``;
+the ``X @ W`` layout, transposed to (out, in) here); every other case keeps the order above,
+``normal`` being ``np.random.randn(*shape)`` and ``randint`` ``np.random.randint(-4, 5, size=shape)``.
 
 Random inputs: ``ramp`` = 1, 2, 3, ... in (B, L, width) order; ``randint`` =
 ``torch.randint(-4, 5, shape)``; ``normal`` = ``torch.randn(shape)``.
@@ -75,6 +75,8 @@ def draw(cfg: Config) -> dict[str, np.ndarray]:
                 out[name] = out[name].T.copy()
         elif name.startswith("b_") and not cfg.bias:
             out[name] = np.zeros(shape)
+        elif inputs_first and cfg.weight_init == "uniform":  # W = np.random.rand(d_model, width) * init_std
+            out[name] = (stream.uniform(shape[::-1]) * cfg.init_std).T.copy()
         elif inputs_first:
             out[name] = stream.normal(shape[::-1], 0.0, cfg.init_std).T.copy()
         else:

@@ -155,3 +155,23 @@ def test_sizes_of_the_issue():
     for name, (text, n) in notes.items():
         verified, wrong, unknown = _counts(_check(text))
         assert (verified + wrong + unknown, wrong) == (n, 0), name
+
+
+def test_bisected_spans_match_the_regexes_they_replace():
+    """forms._matrices and forms._nested_lists find what the lazy regexes found (which search to the end
+    of the note from every unclosed opening), on random strings of their tokens."""
+    import random
+    import re
+
+    from attnwalk.check.forms import _matrices, _nested_lists
+
+    lists = re.compile(r"\[\s*\[.*?\]\s*\]", re.S)
+    mats = re.compile(r"\\begin\{([bpvBV]?matrix)\}(.*?)\\end\{\1\}", re.S)
+    alphabet = ["[", "]", " ", "\n", "1", ",", "[[", "]]", "\\begin{bmatrix}", "\\end{bmatrix}",
+                "\\begin{pmatrix}", "\\end{pmatrix}", "&"]
+    rng = random.Random(7)
+    for _ in range(5000):
+        t = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert _nested_lists(t) == [(m.start(), m.end()) for m in lists.finditer(t)], t
+        assert [(m.start(), m.end(), m.group(2), m.start(2)) for m in _matrices(t)] == \
+            [(m.start(), m.end(), m.group(2), m.start(2)) for m in mats.finditer(t)], t

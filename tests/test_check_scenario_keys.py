@@ -69,6 +69,9 @@ def test_given_scores_match_pytorch_softmax():
     ({"variant": "sdpa", "source": "scores", "scores": [[1, 2]], "scale": "sqrt_dk"}, "--scale"),
     ({"variant": "sdpa", "source": "scores", "scores": [[1, 2]], "heads": 2}, "--heads"),
     ({"variant": "sdpa", "source": "scores", "scores": [[1, 2]], "v": [[1]]}, "--scenario"),
+    ({"variant": "sdpa", "source": "project", "rng": "numpy-legacy", "weight_init": "rand"}, "--weight-init"),
+    ({"variant": "sdpa", "source": "project", "weight_init": "uniform"}, "--weight-init"),  # needs numpy-legacy
+    ({"variant": "sdpa", "source": "direct", "rng": "numpy-legacy", "weight_init": "uniform"}, "--weight-init"),
 ])
 def test_bad_new_keys_name_the_option(opts, option):
     with pytest.raises(ConfigError) as err:
@@ -79,5 +82,37 @@ def test_bad_new_keys_name_the_option(opts, option):
 
 def test_defaults_are_left_out_of_the_config_dict():
     d = make_config(variant="sdpa").to_dict()
-    assert "scale" not in d and "weight_layout" not in d
+    assert "scale" not in d and "weight_layout" not in d and "weight_init" not in d
     assert make_config(variant="sdpa", scale="none").to_dict()["scale"] == "none"
+
+
+def test_weights_drawn_by_rand_are_numpys_legacy_stream():
+    """weight_init = "uniform": np.random.seed(s); x = rand(n, d); W_Q, W_K, W_V = rand(d, d) * init_std."""
+    t = walk(variant="sdpa", source="project", rng="numpy-legacy", seed=3, input="uniform", weight_init="uniform",
+             init_std=0.5, tokens=2, dim=3, heads=1, weight_layout="in_out")
+    rs = np.random.RandomState(3)
+    x = rs.rand(2, 3)
+    w = {n: rs.rand(3, 3) * 0.5 for n in ("w_q", "w_k", "w_v")}
+    np.testing.assert_array_equal(t["x"].reshape(2, 3), x)
+    for n in w:
+        np.testing.assert_array_equal(t[n], w[n].T)  # recorded in nn.Linear layout (out, in)
+    q, k, v = (t64(x) @ t64(w[f"w_{n}"]) for n in "qkv")
+    ref = F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
+    np.testing.assert_allclose(t["out"].reshape(2, 3), ref.numpy(), rtol=0, atol=1e-12)
+
+
+def test_rand_weights_are_not_rendered_as_markdown(tmp_path):
+    """The Markdown walkthroughs describe randn weights: a weight_init = "uniform" scenario is for check
+    and --format json; render refuses it for Markdown with one line and writes nothing."""
+    from typer.testing import CliRunner
+
+    from attnwalk.cli import app
+
+    sc = tmp_path / "u.toml"
+    sc.write_text('variant = "sdpa"\nsource = "project"\nrng = "numpy-legacy"\nweight_init = "uniform"\nheads = 1\n',
+                  encoding="utf-8")
+    res = CliRunner().invoke(app, ["render", "--scenario", str(sc), "-o", str(tmp_path / "n.md")])
+    assert res.exit_code == 2 and "--weight-init" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "n.md").exists()
+    res = CliRunner().invoke(app, ["render", "--scenario", str(sc), "--format", "json", "-o", str(tmp_path / "n.json")])
+    assert res.exit_code == 0 and (tmp_path / "n.json").exists()

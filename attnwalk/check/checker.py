@@ -365,6 +365,8 @@ class Checker:
         if t.kind in ("num", "open", "ident", "op", "sqrt", "other"):
             if t.kind == "op" and t.text != "-":
                 return i + 1
+            if t.kind == "open" and t.pos and (nt[t.pos - 1].isalnum() or nt[t.pos - 1] == "_"):
+                return i + 1  # the arguments of a call (softmax([2.0, 1.0]) = [..]): not a value on their own
             if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
             if (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS

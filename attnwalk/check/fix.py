@@ -42,6 +42,8 @@ def apply_fixes(text: str, recs) -> str:
                 continue
             a, b = spans[k]
             new = r.fix[0]
+            if r.text.endswith("%") != new.endswith("%"):  # a percentage keeps its sign, whoever wrote the fix
+                new = new + "%" if r.text.endswith("%") else new.rstrip("%")
             if line[a] in "−–" and new.startswith("-"):
                 new = line[a] + new[1:]  # keep the note's own minus sign
             edits.append((a, b, new))

@@ -38,6 +38,22 @@ def _line_starts(text: str) -> list[int]:
     return cached[1]
 
 
+_FENCES: tuple = (None, [])  # (text, offsets of its ``` marks): the last text asked about
+
+
+def _fences_before(text: str, pos: int) -> int:
+    """``text.count("```", 0, pos)`` in O(log n), so that each matrix's label lookup stays cheap."""
+    global _FENCES
+    cached = _FENCES
+    if cached[0] is not text:
+        found, at = [], text.find("```")
+        while at >= 0:
+            found.append(at)
+            at = text.find("```", at + 3)
+        cached = _FENCES = (text, found)
+    return bisect_right(cached[1], pos - 3)
+
+
 def line_start(text: str, pos: int) -> int:
     """``text.rfind("\\n", 0, pos) + 1`` in O(log n): a long line searched back once per number of
     it would make reading a note quadratic in its length."""
@@ -172,8 +188,10 @@ def _fix_text(text: str, expected: float) -> str:
     if text.startswith(("−", "–")) and s.startswith("-"):
         s = text[0] + s[1:]
     mant = text.rstrip("%").lower()
-    if "e" in mant:
-        return None
+    if "e" in mant:  # numpy's 4.9995e-01: the same mantissa digits, the exponent as printed
+        m_dec = len(mant.split("e")[0].split(".")[1]) if "." in mant.split("e")[0] else 0
+        s = f"{e:.{m_dec}e}"
+        return s.upper() if "E" in text else s
     return s  # the number's digits only: a "%" after it stays in place
 
 
@@ -213,11 +231,14 @@ def _label_before(text: str, start: int) -> str:
         return nearest
     if tensor_of(same):
         return same
+    outside_code = _fences_before(text, ls) % 2 == 0
     lines = []
     for a in range(max(k - 4, 0), k):
         b = starts[a + 1] - 1  # the line's end, before its newline
         first = _LEAD.match(text, starts[a], b).end()
-        if first < b and not text.startswith(("```", "$$"), first, b):
+        if outside_code and text.startswith("```", first, b):
+            lines = []  # a code block that ended above is no label for what follows it
+        elif first < b and not text.startswith(("```", "$$"), first, b):
             lines.append(text[max(starts[a], b - LABEL_REACH):b])
     if lines:
         return same + " " + " ".join(lines[-2:])
@@ -539,11 +560,17 @@ def find(text: str, trace) -> dict[int, Hit]:
         h = _head_at(text, pos)
         return h - 1 if one_based_heads and h > 0 else h
 
-    blocks = latex_blocks(text) + bracket_blocks(text) + grid_blocks(text) + table_blocks(text)
+    from . import forms
+
+    blocks = forms.blocks(text) + latex_blocks(text) + bracket_blocks(text) + grid_blocks(text) + table_blocks(text)
+    foreign = forms.foreign_sections(text, trace)  # another example's section: never "sure" there
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):
         cells = [c for r in b.rows for c in r]
         if any(c.start in taken for c in cells):
+            continue
+        if b.label is None:  # a form says these numbers are no tensor of the trace (forms.py): leave them unread
+            taken.update(c.start for c in cells)
             continue
         names = tensors_of(b.label)
         shaped = []
@@ -554,7 +581,7 @@ def find(text: str, trace) -> dict[int, Hit]:
                 shaped.append((cand, exp2))  # one printed row of a bigger matrix is a row vector, read below
         # one tensor named, one value of that shape: the matrix is that tensor even where all of it is wrong
         sure = len(names) == 1 and len(shaped) >= 1 and all(
-            np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped)
+            np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped) and not forms.in_any(b.start, foreign)
         best = None
         for cand, exp2 in shaped:
             res = _judge(cells, exp2, cand, text, sure)
@@ -601,6 +628,7 @@ def find(text: str, trace) -> dict[int, Hit]:
                     hits[c.start] = h
                     taken.add(c.start)
                 break
+    forms.after(text, trace, hits)  # forms that read what the blocks left (check/forms.py)
     return hits
 
 

@@ -219,6 +219,8 @@ class TraceView:
                 if self.t.steps[k].axes[1:2] == ("head",):
                     a = a[h]
                 return np.asarray(a[i])
+            if k == "mask" and not self.strict:
+                return None  # a hand-written M is often additive (0 kept, -inf dropped) or a drop mask: unread
             if self.seq and k in SEQ_WHOLE:
                 name = SEQ_WHOLE[k]
                 a = self.t[name]
@@ -227,6 +229,8 @@ class TraceView:
                     a = a[self.b]
                 if step.axes[1:2] == ("head",):
                     a = a[h]
+                if name.startswith("w_") and not self.strict and self.cfg.get("weight_layout") == "in_out":
+                    a = np.asarray(a).T  # a hand note's W as the scenario gives it: (in, out), for X @ W
                 return _apply(a, ref.index)
             if k == "w_qkv" or k == "w_proj":
                 if not self.has(k):

@@ -21,10 +21,11 @@ _MAT = re.compile(r"(?<![\w\\])\$?(?P<l>[QKVSAO](?:_\{?(?:h|\d+)\}?)?|[Wb]_\{?[A
                   r"(?:is|has shape|là|có kích thước|:|"
                   r"\\in\s*\\mathbb\{R\}\^\{?|∈\s*ℝ\^?\{?)\s*\(?(?P<a>\d+)\s*(?:×|\\times|x)\s*(?P<b>\d+)(?![\d.])")
 _ENTRIES = re.compile(r"(?<![\w\\])\$?(?P<l>b_\{?[A-Za-z]+\}?)\$?\s+(?:has|có)\s+(?P<n>\d+)\s+(?:entries|phần tử)")
-# shape algebra: "(4 × 1) · (1 × 4) → 4 × 4", "(3 × 4) · (4 × 12) + 12 → 3 × 12"
+# shape algebra: "(4 × 1) · (1 × 4) → 4 × 4", "(3 × 4) · (4 × 12) + 12 → 3 × 12", "(2×3)×(3×2) = (2×2)"
 _X = r"\s*[×x]\s*"
-_MATMUL = re.compile(r"\((?P<a>\d+)" + _X + r"(?P<b>\d+)\)\s*[·@*]\s*\((?P<c>\d+)" + _X + r"(?P<d>\d+)\)"
-                     r"(?:\s*\+\s*(?P<e>\d+))?\s*→\s*(?P<f>\d+)" + _X + r"(?P<g>\d+)")
+_MATMUL = re.compile(r"\((?P<a>\d+)" + _X + r"(?P<b>\d+)\)\s*(?:[·@*×]|\\times|\\cdot)\s*\((?P<c>\d+)" + _X
+                     + r"(?P<d>\d+)\)(?:\s*\+\s*(?P<e>\d+))?\s*(?:→|=|\\to|\\rightarrow)\s*\(?(?P<f>\d+)" + _X
+                     + r"(?P<g>\d+)(?![\d.])")
 _ROWS = re.compile(r"(?<![\w.])(?P<n>\d+)\s+(?:(?P<q>rows \(queries\)|queries \(rows\)|hàng \(query\)|query \(hàng\))|"
                    r"columns \(keys\)|keys \(columns\)|cột \(key\)|key \(cột\))")
 

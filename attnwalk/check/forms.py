@@ -1,0 +1,831 @@
+"""More hand-written forms for ``check.human`` (issue 8): each is a small function registered below,
+so a new form is a new function, not a new branch inside the reader.
+
+Block forms (matrices, judged by ``human.find`` like its own blocks, and before them):
+
+- ``list_rows``: a matrix printed one ``[a, b, c]`` list per line outside code blocks, several side by
+  side (``Q = [..] K = [..] V = [..]`` then ``[..] [..] [..]``);
+- ``transposed``: ``K^T = [..]``, ``Kᵀ:``, ``K.T =``: the matrix read transposed (never as it stands);
+- ``call_arguments``: a matrix inside a call (``attention(\n [[..]],\n [[..]])``) is left unread (it is
+  not the result the assignment names, and may be another case's input);
+- ``nested_tables``: Markdown tables indented (MkDocs ``!!! note``) or quoted (``>``, Obsidian callouts);
+- ``query_key_tables``: tables with ``k1…`` columns and ``q1…`` rows (scores or weights, by majority);
+- ``html_tables``: ``<table>`` rows of ``<td>`` numbers (a token name first allowed);
+- ``product_chains``: ``A × B = C`` in one display block, named by the formula above it
+  (``context_vectors = attention_weights @ Values``): C is the left side, A and B the factors
+  (a factor written ``Keys.T`` / ``K^T`` is read transposed).
+
+``foreign_sections``: from an input printed with mostly other values than the scenario's (another
+example), to the next heading of its level, no matrix is judged "sure" (only by majority).
+
+Forms judged after the blocks (``after``):
+
+- ``quoted_rows``: a list repeating, digit for digit, a row of a matrix already judged
+  (``the row for "studying" ([0.45, 0.18, 0.37])``) gets that row's verdicts;
+- ``keyed_values``: one query's values listed per key word (``cat 61%`` or ``cat`` then ``2.7`` on
+  the next line), named by the lines above;
+- ``call_results``: ``Input: attention([[..]], [[..]], [[..]])`` then ``Expected: [[..]]``: the output
+  (``softmax(..)``: the weights), when the call's arguments are the trace's own q, k, v;
+- ``key_weights``: ``α_{dog} = … ≈ 0.42`` with one query: the weight of the key named ``dog``;
+- ``word_rows``: ``Row 2 (love): [..]``, ``the output for "cats" is [..]``: rows named by a token word;
+- ``inline_key_values``: ``weights for "I": I = 0.26, love = 0.26, cats = 0.48``;
+- ``masked_matrices``: masked scores printed with ``-inf`` / ``-\\infty`` where the mask drops keys;
+- ``restated_percentages``: ``45%`` on the line of a judged ``0.45``: its verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+
+import numpy as np
+
+_LIST = re.compile(r"\[([^\[\]\n]*)\]")
+_FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
+
+
+def _outside_code(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` outside fenced code blocks."""
+    spans, pos, inside = [], 0, False
+    for m in _FENCE.finditer(text):
+        if not inside:
+            spans.append((pos, m.start()))
+        pos, inside = m.end(), not inside
+    if not inside:
+        spans.append((pos, len(text)))
+    return spans
+
+
+def list_rows(text: str) -> list:
+    """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed;
+    only the first line may have words before its list (``Q = [..] K = [..]``): ``q1 = [..]`` then
+    ``k1 = [..]`` are named vectors, read as such by the reader."""
+    from .human import Block, _cells, _label_before, tensors_of
+
+    out = []
+    for a, b in _outside_code(text):
+        run: list[tuple[int, str, list]] = []  # (line start, line, [(list match start, cells)])
+        pos = a
+        for line in text[a:b].split("\n") + [None]:
+            lists = []
+            if line is not None and "[[" not in line and "]]" not in line:
+                for m in _LIST.finditer(line):
+                    if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
+                        continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
+                    cells = _cells(m.group(1).replace(",", " "), pos + m.start(1))
+                    if cells and len(cells) >= 2:
+                        lists.append((pos + m.start(), cells))
+            bare = bool(lists) and re.fullmatch(r"\s*(?:[-*+>]\s*)?`?\s*", line[:lists[0][0] - pos]) is not None
+            if lists and run and bare and len(lists) == len(run[0][2]):
+                run.append((pos, line, lists))  # a later row: nothing before it but a bullet (``q1 =`` is a vector)
+            else:
+                if len(run) >= 2:
+                    out.extend(_columns(text, run, Block, _label_before, tensors_of))
+                run = [(pos, line, lists)] if lists else []  # the first row may carry the label (``Q = [..]``)
+            if line is not None:
+                pos += len(line) + 1
+    return out
+
+
+def _columns(text, run, Block, label_before, tensors_of) -> list:
+    """One block per column of lists in ``run`` (lines of equally many lists)."""
+    out = []
+    first_start, first_line, first_lists = run[0]
+    for j in range(len(first_lists)):
+        rows = [lists[j][1] for _, _, lists in run]
+        if any(len(r) != len(rows[0]) for r in rows):
+            continue
+        start = first_lists[j][0]
+        if j == 0:
+            label = label_before(text, start)
+        else:  # the words between the previous list and this one (``K =``); never the lines above
+            prev_end = text.index("]", first_lists[j - 1][0]) + 1
+            label = text[prev_end:start]
+            if not tensors_of(label):
+                continue
+        out.append(Block(rows, start, label))
+    return out
+
+
+_MATRIX_BEGIN = re.compile(r"\\begin\{([bpvBV]?matrix)\}")
+_MATRIX_END = re.compile(r"\\end\{([bpvBV]?matrix)\}")
+
+
+class _Env:
+    """What ``\\begin{(name)}(.*?)\\end{name}`` would match (start, end, group 2 and its start), found
+    without that regex's search to the end of the note from each unclosed begin (quadratic)."""
+
+    __slots__ = ("_start", "_end", "_body", "_body_start")
+
+    def __init__(self, start: int, end: int, body: str, body_start: int):
+        self._start, self._end, self._body, self._body_start = start, end, body, body_start
+
+    def start(self, group: int = 0) -> int:
+        return self._body_start if group == 2 else self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self, n: int) -> str:
+        return self._body
+
+
+def _matrices(text: str) -> list:
+    ends: dict[str, list[int]] = {}
+    for e in _MATRIX_END.finditer(text):
+        ends.setdefault(e.group(1), []).append(e.start())
+    out, floor = [], 0
+    for b in _MATRIX_BEGIN.finditer(text):
+        if b.start() < floor:
+            continue
+        name_ends = ends.get(b.group(1), [])
+        k = bisect_left(name_ends, b.end())
+        if k == len(name_ends):
+            continue
+        stop = name_ends[k]
+        floor = stop + len(b.group(1)) + 6  # past "\\end{name}"
+        out.append(_Env(b.start(), floor, text[b.end():stop], b.end()))
+    return out
+_OP = re.compile(r"\s*(?:\\times|\\cdot|×|·|@|\*)?\s*")
+_FORMULA = re.compile(r"([^=\n`$]+?)\s*=\s*([^=\n`$]+)")
+
+
+def product_chains(text: str) -> list:
+    """``A op B = C`` in one display block, labelled by a formula ``c = a op b`` just above it."""
+    from .human import Block, _cells
+
+    mats = _matrices(text)
+    out = []
+    i = 0
+    while i < len(mats):
+        chain, eq = [mats[i]], None
+        while i + 1 < len(mats):
+            gap = text[chain[-1].end():mats[i + 1].start()]
+            if eq is None and re.fullmatch(r"\s*=\s*", gap):
+                eq = len(chain)
+            elif not _OP.fullmatch(gap) or "$" in gap:
+                break
+            chain.append(mats[i + 1])
+            i += 1
+            if eq is not None:
+                break
+        i += 1
+        if eq is None or len(chain) != eq + 1 or eq < 2:
+            continue
+        formula = _formula_above(text, chain[0].start())
+        if formula is None:
+            continue
+        result, factors = formula
+        if len(factors) != eq:
+            continue
+        for m, (label, transposed) in zip(chain, factors + [(result, False)]):
+            rows = []
+            for part in re.split(r"\\\\", m.group(2)):
+                if part.strip():
+                    off = m.start(2) + m.group(2).index(part)
+                    cells = _cells(part.replace("&", " "), off)
+                    if not cells:
+                        rows = []
+                        break
+                    rows.append(cells)
+            if not rows or any(len(r) != len(rows[0]) for r in rows):
+                continue
+            if transposed:
+                rows = [list(col) for col in zip(*rows)]
+            out.append(Block(rows, m.start(), label))
+    return out
+
+
+def _formula_above(text: str, start: int):
+    """(result label, [(factor label, transposed)]) of a formula on the 3 lines (HTML tags and ``$$`` aside)
+    before the display."""
+    from .human import _line_starts, tensors_of
+
+    starts = _line_starts(text)
+    k = bisect_right(starts, start) - 1  # the display's line; the 8 lines above it, as ``split("\n")[-9:-1]``
+    above = [text[starts[a]:starts[a + 1] - 1] for a in range(max(k - 8, 0), k)]
+    lines = [ln for ln in above if not re.fullmatch(r"\s*(?:<[^>]*>\s*)*(?:\$\$)?\s*", ln)]
+    for line in reversed(lines[-3:]):
+        m = _FORMULA.search(line.strip())
+        if not m or not tensors_of(m.group(1)):
+            continue
+        factors = [f for f in re.split(r"\s*(?:@|×|\\times|\*|·|\\cdot)\s*", m.group(2)) if f.strip()]
+        parsed = []
+        for f in factors:
+            f = f.strip().strip("()` ")
+            t = bool(re.search(r"(?:\.T|\^T|\^\{?\\top\}?|ᵀ)$", f))
+            if not tensors_of(f):
+                return None
+            parsed.append((f, t))
+        return m.group(1), parsed
+    return None
+
+
+_CALL = re.compile(r"\b(?P<fn>(?:scaled_dot_product_)?attention|attn|sdpa|softmax)\s*\(", re.I)
+_RESULT_WORD = re.compile(r"^\s*(?:[-*]\s*)?\**(?:expected(?: output)?|output|returns?|result)\**\s*[:=→]", re.I)
+
+
+def call_results(text: str, trace, hits: dict, foreign: list) -> None:
+    """``Input: attention(Q, K, V)`` then ``Expected: [[..]]``: the call's result, read as the output
+    (softmax: the weights), only when the call's list arguments are the trace's own q, k, v."""
+    from . import human
+
+    for b in human.bracket_blocks(text):
+        cells = [c for r in b.rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        ls = text.rfind("\n", 0, b.start) + 1
+        if not _RESULT_WORD.match(text[ls:b.start]):
+            continue
+        window = text[max(0, ls - 1500):ls]
+        calls = list(_CALL.finditer(window))
+        if not calls or window.count("\n", calls[-1].end()) > 12:
+            continue
+        m = calls[-1]
+        args = _call_args(window[m.end() - 1:])
+        if not args or not _same_inputs(args, trace):
+            continue
+        name = "attn" if m.group("fn").lower() == "softmax" else "out"
+        exp = human._expected(trace, name, 0)
+        if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
+            continue
+        res = human._judge(cells, exp, name, text, sure=True)
+        if res is not None:
+            for c, h in zip(cells, res):
+                hits[c.start] = h
+
+
+def _same_inputs(args: list, trace) -> bool:
+    """Are a call's list arguments the trace's q, k, v (in that order), to the digits printed?"""
+    from .human import _expected
+
+    for n, a in zip(("q", "k", "v"), args):
+        exp = _expected(trace, n, 0)
+        try:
+            got = np.asarray(a, dtype=float)
+        except (ValueError, TypeError):
+            return False
+        if exp is None or got.shape != exp.shape or not np.allclose(got, exp, rtol=0, atol=1e-9):
+            return False
+    return bool(args)
+
+
+def _call_args(s: str) -> list | None:
+    """The top-level list arguments of ``(…)`` as nested float lists; None if not plain lists."""
+    import ast
+
+    depth, end = 0, None
+    for i, ch in enumerate(s):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            end = i
+            break
+    if end is None or end > 4000:
+        return None
+    try:
+        value = ast.literal_eval("[" + s[1:end] + "]")
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if all(isinstance(a, list) for a in value) else None
+
+
+def blocks(text: str) -> list:
+    """Every registered block form's matrices (judged before the reader's own, at the same offset)."""
+    out = []
+    for form in BLOCK_FORMS:
+        out.extend(form(text))
+    return out
+
+
+_TRANSPOSED = re.compile(r"(?:^|[^\w\\])([QKVX])\s*(?:\^\s*\{?\s*(?:T|\\top|\\intercal)\s*\}?|ᵀ|\.T\b)\s*(?:=|:)?\s*$")
+
+
+def transposed(text: str) -> list:
+    """``K^T = [..]`` / ``Kᵀ:`` / ``K.T =``: the matrix is the tensor transposed (read so), else unread."""
+    from .human import Block, bracket_blocks, latex_blocks
+
+    out = []
+    for b in latex_blocks(text) + bracket_blocks(text):
+        ls = text.rfind("\n", 0, b.start) + 1
+        before = text[ls:b.start]
+        before = before.split("$$")[-1].split("\\end{")[-1]
+        before = re.sub(r"\\begin\{[bpvBV]?matrix\}$", "", before.rstrip()).rstrip()
+        m = _TRANSPOSED.search(before)
+        if not m or any(len(r) != len(b.rows[0]) for r in b.rows):
+            continue
+        rows = [list(col) for col in zip(*b.rows)]
+        out.append(Block(rows, b.start, {"Q": "query", "K": "key", "V": "value", "X": "input"}[m.group(1)]))
+        out.append(Block(b.rows, b.start, None))  # not read as it stands, whatever the transpose gives
+    return out
+
+
+_CONSTRUCTORS = {"tensor", "array", "asarray", "matrix", "float_tensor", "floattensor", "from_numpy", "list", "mat",
+                 "dict", "print", "np.array", "torch.tensor"}
+_CALL_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\($")
+
+
+def call_arguments(text: str) -> list:
+    """A matrix written as an argument of a call (``attention(\n [[..]],\n [[..]])``) is no result named
+    by the assignment before the call, and may be another test case's input: it stays unread.
+    ``torch.tensor([[..]])`` / ``np.array(..)`` build the matrix itself and are left to the reader."""
+    from .human import Block, bracket_blocks
+
+    out = []
+    for b in bracket_blocks(text):
+        depth, i, lo = 0, b.start - 1, max(0, b.start - 2000)
+        args = 0
+        while i >= lo:
+            ch = text[i]
+            if ch in ")]}":
+                depth += 1
+            elif ch in "([{":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                args += 1
+            i -= 1
+        if i < lo or text[i] != "(":
+            continue
+        m = _CALL_NAME.search(text[max(0, i - 60):i + 1])
+        if not m:
+            continue
+        fn = m.group(1).lower()
+        if fn.split(".")[-1] in _CONSTRUCTORS or fn in _CONSTRUCTORS:
+            continue
+        out.append(Block(b.rows, b.start, None))  # an argument: maybe another case's inputs, never "sure"
+    return out
+
+
+_TABLE_PREFIX = re.compile(r"^((?:>[ \t]?)+[ \t]*|[ \t]{1,8})\|", re.M)
+
+
+def nested_tables(text: str) -> list:
+    """Markdown tables indented (MkDocs ``!!! note`` admonitions, list items) or quoted (``>``, Obsidian
+    callouts): the reader's own tables, read with the prefix moved after the first ``|`` (offsets kept)."""
+    from .human import table_blocks
+
+    if not _TABLE_PREFIX.search(text):
+        return []
+    shifted = _TABLE_PREFIX.sub(lambda m: "|" + " " * len(m.group(1)), text)  # same length: offsets kept
+    return [b for b in table_blocks(shifted) if text[b.start] != "|"]
+
+
+_KEY_HEAD = re.compile(r"^\s*(?:k|key|keys|khóa|键)\s*_?\{?\d+\}?\s*$", re.I)
+_QUERY_ROW = re.compile(r"^\s*(?:q|query|queries|truy vấn|查询)\s*_?\{?\d+\}?\s*$", re.I)
+
+
+def query_key_tables(text: str) -> list:
+    """A table whose columns are keys (``k1``, ``key 2``) and rows queries (``q1``) is a query × key
+    matrix: the scores, scaled scores or weights, whichever most of its numbers are."""
+    from .human import Block, table_blocks
+
+    out = []
+    for b in table_blocks(text):
+        header = text[b.start:text.find("\n", b.start)].strip().strip("|").split("|")
+        keys = [h for h in header if h.strip()]
+        if not keys or not all(_KEY_HEAD.match(h) for h in keys):
+            continue
+        if not b.row_names or not all(n and _QUERY_ROW.match(n) for n in b.row_names):
+            continue
+        out.append(Block(b.rows, b.start, "scores, scaled scores or attention weights", b.row_names))
+    return out
+
+
+_TABLE = re.compile(r"<table\b[^>]*>(.*?)</table>", re.S | re.I)
+_TR = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S | re.I)
+_TD = re.compile(r"<(t[dh])\b[^>]*>(.*?)</t[dh]>", re.S | re.I)
+
+
+def html_tables(text: str) -> list:
+    """HTML tables (blog exports): rows of ``<td>`` numbers, a token name first allowed; the words
+    before the table and its header row name it."""
+    from .human import Block, _cells, _label_before
+
+    out = []
+    for tm in _TABLE.finditer(text):
+        rows, names, header = [], [], ""
+        for rm in _TR.finditer(tm.group(1)):
+            base = tm.start(1) + rm.start(1)
+            tds = list(_TD.finditer(rm.group(1)))
+            if tds and all(t.group(1).lower() == "th" for t in tds):
+                header += " " + " ".join(re.sub(r"<[^>]+>", "", t.group(2)) for t in tds)
+                continue
+            cells, name = [], None
+            for k, t in enumerate(tds):
+                inner = re.sub(r"<[^>]+>", lambda m: " " * len(m.group(0)), t.group(2))  # offsets kept
+                c = _cells(inner, base + t.start(2))
+                if k == 0 and (c is None or not c):
+                    name = inner.strip()
+                    continue
+                if not c or len(c) != 1:
+                    cells = None
+                    break
+                cells.extend(c)
+            if cells:
+                rows.append(cells)
+                names.append(name)
+        if len(rows) >= 1 and all(len(r) == len(rows[0]) for r in rows) and len(rows) * len(rows[0]) >= 2:
+            out.append(Block(rows, rows[0][0].start, _label_before(text, tm.start()) + " " + header, names))
+    return out
+
+
+BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables, query_key_tables,
+               html_tables]
+
+
+# ---------------------------------------------------------------- other examples in the same note
+
+_INPUTS = ("q", "k", "v", "x", "w_q", "w_k", "w_v")
+_HEADING = re.compile(r"^(#{1,6})\s", re.M)
+
+
+_FOREIGN_LAST: list = [None, None]  # (key, spans) of the last note: find() and after() ask for the same one
+
+
+def foreign_sections(text: str, trace) -> list[tuple[int, int]]:
+    """``_foreign_sections`` of the note, computed once for the reader's two passes over it."""
+    key = (id(trace), len(text), hash(text))
+    if _FOREIGN_LAST[0] != key:
+        _FOREIGN_LAST[:] = [key, _foreign_sections(text, trace)]
+    return _FOREIGN_LAST[1]
+
+
+def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
+    """Spans of the note that work another example: from an input (Q, K, V, X, W) named on its line and
+    printed with the trace's shape but mostly other values, to the next heading of its section's level.
+    A matrix there is judged only where most of its numbers agree (never "sure" of a wholly different one)."""
+    from . import human
+
+    starts = []
+    blocks_ = human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + list_rows(text)
+    args = {b.start for b in call_arguments(text)}  # a call's arguments are another case's by design
+    for b in blocks_:  # named on its own line (``Q = [[..]]``), not by lines above it
+        if b.start in args:
+            continue
+        own = text[max(human.line_start(text, b.start), b.start - human.LABEL_REACH):b.start]
+        nearest = own.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last one
+        names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
+        exp = human._expected(trace, names[0], 0) if names else None
+        cells = [c for r in b.rows for c in r]
+        if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
+            continue
+        if _mostly_other(cells, exp.reshape(-1)):
+            starts.append(b.start)
+    for name, idx, cells, start in human.row_vectors(text, trace.config):
+        low = name.lower()
+        single = re.fullmatch(r"(?:\\?[a-z]+_?\{?)?([qkvx])_?\{?\d+\}?", low)
+        exp = human._expected(trace, single.group(1), 0) if single else None
+        if exp is not None and exp.ndim == 2 and idx < exp.shape[0] and exp.shape[1] == len(cells) \
+                and _mostly_other(cells, exp[idx]):
+            starts.append(start)
+    if not starts:
+        return []
+    heads = [(m.start(), len(m.group(1))) for m in _HEADING.finditer(text)]
+    places = [p for p, _ in heads]
+    out = []
+    for st in sorted(set(starts)):  # from the other input on, to the next heading of its section's level
+        k = bisect_right(places, st)
+        level = heads[k - 1][1] if k else 6
+        b = next((p for p, lv in heads[k:] if lv <= level), len(text))
+        span = (human.line_start(text, st), b)
+        if not out or out[-1][1] < span[0]:
+            out.append(span)
+        else:  # sections that overlap are one span (they end at the same heading or nest)
+            out[-1] = (out[-1][0], max(out[-1][1], span[1]))
+    return out
+
+
+def _mostly_other(cells: list, want) -> bool:
+    from . import human
+
+    scale = float(np.max(np.abs(want))) if len(want) else 0.0
+    oks = [human._close(c.text, float(e), scale) for c, e in zip(cells, want)]
+    return len(oks) >= 2 and sum(oks) * 2 < len(oks)
+
+
+def in_any(pos: int, spans: list) -> bool:
+    """Whether ``pos`` lies in one of ``spans`` (sorted, disjoint: what ``foreign_sections`` returns)."""
+    k = bisect_right(spans, (pos, float("inf"))) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
+
+
+# ---------------------------------------------------------------- forms judged after the blocks
+
+
+def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """A flat list whose numbers, as printed, are a judged matrix row's: that row's verdicts."""
+    from . import human
+
+    lists = [(st, cells) for st, cells in human.flat_lists(text) if not any(c.start in hits for c in cells)]
+    if not lists:
+        return
+    rows: dict[tuple, list] = {}
+    for b in human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + blocks(text):
+        for r in b.rows:
+            if len(r) >= 2 and all(c.start in hits for c in r):
+                rows.setdefault(tuple(c.text for c in r), [hits[c.start] for c in r])
+    if not rows:
+        return
+    for _start, cells in lists:
+        got = rows.get(tuple(c.text for c in cells))
+        if got is None:
+            continue
+        for c, h in zip(cells, got):
+            hits[c.start] = human.Hit(text.count("\n", 0, c.start) + 1, h.text, h.ok, h.label, h.expected, h.fix)
+
+
+_KEYED = re.compile(r"^[ \t]*(?P<word>[^\W\d][\w.'’-]*)[ \t]*(?::[ \t]*|[ \t]+|\n[ \t]*)(?P<num>"
+                    + r"[-−–]?\d+(?:\.\d*)?%?)[ \t]*$", re.M)
+
+
+def keyed_values(text: str, trace, hits: dict, foreign: list) -> None:
+    """``cat 61%`` / ``cat`` then ``2.7``: one query's values per key word, 2+ in a run, named above."""
+    from . import human
+
+    keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
+    if not keys:
+        return
+    runs, run, last = [], [], -1
+    for m in _KEYED.finditer(text):
+        word = m.group("word").lower()
+        if word not in keys:
+            continue
+        if run and text.count("\n", last, m.start()) > 1:
+            runs.append(run)
+            run = []
+        run.append((keys.index(word), m))
+        last = m.end()
+    if run:
+        runs.append(run)
+    for run in runs:
+        if len(run) < 2 or len({k for k, _ in run}) != len(run):
+            continue
+        cells = [human.Cell(m.group("num"), m.start("num")) for _, m in run]
+        if any(c.start in hits for c in cells):
+            continue
+        label = human._label_before(text, run[0][1].start())
+        for cand in [c for n in human.tensors_of(label) for c in human._candidates(n, trace)]:
+            exp = human._expected(trace, cand, 0)
+            if exp is None or exp.ndim != 2 or exp.shape[0] != 1 or exp.shape[1] != len(keys):
+                continue
+            res = human._judge(cells, np.array([exp[0, k] for k, _ in run]), cand, text)
+            if res is not None:
+                for c, h in zip(cells, res):
+                    hits[c.start] = h
+                break
+
+
+_PCT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)%")
+
+
+def restated_percentages(text: str, trace, hits: dict, foreign: list) -> None:
+    """``[0.45, 0.18, 0.37] … take 45% from "I," 18% from "am" …``: a percentage on the line of a judged
+    number that it restates digit for digit (0.45 → 45%) gets that number's verdict."""
+    from ..numfmt import fmt
+    from . import human
+
+    by_line: dict[int, list] = {}
+    for pos, h in hits.items():
+        by_line.setdefault(h.line, []).append((pos, h))
+    if not by_line:
+        return
+    line, last = 1, 0
+    for m in _PCT.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        if m.start() in hits or line not in by_line:
+            continue
+        dec = len(m.group(1).split(".")[1]) if "." in m.group(1) else 0
+        for pos, h in sorted(by_line[line], key=lambda e: e[0]):
+            if pos > m.start() or h.text.endswith("%") or "." not in h.text:
+                continue
+            hd = len(h.text.split(".")[1])
+            if hd != dec + 2 or abs(float(h.text) * 100 - float(m.group(1))) > 10.0 ** -(dec + 3):
+                continue
+            expected = fmt(float(h.expected) * 100, dec)
+            fix = None if h.ok else expected + "%"
+            hits[m.start()] = human.Hit(line, m.group(0), h.ok, h.label, expected + "%", fix)
+            by_line[line].remove((pos, h))
+            break
+
+
+_ALPHA = re.compile(r"(?:\\alpha|α|alpha|a)_\{?\\?(?:text|mathrm)?\{?(?P<word>[^\W\d][\w.'’-]*)\}?\}?")
+_LAST = re.compile(r"(?:≈|\\approx|=)\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)\s*(?:\\\]|\$\$|\$)?\s*$")
+
+
+def key_weights(text: str, trace, hits: dict, foreign: list) -> None:
+    """``α_{dog} = … ≈ 0.42`` with one query: the weight of key ``dog`` (a key word of the scenario)."""
+    from . import human
+
+    keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
+    exp = human._expected(trace, "attn", 0)
+    if not keys or exp is None or exp.ndim != 2 or exp.shape[0] != 1 or exp.shape[1] != len(keys):
+        return
+    pos = 0
+    for line in text.split("\n"):
+        m, last = _ALPHA.match(line.strip()), _LAST.search(line)
+        if m and last and m.group("word").lower() in keys and pos + last.start("num") not in hits \
+                and not in_any(pos, foreign):
+            start = pos + last.start("num")
+            e = float(exp[0, keys.index(m.group("word").lower())])
+            cell = human.Cell(last.group("num"), start)
+            res = human._judge([cell], np.array([e]), "attn", text, sure=True)
+            if res is None:  # one number: judged on its own (the label names one weight exactly)
+                res = _each([cell], [e], f"attn[0][{m.group('word')}]", text, float(np.max(np.abs(exp))))
+            hits[start] = res[0]
+        pos += len(line) + 1
+
+
+_NUMS = r"[-−–]?\d+(?:\.\d+)?%?(?:\s*,?\s+[-−–]?\d+(?:\.\d+)?%?|\s*,\s*[-−–]?\d+(?:\.\d+)?%?)+"
+_WORD_ROW = re.compile(r"(?:(?:row|hàng|dòng|token|word|từ|query)\s*(?P<n>\d+)\s*\(\s*[\"“'`]?"
+                       r"(?P<w1>[^)\"”'`\n]{1,30})[\"”'`]?\s*\)"
+                       r"|第\s*(?P<n2>\d+)\s*行"
+                       r"|[\"“'`](?P<w2>[^\"”'`\n]{1,30})[\"”'`]\s*\)?)"
+                       r"\s*(?:is|it is|are|là|bằng|是|为|=|:|：|→|->)?\s*`?\[(?P<body>" + _NUMS + r")\]", re.I)
+
+
+def _each(cells: list, want: np.ndarray, label: str, text: str, scale: float) -> list:
+    """Verdicts for ``cells`` read as ``want``, each on its own: for numbers whose name on their own line
+    says exactly which entries they are (``α_{dog}``, ``the output for "cats" is [..]``)."""
+    from . import human
+
+    out = []
+    for c, e in zip(cells, want):
+        e = float(e)
+        ok = human._close(c.text, e, scale)
+        dec = max(human._value(c.text)[1], 0)
+        shown = human.fmt(e * 100, max(dec - 2, 0)) + "%" if c.text.endswith("%") else human.fmt(e, dec)
+        out.append(human.Hit(text.count("\n", 0, c.start) + 1, c.text.replace("−", "-").replace("–", "-"), ok,
+                             label, shown, None if ok else human._fix_text(c.text, e)))
+    return out
+
+
+def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool = False,
+           trusted: bool = True) -> None:
+    """Judge several rows named on one line together (so one wrong entry in a short row is found)."""
+    from . import human
+
+    cells = [c for cs, _ in groups for c in cs]
+    if len(cells) < 2 or any(c.start in hits for c in cells):
+        return
+    names = human.tensors_of(label)
+    for cand in [c for n in names for c in human._candidates(n, trace)]:
+        exp = human._expected(trace, cand, 0)
+        if exp is None or exp.ndim != 2:
+            continue
+        if any(idx >= exp.shape[0] or exp.shape[1] != len(cs) for cs, idx in groups):
+            continue
+        want = np.concatenate([exp[idx] for _, idx in groups])
+        res = human._judge(cells, want, cand, text, sure=len(names) == 1 and trusted)
+        if res is None and named and trusted and len(names) == 1:  # one tensor and the rows named on the line itself
+            res = _each(cells, want, cand, text, float(np.max(np.abs(exp[np.isfinite(exp)]), initial=0.0)))
+        if res is not None:
+            for c, h in zip(cells, res):
+                hits[c.start] = h
+            return
+
+
+def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """``Row 2 (love): [..]``, ``the output for "cats" is [..]``, ``Đầu ra của "học" là [..]``,
+    ``注意力权重第3行：[..]``: rows named by a token word or a 1-based row number, the tensor named by the
+    words before each (since the previous row on the line), else before the first, else just above."""
+    from . import human
+
+    words = [str(w).lower() for w in (trace.config.get("labels") or [])]
+    pos = 0
+    for line in text.split("\n"):
+        groups: dict[str, list] = {}
+        prev, first = 0, None
+        for m in _WORD_ROW.finditer(line):
+            w = (m.group("w1") or m.group("w2") or "").strip().lower()
+            n = m.group("n") or m.group("n2")
+            idx = words.index(w) if w in words else int(n) - 1 if n else None
+            cells = human._cells(m.group("body").replace(",", " "), pos + m.start("body"))
+            if idx is not None and idx >= 0 and cells:
+                own = line[prev:m.start()]
+                first = m.start() if first is None else first
+                label = own if human.tensors_of(own) else line[:first]
+                named = bool(human.tensors_of(label))
+                if not named:
+                    label = human._label_before(text, pos + first)
+                groups.setdefault((label, named), []).append((cells, idx))
+            prev = m.end()
+        for (label, named), rows in groups.items():
+            _joint(text, trace, hits, rows, label, named, not in_any(pos, foreign))
+        pos += len(line) + 1
+
+
+_PAIR = re.compile(r"(?P<w>[^\W\d][\w.'’-]*)[\"”'`]?\s*[=:]\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)(?!\w|\.\d)")
+_FOR = re.compile(r"\b(?:for|of|cho|của)\s+[\"“'`]?(?P<w>[^\s\"”'`:,)]+)[\"”'`]?", re.I)
+
+
+def inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
+    """``weights for "I": I = 0.26, love = 0.26, cats = 0.48``: one query's row, key word = value, 2+ on
+    a line; the query named by ``for "word"`` (or the only one), the tensor by the words before."""
+    from . import human
+
+    queries = [str(w).lower() for w in (trace.config.get("labels") or [])]
+    keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
+    if not keys:
+        return
+    pos = 0
+    for line in text.split("\n"):
+        pairs = [m for m in _PAIR.finditer(line) if m.group("w").lower() in keys]
+        if len(pairs) >= 2 and len({m.group("w").lower() for m in pairs}) == len(pairs):
+            before = line[:pairs[0].start()]
+            fm = [m for m in _FOR.finditer(before) if m.group("w").lower() in queries]
+            row = queries.index(fm[-1].group("w").lower()) if fm else 0 if len(queries) <= 1 else None
+            cells = [human.Cell(m.group("num"), pos + m.start("num")) for m in pairs]
+            if row is not None and not any(c.start in hits for c in cells):
+                for cand in [c for n in human.tensors_of(before) for c in human._candidates(n, trace)]:
+                    exp = human._expected(trace, cand, 0)
+                    if exp is None or exp.ndim != 2 or row >= exp.shape[0] or exp.shape[1] != len(keys):
+                        continue
+                    want = np.array([exp[row, keys.index(m.group("w").lower())] for m in pairs])
+                    res = human._judge(cells, want, cand, text)
+                    if res is not None:
+                        for c, h in zip(cells, res):
+                            hits[c.start] = h
+                        break
+        pos += len(line) + 1
+
+
+_NEG_INF = r"(?:[-−–]\s*(?:\\infty|∞|inf\b|float\(\s*['\"]inf['\"]\s*\)))"
+_ENTRY = re.compile(_NEG_INF + r"|(?<![\w.^_])[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w.]\d|\w)")
+
+
+_OPEN2 = re.compile(r"(?=(\[\s*\[))")
+_CLOSE2 = re.compile(r"(?=(\]\s*\]))")
+
+
+def _nested_lists(text: str) -> list[tuple[int, int]]:
+    """Spans of what ``re.finditer(r"\\[\\s*\\[.*?\\]\\s*\\]", text, re.S)`` matches, each closing found by
+    bisection: that regex searches to the end of the note from every ``[[`` that is never closed."""
+    closes = [(m.start(), m.end(1)) for m in _CLOSE2.finditer(text)]
+    at = [c for c, _ in closes]
+    out, floor = [], 0
+    for m in _OPEN2.finditer(text):
+        if m.start() < floor:
+            continue
+        k = bisect_left(at, m.end(1))
+        if k == len(at):
+            break  # no closing after this opening, nor after any later one
+        floor = closes[k][1]
+        out.append((m.start(), floor))
+    return out
+
+
+def masked_matrices(text: str, trace, hits: dict, foreign: list) -> None:
+    """A masked score matrix printed with ``-inf`` / ``-\\infty`` / ``−∞`` where keys are dropped (LaTeX or
+    bracketed): read when the dropped places are exactly the mask's; its numbers are then the masked
+    scores (after scaling, or before it), whichever most of them agree with."""
+    from . import human
+
+    if "mask" not in trace.steps or not re.search(_NEG_INF, text):
+        return
+    mask = np.asarray(trace["mask"])
+    mask = mask.reshape(mask.shape[-2:]) if mask.ndim >= 2 else mask
+    spans = [(m.start(2), m.group(2), r"\\\\") for m in _matrices(text)]
+    spans += [(a, text[a:b], r"\]\s*,?\s*\[") for a, b in _nested_lists(text)]
+    for base, body, row_sep in spans:
+        if not re.search(_NEG_INF, body):
+            continue
+        rows, off = [], 0
+        for part in re.split(f"({row_sep})", body):
+            if re.fullmatch(row_sep, part) or not part.strip():
+                off += len(part)
+                continue
+            rows.append([(m.group(0), base + off + m.start()) for m in _ENTRY.finditer(part)])
+            off += len(part)
+        rows = [r for r in rows if r]
+        if not rows or (len(rows), len(rows[0])) != mask.shape or any(len(r) != len(rows[0]) for r in rows):
+            continue
+        dropped = np.array([[bool(re.fullmatch(_NEG_INF, t)) for t, _ in r] for r in rows])
+        if not np.array_equal(dropped, mask == 0):
+            continue
+        cells = [human.Cell(t, p) for r in rows for t, p in r if not re.fullmatch(_NEG_INF, t)]
+        if any(c.start in hits for c in cells):
+            continue
+        best = None
+        for cand in ("scores_masked", "scores_masked_raw"):
+            exp = human._expected(trace, cand, 0)
+            if exp is None or exp.shape != mask.shape:
+                continue
+            res = human._judge(cells, exp[mask != 0], cand, text)
+            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
+                best = res
+        for c, h in zip(cells, best or []):
+            hits[c.start] = h
+
+
+def after(text: str, trace, hits: dict) -> None:
+    """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
+    foreign = foreign_sections(text, trace)
+    for form in AFTER_FORMS:
+        form(text, trace, hits, foreign)
+
+
+AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
+               masked_matrices, restated_percentages]
