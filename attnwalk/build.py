@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,17 +48,12 @@ class Job:
 
 def load_manifest(manifest: Path) -> list[Job]:
     manifest = Path(manifest)
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise BuildError(f"{manifest}: cannot read: {err.strerror or err}; allowed: a readable TOML file") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as err:  # ValueError: a NUL in the path
-        raise BuildError(f"{manifest}: not valid TOML: {str(err).splitlines()[0] if str(err) else err}; "
-                         "allowed: a UTF-8 TOML file with [[walkthrough]] entries") from None
+    data = _read_manifest(manifest)
     entries = data.get("walkthrough")
     if not isinstance(entries, list) or not entries:
         raise BuildError(f"{manifest}: no [[walkthrough]] entries; allowed: one or more [[walkthrough]] tables")
     root = manifest.resolve().parent
+    _course_table(manifest, data, root)  # checked before anything is rendered or written
     jobs: list[Job] = []
     seen: dict[Path, str] = {}
     inputs: set[Path] = set()  # scenario files read: never outputs
@@ -103,6 +99,7 @@ def load_manifest(manifest: Path) -> list[Job]:
         if not isinstance(output, str) or not output or "\x00" in output:
             raise BuildError(f"{where}: 'output' is required (a path relative to the manifest); "
                              f"got {str(output)[:40]!r}; {allowed}")
+        _output_fields(output, where, allowed)
         if len(langs) > 1 and "{lang}" not in output:
             raise BuildError(f"{where}: output {output!r} needs {{lang}} for several languages; {allowed}")
         for lang in langs:
@@ -128,12 +125,110 @@ def load_manifest(manifest: Path) -> list[Job]:
     return jobs
 
 
-def _check_output(path: Path) -> None:
-    """An output that exists must be a writable regular file (a missing folder is created)."""
+def _read_manifest(manifest: Path) -> dict:
+    """The manifest's TOML (a regular UTF-8 file of bounded size), or BuildError naming it."""
+    from .readfile import read_text
+
+    try:
+        text = read_text(manifest, str(manifest), "TOML manifest")
+    except ConfigError as err:
+        raise BuildError(str(err)) from None
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of > 4300 digits
+        raise BuildError(f"{manifest}: not valid TOML: {str(err).splitlines()[0] if str(err) else err}; "
+                         "allowed: a UTF-8 TOML file with [[walkthrough]] entries") from None
+
+
+def _output_fields(output: str, where: str, allowed: str) -> None:
+    """``output`` may hold the fields {name} and {lang}, plainly: no format spec (``{name:>99999999}``
+    builds a gigabyte name), no conversion, no attribute or index."""
+    import string
+
+    try:
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(output) if f is not None]
+    except ValueError as err:
+        raise BuildError(f"{where}: output {output[:60]!r}: {err}; {allowed}") from None
+    for f, spec, conv in fields:
+        if f not in ("name", "lang") or spec or conv:
+            shown = "{" + f + (f"!{conv}" if conv else "") + (f":{spec[:20]}" if spec else "") + "}"
+            raise BuildError(f"{where}: output {output[:60]!r}: bad field {shown}; {allowed}")
+
+
+COURSE_KEYS = {"index", "langs"}
+
+
+def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Path, str]]:
+    """The ``[course]`` table's index pages as (shown, path, lang) per language, validated; [] when absent."""
+    course = data.get("course")
+    if course is None:
+        return []
+    where = f"{manifest}: [course]"
+    if not isinstance(course, dict):
+        raise BuildError(f"{where}: got {str(course)[:40]!r}; allowed: a table with index and langs")
+    unknown = set(course) - COURSE_KEYS
+    if unknown:
+        raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(COURSE_KEYS))}")
+    if "index" not in course:
+        return []
+    index, langs = course["index"], course.get("langs", ["vi"])
+    allowed = "allowed: a path relative to the manifest, with the field {lang}"
+    if not isinstance(index, str) or not index or "\x00" in index:
+        raise BuildError(f"{where}: index: got {str(index)[:40]!r}; {allowed}")
+    if not isinstance(langs, list) or not langs or len(set(map(str, langs))) != len(langs) or any(
+            lang not in ("vi", "en") for lang in langs):
+        raise BuildError(f"{where}: langs: got {str(langs)[:40]}; allowed: a non-empty list of vi, en")
+    import string
+
+    try:
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(index) if f is not None]
+    except ValueError as err:
+        raise BuildError(f"{where}: index {index[:60]!r}: {err}; {allowed}") from None
+    if any(f != "lang" or spec or conv for f, spec, conv in fields):
+        raise BuildError(f"{where}: index {index[:60]!r}: only the field {{lang}}; {allowed}")
+    if len(langs) > 1 and not fields:
+        raise BuildError(f"{where}: index {index[:60]!r} needs {{lang}} for several languages; {allowed}")
+    out = []
+    for lang in langs:
+        shown = index.format(lang=lang)
+        try:
+            path = (root / shown).resolve()
+        except OSError as err:
+            raise BuildError(f"{where}: index {shown[:60]!r}: {err.strerror or err}; {allowed}") from None
+        if not path.is_relative_to(root) or path == root:
+            raise BuildError(f"{where}: index {shown[:60]!r} is outside the manifest's folder {root}; {allowed} "
+                             "inside that folder")
+        if path == manifest.resolve():
+            raise BuildError(f"{where}: index {shown[:60]!r} would overwrite the manifest; {allowed}")
+        out.append((shown, path, lang))
+    return out
+
+
+def _check_output(path: Path, check: bool = False) -> None:
+    """An output that exists must be a writable regular file (``check``: a regular file, read only);
+    a missing one's nearest existing folder must be writable, so that no write fails half-way."""
     from .writefile import check_target
 
-    if path.exists() or path.is_symlink() or path.parent.is_dir():
-        check_target(path, "output")
+    try:
+        if path.exists() or path.is_symlink():
+            if check:
+                if not path.is_file():
+                    raise ConfigError("output", f"{path} is not a regular file; allowed: a regular file")
+                return
+            check_target(path, "output")
+            return
+        if check:
+            return
+        folder = path.parent
+        while not folder.exists() and not folder.is_symlink():
+            folder = folder.parent
+        if not folder.is_dir():
+            raise ConfigError("output", f"{folder} is not a folder; allowed: a path whose folders are folders")
+        if not os.access(folder, os.W_OK | os.X_OK) or not folder.stat().st_mode & 0o222:
+            raise ConfigError("output", f"folder {folder} is not writable; allowed: a writable folder")
+    except OSError as err:
+        raise ConfigError("output", f"cannot use {str(path)[:80]}: {err.strerror or err}; "
+                                    "allowed: a writable file path") from None
 
 
 def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> list[Job]:
@@ -199,11 +294,13 @@ def render_group(jobs: list[Job]) -> list[str]:
     forms are computed once (``Trace.memo``), whatever the number of languages."""
     from .api import walk
     from .budget import require
-    from .config import make_config
+    from .config import make_config, require_document
 
     first = jobs[0]
     try:
-        require(make_config(**first.options), first.format)
+        cfg = make_config(**first.options)
+        require(cfg, first.format)
+        require_document(cfg, first.format)
         trace = walk(**first.options)
     except ConfigError as err:
         raise BuildError(f"walkthrough {first.name!r} ({first.lang}): {err}") from None
@@ -344,11 +441,16 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
 
     jobs = load_manifest(manifest)
     for job in jobs:  # every output path a plain file we may write, before anything is rendered
-        if not check:
-            try:
-                _check_output(job.path)
-            except ConfigError as err:
-                raise BuildError(f"walkthrough {job.name!r}: {err}") from None
+        try:
+            _check_output(job.path, check)
+        except ConfigError as err:
+            raise BuildError(f"walkthrough {job.name!r}: {err}") from None
+    for shown, path, _ in _course_table(Path(manifest), _read_manifest(Path(manifest)),
+                                        Path(manifest).resolve().parent):
+        try:
+            _check_output(path, check)
+        except ConfigError as err:
+            raise BuildError(f"{manifest}: [course] index {shown!r}: {err}") from None
     cache_path = Path(manifest).resolve().parent / CACHE_NAME
     cache = {} if check else _load_cache(cache_path)
     code = code_digest()
@@ -404,19 +506,9 @@ def course_index(manifest: Path, jobs: list[Job]) -> list[tuple[str, Path, str]]
     """
     from .views.glossary import index_page
 
-    try:
-        course = tomllib.loads(Path(manifest).read_text(encoding="utf-8")).get("course")
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    if not isinstance(course, dict) or "index" not in course:
-        return []
-    root = Path(manifest).resolve().parent
+    pages = _course_table(Path(manifest), _read_manifest(Path(manifest)), Path(manifest).resolve().parent)
     out = []
-    for lang in course.get("langs", ["vi"]):
-        shown = str(course["index"]).format(lang=lang)
-        path = (root / shown).resolve()
-        if not path.is_relative_to(root):
-            raise BuildError(f"{manifest}: course index {shown!r} is outside the manifest's folder {root}")
+    for shown, path, lang in pages:
         notes = [(job.name, job.path, _title(job.path)) for job in jobs if job.lang == lang and job.format == "md"]
         out.append((shown, path, index_page(lang, notes, path.parent)))
     return out

@@ -153,6 +153,19 @@ def _positive_float(option: str, value) -> float:
     return v
 
 
+def require_document(cfg: Config, fmt: str) -> None:
+    """A Markdown or HTML walkthrough explains q, k, v and a drawn input: given scores (``source =
+    "scores"``) and ``np.random.rand`` inputs are for ``check`` and the trace exports only."""
+    if fmt not in ("md", "html"):
+        return
+    if cfg.variant == "sdpa" and cfg.source == "scores":
+        raise ConfigError("--source", "got 'scores' (given scores: for check and --format json); "
+                                      "allowed for Markdown: direct, columns, project")
+    if cfg.input == "uniform":
+        raise ConfigError("--input", "got 'uniform' (np.random.rand: for check and --format json); allowed for "
+                                     "Markdown: ramp, randint, normal")
+
+
 def _flag(name: str) -> str:
     return f"--{name.replace('_', '-')}"
 
