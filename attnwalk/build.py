@@ -466,39 +466,68 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
         else:
             todo.append(group)
     # Validate all, then write: every note is rendered before any is written, so a bad entry
-    # anywhere stops the build with nothing written.
+    # anywhere stops the build with nothing written; and the writes are all or none (a full disk).
     rendered = iter(list(_render_groups(todo, workers or worker_count())))
-    n = 0
+    n, lines, pending = 0, [], []
+    texts: dict[Path, str] = {}
     for group in group_jobs(jobs):
-        texts = next(rendered) if group in todo else [None] * len(group)
-        for job, text in zip(group, texts):
+        group_texts = next(rendered) if group in todo else [None] * len(group)
+        for job, text in zip(group, group_texts):
             n += 1
-            status = _settle(job, text, check, res)
-            if text is not None and not check:
-                fresh[job.shown] = {"inputs": prints[job.shown],
-                                    "output": hashlib.sha256(text.encode("utf-8")).hexdigest()}
-            if progress:
-                progress(n, len(jobs), job.shown, status)
+            status = _settle(job, text, check, res, pending)
+            if text is not None:
+                texts[job.path] = text
+                if not check:
+                    fresh[job.shown] = {"inputs": prints[job.shown],
+                                        "output": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+            lines.append((n, len(jobs), job.shown, status))
+    for shown, path, text in course_index(manifest, jobs, texts):
+        _write_or_diff(res, shown, path, text, check, pending)
+    _write_all(pending)
+    if progress:
+        for line in lines:
+            progress(*line)
     if not check and fresh != cache:
         try:
             write_atomic(cache_path, json.dumps(fresh, indent=1, sort_keys=True) + "\n", "output")
         except (OSError, ConfigError):
             pass  # the cache only saves time; a read-only folder just rebuilds next time
-    for shown, path, text in course_index(manifest, jobs):
-        _write_or_diff(res, shown, path, text, check)
     return res
 
 
-def _settle(job: Job, text: str | None, check: bool, res: Result) -> str:
-    """Compare one rendered note with the file (write it unless ``check``); its status word."""
+def _settle(job: Job, text: str | None, check: bool, res: Result, pending: list) -> str:
+    """Compare one rendered note with the file (to be written unless ``check``); its status word."""
     if text is None:
         res.unchanged.append(job.shown)
         res.skipped.append(job.shown)
         return "unchanged"
-    return _write_or_diff(res, job.shown, job.path, text, check)
+    return _write_or_diff(res, job.shown, job.path, text, check, pending)
 
 
-def course_index(manifest: Path, jobs: list[Job]) -> list[tuple[str, Path, str]]:
+def _write_all(pending: list[tuple[str, Path, str]]) -> None:
+    """Write the changed notes all or none; folders this build made are removed again on failure."""
+    from .writefile import write_all_atomic
+
+    if not pending:
+        return
+    made: list[Path] = []
+    try:
+        for _, path, _ in pending:
+            new = [d for d in (path.parent, *path.parent.parents) if not d.exists()]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made += new
+        write_all_atomic([(path, text, "output") for _, path, text in pending])
+    except (OSError, ConfigError) as err:
+        for d in sorted(set(made), key=lambda d: len(d.parts), reverse=True):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        shown = next((s for s, path, _ in pending if str(path) in str(err)), pending[0][0])
+        raise BuildError(f"cannot write {shown}: {getattr(err, 'strerror', None) or err}") from None
+
+
+def course_index(manifest: Path, jobs: list[Job], texts: dict | None = None) -> list[tuple[str, Path, str]]:
     """The course index pages ``[course] index`` asks for: (shown, path, text) per language.
 
     Notes in the manifest's order (its learning order), each linked by its title, and a vi/en
@@ -509,15 +538,18 @@ def course_index(manifest: Path, jobs: list[Job]) -> list[tuple[str, Path, str]]
     pages = _course_table(Path(manifest), _read_manifest(Path(manifest)), Path(manifest).resolve().parent)
     out = []
     for shown, path, lang in pages:
-        notes = [(job.name, job.path, _title(job.path)) for job in jobs if job.lang == lang and job.format == "md"]
+        notes = [(job.name, job.path, _title(job.path, (texts or {}).get(job.path)))
+                 for job in jobs if job.lang == lang and job.format == "md"]
         out.append((shown, path, index_page(lang, notes, path.parent)))
     return out
 
 
-def _title(path: Path) -> str:
-    """A note's title from its front matter (the note was just written or checked)."""
+def _title(path: Path, text: str | None = None) -> str:
+    """A note's title from its front matter: the text just rendered, else the file (a skipped note)."""
     try:
-        for line in path.read_text(encoding="utf-8").splitlines()[:3]:
+        if text is None:
+            text = path.read_text(encoding="utf-8")
+        for line in text.splitlines()[:3]:
             if line.startswith("title: "):
                 return json.loads(line[len("title: "):])
     except (OSError, ValueError):
@@ -525,8 +557,8 @@ def _title(path: Path) -> str:
     return path.stem
 
 
-def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool) -> str:
-    """Compare ``text`` with the file at ``path``: record a diff (``check``) or write it; its status word."""
+def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool, pending: list) -> str:
+    """Compare ``text`` with the file at ``path``: record a diff (``check``) or queue the write; its status word."""
     try:
         old = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -542,12 +574,6 @@ def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool) 
             (old or "").splitlines(keepends=True), text.splitlines(keepends=True),
             fromfile=f"{shown} (committed)" if old is not None else "/dev/null", tofile=f"{shown} (attnwalk build)")))
         return "stale" if old is not None else "missing"
-    from .writefile import write_atomic
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text, "output")
-    except (OSError, ConfigError) as err:
-        raise BuildError(f"cannot write {shown}: {getattr(err, 'strerror', None) or err}") from None
+    pending.append((shown, path, text))
     res.written.append(shown)
     return "written"
