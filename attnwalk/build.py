@@ -20,7 +20,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +109,9 @@ def load_manifest(manifest: Path) -> list[Job]:
                 path = (root / shown).resolve()
             except (KeyError, IndexError, ValueError, AttributeError) as err:
                 raise BuildError(f"{where}: output {output!r}: bad field {err}; {allowed}") from None
+            except (OSError, RuntimeError) as err:  # a name too long; a loop of links (RuntimeError in 3.11)
+                why = getattr(err, "strerror", None) or "a loop of symbolic links"
+                raise BuildError(f"{where}: output {shown[:80]!r}: {why}; {allowed}") from None
             if not path.is_relative_to(root):
                 raise BuildError(f"{where}: output {shown!r} is outside the manifest's folder {root}; {allowed} "
                                  "inside that folder")
@@ -193,8 +195,9 @@ def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Pat
         shown = index.format(lang=lang)
         try:
             path = (root / shown).resolve()
-        except OSError as err:
-            raise BuildError(f"{where}: index {shown[:60]!r}: {err.strerror or err}; {allowed}") from None
+        except (OSError, RuntimeError) as err:  # RuntimeError: a loop of links (Python 3.11)
+            why = getattr(err, "strerror", None) or "a loop of symbolic links"
+            raise BuildError(f"{where}: index {shown[:60]!r}: {why}; {allowed}") from None
         if not path.is_relative_to(root) or path == root:
             raise BuildError(f"{where}: index {shown[:60]!r} is outside the manifest's folder {root}; {allowed} "
                              "inside that folder")
@@ -207,7 +210,7 @@ def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Pat
 def _check_output(path: Path, check: bool = False) -> None:
     """An output that exists must be a writable regular file (``check``: a regular file, read only);
     a missing one's nearest existing folder must be writable, so that no write fails half-way."""
-    from .writefile import check_target
+    from .writefile import check_folder, check_target
 
     try:
         if path.exists() or path.is_symlink():
@@ -217,15 +220,7 @@ def _check_output(path: Path, check: bool = False) -> None:
                 return
             check_target(path, "output")
             return
-        if check:
-            return
-        folder = path.parent
-        while not folder.exists() and not folder.is_symlink():
-            folder = folder.parent
-        if not folder.is_dir():
-            raise ConfigError("output", f"{folder} is not a folder; allowed: a path whose folders are folders")
-        if not os.access(folder, os.W_OK | os.X_OK) or not folder.stat().st_mode & 0o222:
-            raise ConfigError("output", f"folder {folder} is not writable; allowed: a writable folder")
+        check_folder(path.parent, "output", writable=not check)  # --check: a note that can exist
     except OSError as err:
         raise ConfigError("output", f"cannot use {str(path)[:80]}: {err.strerror or err}; "
                                     "allowed: a writable file path") from None

@@ -100,7 +100,7 @@ def render(
     from .budget import require
     from .config import make_config, require_document
     from .render import render as render_doc
-    from .writefile import check_target, write_atomic
+    from .writefile import check_folder, check_target, write_atomic
 
     if format not in ("md", "html", "json", "npz"):
         fail(f"--format: got {format!r}; allowed: md, html, json, npz")
@@ -117,6 +117,8 @@ def render(
     try:
         if output is not None:
             check_target(output, "-o")
+        if figures is not None:
+            check_folder(figures, "--figures")
         opts = scenario_from(args)
         cfg = make_config(**opts)
         require(cfg, format)

@@ -159,11 +159,11 @@ def require_document(cfg: Config, fmt: str) -> None:
     if fmt not in ("md", "html"):
         return
     if cfg.variant == "sdpa" and cfg.source == "scores":
-        raise ConfigError("--source", "got 'scores' (given scores: for check and --format json); "
-                                      "allowed for Markdown: direct, columns, project")
+        raise ConfigError("--source", f"got 'scores' (given scores: for check and --format json), with --format "
+                                      f"{fmt}; allowed: direct, columns, project (allowed for Markdown and HTML)")
     if cfg.input == "uniform":
-        raise ConfigError("--input", "got 'uniform' (np.random.rand: for check and --format json); allowed for "
-                                     "Markdown: ramp, randint, normal")
+        raise ConfigError("--input", f"got 'uniform' (np.random.rand: for check and --format json), with --format "
+                                     f"{fmt}; allowed: ramp, randint, normal (allowed for Markdown and HTML)")
 
 
 def _flag(name: str) -> str:

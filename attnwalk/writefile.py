@@ -51,6 +51,24 @@ def _check(path: Path, text: str, option: str) -> Path:
     return path
 
 
+def check_folder(path: Path | str, option: str, writable: bool = True) -> Path:
+    """A folder that exists and is writable, or can be created: its nearest existing ancestor is a
+    writable folder (write bits required even of root, as for files). ConfigError(option, ...) if not."""
+    path = Path(path)
+    try:
+        folder = path
+        while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            raise ConfigError(option, f"{str(folder)[:80]} is not a folder; allowed: a folder (created if missing)")
+        if writable and (not os.access(folder, os.W_OK | os.X_OK) or not folder.stat().st_mode & 0o222):
+            raise ConfigError(option, f"folder {str(folder)[:80]!r} is not writable; allowed: a writable folder")
+    except OSError as err:
+        raise ConfigError(option, f"cannot use {str(path)[:80]}: {err.strerror or err}; allowed: a writable "
+                                  "folder") from None
+    return path
+
+
 def _clean_stale(path: Path) -> None:
     """Remove temp files of ``path`` left by runs that were killed (their pid no longer exists)."""
     pattern = re.compile(rf"\.{re.escape(_tmp_stem(path))}\.attnwalk-(\d+)-[0-9a-f]+\.tmp")
