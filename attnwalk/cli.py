@@ -410,6 +410,13 @@ def main(argv: list[str] | None = None) -> int:
         return e.exit_code
     except typer.Abort:
         return 130
+    except MemoryError:  # within the budget, but the machine had less free (other jobs): say so, in one line
+        from .budget import human, limit
+
+        typer.echo(f"attnwalk: error: --max-memory: out of memory within the budget of {human(limit())}; allowed: "
+                   "a budget this machine has free (--max-memory / ATTNWALK_MAX_MEMORY) or a smaller walkthrough",
+                   err=True)
+        return 2
     except cx.UsageError as e:
         if type(e).__name__ == "NoArgsIsHelpError":  # bare `attnwalk`: show the help
             typer.echo(e.format_message())
