@@ -257,7 +257,8 @@ def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> l
         if extra.path == job.path:
             continue
         if extra.path in seen:
-            raise BuildError(f"{where}: output {extra.shown!r} is also written by {seen[extra.path]!r}")
+            raise BuildError(f"{where}: output {extra.shown!r} is also written by {seen[extra.path]!r}; allowed: "
+                             "one walkthrough per output file")
         seen[extra.path] = job.name
     return out
 
@@ -519,7 +520,10 @@ def _write_all(pending: list[tuple[str, Path, str]]) -> None:
             except OSError:
                 pass
         shown = next((s for s, path, _ in pending if str(path) in str(err)), pending[0][0])
-        raise BuildError(f"cannot write {shown}: {getattr(err, 'strerror', None) or err}") from None
+        why = getattr(err, "strerror", None) or str(err)
+        raise BuildError(f"cannot write {shown}: {why}" + ("" if "allowed:" in why else
+                                                            "; allowed: a writable folder with room for the notes")
+                         ) from None
 
 
 def course_index(manifest: Path, jobs: list[Job], texts: dict | None = None) -> list[tuple[str, Path, str]]:

@@ -431,7 +431,8 @@ def _sequence_config(options: dict) -> Config:
                                                         "project": ("x", "x_kv", "w_q", "w_k", "w_v"),
                                                         "scores": ("scores", "v")}[s]]
                 raise ConfigError("--scenario", f"{key} applies to source = {' | '.join(owners)} only, "
-                                                f"not {source}")
+                                                f"not {source}; allowed: with source = {source}, "
+                                                f"{', '.join(allowed_tables)}")
 
     if source == "scores":
         return _scores_config(cfg, options, scale)
@@ -528,7 +529,8 @@ def _sequence_config(options: dict) -> Config:
         _labels("labels", cfg.labels, n)
     if cfg.kv_labels is not None:
         if variant == "mha":
-            raise ConfigError("--scenario", "kv_labels applies to --variant sdpa only, not mha")
+            raise ConfigError("--scenario", "kv_labels applies to --variant sdpa only, not mha; allowed: labels "
+                                            "(with mha the keys are the queries)")
         _labels("kv_labels", cfg.kv_labels, m)
 
     d_k, d_v = qk_width // heads, v_width // heads
