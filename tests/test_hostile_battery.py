@@ -146,6 +146,7 @@ CROSSCHECK = [
     (["--h", "100000"], "--h", "from 1 to 4096"),
     (["--scenario", "fifo.toml"], "--scenario", "not a regular file"),
     (["--max-memory", "lots"], "--max-memory", "512M"),
+    (["--scenario", "scores.toml"], "--source", "given scores have no q, k"),  # was KeyError: 'q'
 ]
 
 
@@ -154,6 +155,8 @@ def test_crosscheck_battery(workdir, args, option, says):
     pytest.importorskip("torch", reason="crosscheck needs torch (installed by .ci/run)")
     from hostile import TORCH_MEMORY_LIMIT
 
+    (workdir / "scores.toml").write_text('variant = "sdpa"\nsource = "scores"\nscores = [[1, 2], [3, 4]]\n'
+                                         'v = [[1, 0], [0, 1]]\n')
     before = snapshot(workdir)
     line = assert_clean(run_cli(["crosscheck", *args], cwd=workdir, memory=TORCH_MEMORY_LIMIT), option)
     assert says in line
