@@ -338,3 +338,31 @@ def test_names_with_spaces_and_unicode_are_fine(tmp_path):
     answer = run_cli(["check", *(str(p) for p in notes)], cwd=tmp_path)
     assert answer.code == 0 and answer.err == "", answer.err
     assert answer.out.count(" 0 wrong") == 2
+
+
+def test_check_refuses_a_50_mb_note_quickly_and_a_sparse_300_mb_one_unread(workdir):
+    """Reading a note is super-linear (1 MiB: ~9 s, 4 MiB: ~90 s), so 50 MB would take hours: refused by
+    its length; a 300 MB file is refused by its size, before a byte is read."""
+    import time
+
+    (workdir / "big.md").write_text(NOTE + "word 1.5 and 2.25 text\n" * 2_300_000)  # 53 MB
+    with open(workdir / "sparse.md", "wb") as fh:
+        fh.truncate(300 * 2**20)
+    sizes = {p.name: p.stat().st_size for p in workdir.iterdir() if p.is_file()}
+    start = time.monotonic()
+    big = run_cli(["check", "big.md"], cwd=workdir)
+    sparse = run_cli(["check", "sparse.md"], cwd=workdir)
+    assert time.monotonic() - start < 30
+    assert "characters after the front matter" in assert_clean(big, "big.md")
+    assert "314,572,800 bytes" in assert_clean(sparse, "sparse.md")
+    assert {p.name: p.stat().st_size for p in workdir.iterdir() if p.is_file()} == sizes  # nothing written
+
+
+def test_scenario_with_a_byte_order_mark_is_read(tmp_path):
+    """Editors on Windows start UTF-8 files with a BOM: it is not a TOML error."""
+    (tmp_path / "s.toml").write_bytes('\ufeffvariant = "sdpa"\ntokens = 2\nlang = "en"\n'.encode())
+    answer = run_cli(["render", "--scenario", "s.toml", "--format", "json", "-o", "t.json"], cwd=tmp_path)
+    assert answer.code == 0, answer.err
+    import json
+
+    assert json.loads((tmp_path / "t.json").read_text())["config"]["tokens"] == 2
