@@ -115,9 +115,9 @@ def load_manifest(manifest: Path) -> list[Job]:
             if not path.is_relative_to(root):
                 raise BuildError(f"{where}: output {shown!r} is outside the manifest's folder {root}; {allowed} "
                                  "inside that folder")
-            if path == manifest.resolve() or path in inputs:
-                raise BuildError(f"{where}: output {shown!r} would overwrite an input (the manifest or a "
-                                 f"scenario); {allowed}, not an input")
+            if path == manifest.resolve() or path in inputs or path == root / CACHE_NAME:
+                raise BuildError(f"{where}: output {shown!r} would overwrite an input (the manifest, a "
+                                 f"scenario or the build cache); {allowed}, not an input")
             if path in seen:
                 raise BuildError(f"{where}: output {shown!r} is also written by {seen[path]!r}; {allowed}, "
                                  "one per note")
@@ -377,9 +377,12 @@ def _digest(path: Path) -> str | None:
 
 
 def _load_cache(path: Path) -> dict:
+    """The build cache, or {} when it is missing or unusable (a FIFO there must not block the build)."""
+    from .readfile import read_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_text(path, "cache", "JSON file"))
+    except (ConfigError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -441,8 +444,12 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
             _check_output(job.path, check)
         except ConfigError as err:
             raise BuildError(f"walkthrough {job.name!r}: {err}") from None
+    notes = {job.path: job.name for job in jobs}
     for shown, path, _ in _course_table(Path(manifest), _read_manifest(Path(manifest)),
                                         Path(manifest).resolve().parent):
+        if path in notes or path.name == CACHE_NAME and path.parent == Path(manifest).resolve().parent:
+            raise BuildError(f"{manifest}: [course] index {shown!r} is also written by "
+                             f"{notes.get(path, 'the build cache')!r}; allowed: a file of its own")
         try:
             _check_output(path, check)
         except ConfigError as err:

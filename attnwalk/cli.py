@@ -73,6 +73,10 @@ def set_budget(max_memory: str | None) -> None:
         limit()  # a bad ATTNWALK_MAX_MEMORY is reported once, up front
     except ConfigError as err:
         fail(str(err))
+    threads = os.environ.get("ATTNWALK_THREADS")
+    if threads and not (threads.isdigit() and 1 <= int(threads) <= 1024):  # engine/blas.worker_count reads it
+        fail(f"ATTNWALK_THREADS: got {threads[:40]!r}; allowed: a whole number of threads from 1 to 1024 (unset: "
+             "the CPUs this process may use)")
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -117,6 +121,9 @@ def render(
     try:
         if output is not None:
             check_target(output, "-o")
+            if scenario_file is not None and _same_file(output, scenario_file):
+                raise ConfigError("-o", f"{output} is the scenario file; allowed: another file (the note would "
+                                        "replace its own scenario)")
         if figures is not None:
             check_folder(figures, "--figures")
         opts = scenario_from(args)
@@ -208,6 +215,13 @@ def _stdout_failed(err: OSError) -> None:
         pass
     fail(f"stdout: cannot write: {err.strerror or err}; allowed: a writable stdout (a file, a pipe, a terminal) "
          "or -o FILE")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _has_matplotlib() -> bool:

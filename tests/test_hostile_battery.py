@@ -283,6 +283,9 @@ BUILD = [
     (GOOD + '[course]\nindex = "afile/index.md"\n', "afile is not a folder"),
     (GOOD + '[course]\nindex = "index.md"\ncolour = 1\n', "unknown key 'colour'"),
     ('course = 3\n' + GOOD, "[course]: got '3'"),
+    (GOOD + '[course]\nindex = "notes/good.md"\n', "is also written by 'good'"),
+    (GOOD + '[course]\nindex = ".attnwalk-build.json"\n', "the build cache"),
+    (_entry(".attnwalk-build.json"), "the build cache"),
     # documents that need what the scenario does not give
     ('[[walkthrough]]\nname = "a"\nscenario = "scores.toml"\noutput = "a.md"\n', "--source: got 'scores'"),
     ('[[walkthrough]]\nname = "a"\nscenario = "scores.toml"\nformats = ["html"]\noutput = "a.md"\n',
@@ -366,3 +369,29 @@ def test_scenario_with_a_byte_order_mark_is_read(tmp_path):
     import json
 
     assert json.loads((tmp_path / "t.json").read_text())["config"]["tokens"] == 2
+
+
+def test_render_never_replaces_its_own_scenario(tmp_path):
+    (tmp_path / "s.toml").write_text("h = 2\nw = 2\n")
+    before = snapshot(tmp_path)
+    line = assert_clean(run_cli(["render", "--scenario", "s.toml", "-o", "./s.toml"], cwd=tmp_path), "-o")
+    assert "is the scenario file" in line
+    assert_untouched(tmp_path, before)
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "100000", "1e3", " 2"])
+@pytest.mark.parametrize("command", [["render"], ["check", "n.md"], ["build", "course.toml"]])
+def test_bad_thread_count_is_named(tmp_path, monkeypatch, value, command):
+    monkeypatch.setenv("ATTNWALK_THREADS", value)
+    before = snapshot(tmp_path)
+    line = assert_clean(run_cli(command, cwd=tmp_path), "ATTNWALK_THREADS")
+    assert "from 1 to 1024" in line
+    assert_untouched(tmp_path, before)
+
+
+def test_a_fifo_as_the_build_cache_does_not_block_the_build(tmp_path):
+    os.mkfifo(tmp_path / ".attnwalk-build.json")
+    (tmp_path / "course.toml").write_text(_entry("{name}.md"))
+    answer = run_cli(["build", "course.toml"], cwd=tmp_path, timeout=60)
+    assert answer.code == 0, answer.err
+    assert (tmp_path / "a.md").read_text().startswith("---\n")
