@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
+from .errors import short as _short
 
 ENTRY_KEYS = {"name", "scenario", "options", "langs", "output", "format", "figures", "formats"}
 
@@ -65,7 +66,7 @@ def load_manifest(manifest: Path) -> list[Job]:
             raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(ENTRY_KEYS))}")
         name = entry.get("name")
         if not isinstance(name, str) or not name:
-            raise BuildError(f"{where}: 'name' is required (a string); got {str(name)[:40]!r}; "
+            raise BuildError(f"{where}: 'name' is required (a string); got {_short(name)}; "
                              "allowed: a non-empty string")
         where = f"{manifest}: walkthrough {name!r}"
         options: dict = {}
@@ -74,7 +75,7 @@ def load_manifest(manifest: Path) -> list[Job]:
 
             scen = entry["scenario"]
             if not isinstance(scen, str) or not scen or "\x00" in scen:
-                raise BuildError(f"{where}: scenario: got {str(scen)[:40]!r}; allowed: a path to a TOML file, "
+                raise BuildError(f"{where}: scenario: got {_short(scen)}; allowed: a path to a TOML file, "
                                  "relative to the manifest")
             try:
                 options.update(load_scenario(root / scen))
@@ -89,15 +90,15 @@ def load_manifest(manifest: Path) -> list[Job]:
         if isinstance(langs, str):
             langs = [langs]
         if not isinstance(langs, list) or not langs or not all(isinstance(lang, str) for lang in langs):
-            raise BuildError(f"{where}: langs: got {str(langs)[:40]}; allowed: a non-empty list of vi, en")
+            raise BuildError(f"{where}: langs: got {_short(langs)}; allowed: a non-empty list of vi, en")
         fmt = entry.get("format", "md")
         if fmt not in ("md", "json"):
-            raise BuildError(f"{where}: format: got {fmt!r}; allowed: md, json")
+            raise BuildError(f"{where}: format: got {_short(fmt)}; allowed: md, json")
         output = entry.get("output")
         allowed = "allowed: a path relative to the manifest, with the fields {name} and {lang}"
         if not isinstance(output, str) or not output or "\x00" in output:
             raise BuildError(f"{where}: 'output' is required (a path relative to the manifest); "
-                             f"got {str(output)[:40]!r}; {allowed}")
+                             f"got {_short(output)}; {allowed}")
         _output_fields(output, where, allowed)
         if len(langs) > 1 and "{lang}" not in output:
             raise BuildError(f"{where}: output {output!r} needs {{lang}} for several languages; {allowed}")
@@ -140,6 +141,9 @@ def _read_manifest(manifest: Path) -> dict:
     except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of > 4300 digits
         raise BuildError(f"{manifest}: not valid TOML: {str(err).splitlines()[0] if str(err) else err}; "
                          "allowed: a UTF-8 TOML file with [[walkthrough]] entries") from None
+    except RecursionError:  # tomllib parses nested arrays recursively
+        raise BuildError(f"{manifest}: arrays or tables nested too deeply; allowed: a UTF-8 TOML file with "
+                         "[[walkthrough]] entries") from None
 
 
 def _output_fields(output: str, where: str, allowed: str) -> None:
@@ -167,7 +171,7 @@ def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Pat
         return []
     where = f"{manifest}: [course]"
     if not isinstance(course, dict):
-        raise BuildError(f"{where}: got {str(course)[:40]!r}; allowed: a table with index and langs")
+        raise BuildError(f"{where}: got {_short(course)}; allowed: a table with index and langs")
     unknown = set(course) - COURSE_KEYS
     if unknown:
         raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(COURSE_KEYS))}")
@@ -176,10 +180,10 @@ def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Pat
     index, langs = course["index"], course.get("langs", ["vi"])
     allowed = "allowed: a path relative to the manifest, with the field {lang}"
     if not isinstance(index, str) or not index or "\x00" in index:
-        raise BuildError(f"{where}: index: got {str(index)[:40]!r}; {allowed}")
+        raise BuildError(f"{where}: index: got {_short(index)}; {allowed}")
     if not isinstance(langs, list) or not langs or len(set(map(str, langs))) != len(langs) or any(
             lang not in ("vi", "en") for lang in langs):
-        raise BuildError(f"{where}: langs: got {str(langs)[:40]}; allowed: a non-empty list of vi, en")
+        raise BuildError(f"{where}: langs: got {_short(langs)}; allowed: a non-empty list of vi, en")
     import string
 
     try:
@@ -231,10 +235,10 @@ def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> l
     formats = entry.get("formats", [job.format])
     figures = entry.get("figures", False)
     if not isinstance(figures, bool):
-        raise BuildError(f"{where}: figures: got {figures!r}; allowed: true, false")
+        raise BuildError(f"{where}: figures: got {_short(figures)}; allowed: true, false")
     if (not isinstance(formats, list) or not formats or len(set(formats)) != len(formats)
             or any(f not in ("md", "html", "json") for f in formats)):
-        raise BuildError(f"{where}: formats: got {formats!r}; allowed: a list of md, html, json")
+        raise BuildError(f"{where}: formats: got {_short(formats)}; allowed: a list of md, html, json")
     if "format" in entry and "formats" in entry:
         raise BuildError(f"{where}: formats: give either format or formats; allowed: one of them")
     if not figures and formats == [job.format]:

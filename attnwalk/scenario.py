@@ -30,6 +30,9 @@ def load_scenario(path) -> dict:
     except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of > 4300 digits
         raise ConfigError("--scenario", f"{name}: not valid TOML: {str(err)[:120]}; allowed: a TOML file of "
                                         "scenario keys (docs/scenarios.md)") from None
+    except RecursionError:  # tomllib parses nested arrays recursively: [[[[...]]]] thousands deep
+        raise ConfigError("--scenario", f"{name}: arrays or tables nested too deeply; allowed: a TOML file of "
+                                        "scenario keys, tables as arrays of rows (docs/scenarios.md)") from None
     options = {}
     for key, value in data.items():
         opt = key.replace("-", "_")

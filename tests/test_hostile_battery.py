@@ -32,6 +32,10 @@ def _workdir(root):
     (root / "binary.bin").write_bytes(bytes(range(256)) * 4)
     (root / "latin1.toml").write_bytes('lang = "tiếng"\n'.encode("utf-16"))
     (root / "empty.toml").write_text("")
+    (root / "deep.toml").write_text('variant = "sdpa"\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n")
+    (root / "deep-table.toml").write_text('variant = "sdpa"\nx = ' + "{a = " * 300 + "1" + "}" * 300 + "\n")
+    (root / "deep-list.toml").write_text('variant = "sdpa"\nsource = "columns"\nx = ' + "[" * 300 + "1"
+                                         + "]" * 300 + "\n")
     return root
 
 
@@ -113,6 +117,9 @@ RENDER = [
     (["--scenario", "latin1.toml"], "--scenario", "not UTF-8"),
     (["--scenario", "loop.md"], "--scenario", "cannot read"),
     (["--scenario", "afile"], "--scenario", "not valid TOML"),
+    (["--scenario", "deep.toml"], "--scenario", "nested too deeply"),
+    (["--scenario", "deep-table.toml"], "--scenario", "x: got {'a': {'a'"),
+    (["--scenario", "deep-list.toml"], "--scenario", "row 0, column 0: got [[[["),
     # outputs that cannot be written
     (["-o", "ro/note.md"], "-o", "not writable"),
     (["-o", "afile/note.md"], "-o", "does not exist"),
@@ -269,20 +276,25 @@ BUILD = [
     ('[[walkthrough]]\nname = "a"\nformats = "md"\noutput = "a.md"\n', "formats: got 'md'"),
     ('[[walkthrough]]\nname = "a"\nformat = "html"\noutput = "a.md"\n', "format: got 'html'"),
     ('walkthrough = [1, 2]\n', "not a table"),
+    ('[[walkthrough]]\nname = "a"\noutput = "a.md"\noptions = { x = ' + "[" * 50_000 + "]" * 50_000 + " }\n",
+     "nested too deeply"),
+    ('[[walkthrough]]\nname = "a"\noutput = "a.md"\nlangs = ' + "[" * 300 + "]" * 300 + "\n", "langs: got [[[["),
+    ('[[walkthrough]]\nname = "a"\noutput = "a.md"\nlangs = [' + "1, " * 100_000 + "]\n",
+     "langs: got a list of 100,000 entries"),
     ('[walkthrough]\nname = "a"\n', "no [[walkthrough]] entries"),
     ("", "no [[walkthrough]] entries"),
     # the [course] table
     (GOOD + '[course]\nindex = "../index.md"\n', "outside the manifest's folder"),
     (GOOD + '[course]\nindex = "/tmp/index.md"\n', "outside the manifest's folder"),
-    (GOOD + '[course]\nindex = "index.{lang}.md"\nlangs = "vi"\n', "langs: got vi"),
+    (GOOD + '[course]\nindex = "index.{lang}.md"\nlangs = "vi"\n', "langs: got 'vi'"),
     (GOOD + '[course]\nindex = "index.{lang}.md"\nlangs = ["fr"]\n', "langs: got ['fr']"),
     (GOOD + '[course]\nindex = "index.md"\nlangs = ["vi", "en"]\n', "needs {lang}"),
     (GOOD + '[course]\nindex = "index.{name}.md"\n', "only the field {lang}"),
-    (GOOD + '[course]\nindex = 5\n', "index: got '5'"),
+    (GOOD + '[course]\nindex = 5\n', "index: got 5;"),
     (GOOD + '[course]\nindex = "course.toml"\n', "overwrite the manifest"),
     (GOOD + '[course]\nindex = "afile/index.md"\n', "afile is not a folder"),
     (GOOD + '[course]\nindex = "index.md"\ncolour = 1\n', "unknown key 'colour'"),
-    ('course = 3\n' + GOOD, "[course]: got '3'"),
+    ('course = 3\n' + GOOD, "[course]: got 3;"),
     (GOOD + '[course]\nindex = "notes/good.md"\n', "is also written by 'good'"),
     (GOOD + '[course]\nindex = ".attnwalk-build.json"\n', "the build cache"),
     (_entry(".attnwalk-build.json"), "the build cache"),
