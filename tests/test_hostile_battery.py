@@ -178,6 +178,13 @@ def _notes(root):
     (root / "ok.md").write_text(NOTE)
     (root / "huge.md").write_text(NOTE + ("word 1.5 and 2.25\n" * 150_000))  # 2.7 MB of text
     (root / "nul.md").write_bytes(b"---\nconfig: {}\n---\n\x00\x00\x00")
+    # libyaml's C parser recursed once per "[": this crashed the process (SIGSEGV)
+    (root / "deep.md").write_text("---\nconfig: " + "[" * 100_000 + "]" * 100_000 + "\n---\n")
+    # "billion laughs": 9**9 strings in 300 bytes of aliases; and a list holding itself
+    levels = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"{b}: &{b} [" + ", ".join([f"*{a}"] * 9) + "]" for a, b in zip("abcdefgh", "bcdefghi")]
+    (root / "laughs.md").write_text("---\n" + "\n".join(levels) + "\nconfig: {variant: sdpa, labels: *i}\n---\n")
+    (root / "cycle.md").write_text("---\nconfig: &c {variant: yolo, x: [*c]}\n---\n")
     return root
 
 
@@ -190,6 +197,9 @@ CHECK = [
     (["binary.bin"], "binary.bin", "not UTF-8"),
     (["empty.md"], "empty.md", "no config"),
     (["huge.md"], "huge.md", "characters after the front matter"),
+    (["deep.md"], "deep.md", "nested 100000 deep"),
+    (["laughs.md"], "laughs.md", "YAML aliases"),
+    (["cycle.md"], "cycle.md", "YAML aliases"),
     (["ok.md", "--format", "yaml"], "--format", "text, json, github"),
     (["ok.md", "--h", "0"], "--h", "from 1 to 4096"),
     (["ok.md", "--scenario", "fifo.toml"], "--scenario", "not a regular file"),

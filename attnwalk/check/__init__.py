@@ -70,10 +70,12 @@ class Report:
 
 def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, bool, int]:
     """(config options, stored weights or None, strict, front-matter lines) for a note."""
+    _nesting_guard(text)
     try:
         fm = front_matter(text)
     except ValueError as err:
         raise CheckError(str(err)) from None
+    _alias_guard(fm.data)
     cfg = fm.data.get("config") if isinstance(fm.data.get("config"), dict) else None
     options = dict(options or {})
     if cfg is None and not options:
@@ -99,6 +101,36 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
     generator = str(fm.data.get("generator", ""))
     strict = generator.startswith("attnwalk") and "decimals" not in options
     return merged, weights, strict, fm.lines
+
+
+# Front matter of hostile notes: libyaml's C parser recurses once per level of ``[[[[...`` (100,000
+# levels crash the process), and YAML aliases let 100 bytes stand for 9**9 strings ("billion laughs").
+MAX_NESTING = 100
+MAX_EXPANDED = 20_000_000  # values the front matter may stand for: 5x a dim-1024 note's stored weights
+
+
+def _nesting_guard(text: str) -> None:
+    m = FRONT_RE.match(text)
+    depth = top = 0
+    for ch in re.sub(r"[^\[\]{}]+", "", m.group(1)) if m else "":
+        depth += 1 if ch in "[{" else -1
+        top = max(top, depth)
+    if top > MAX_NESTING:
+        raise CheckError(f"front matter: lists or maps nested {top} deep; allowed: YAML front matter nested at most "
+                         f"{MAX_NESTING} deep")
+
+
+def _alias_guard(data) -> None:
+    """Count the values the front matter stands for, aliases expanded; refuse past MAX_EXPANDED."""
+    seen, stack = 0, [data]
+    while stack:
+        node = stack.pop()
+        items = node.values() if isinstance(node, dict) else node
+        seen += len(items)
+        if seen > MAX_EXPANDED:
+            raise CheckError(f"front matter: stands for more than {MAX_EXPANDED:,} values (YAML aliases?); allowed: "
+                             "plain YAML front matter")
+        stack.extend(x for x in items if isinstance(x, (dict, list)))
 
 
 def symbols(trace) -> dict[str, Fraction]:
