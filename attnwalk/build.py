@@ -85,6 +85,10 @@ def load_manifest(manifest: Path) -> list[Job]:
         inline = entry.get("options", {})
         if not isinstance(inline, dict):
             raise BuildError(f"{where}: 'options' must be a table; allowed: a table of render options")
+        spelled = [k.replace("-", "_") for k in inline]
+        twice = sorted({k for k in spelled if spelled.count(k) > 1})
+        if twice:
+            raise BuildError(f"{where}: options: {twice[0]} given twice (with - and with _); allowed: one of them")
         options.update({k.replace("-", "_"): v for k, v in inline.items()})
         langs = entry.get("langs", [options.get("lang", "vi")])
         if isinstance(langs, str):

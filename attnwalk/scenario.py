@@ -38,6 +38,9 @@ def load_scenario(path) -> dict:
         opt = key.replace("-", "_")
         if opt not in KEYS:  # a table under a known key is judged by make_config, naming what that key takes
             raise ConfigError("--scenario", f"{name}: unknown key {key!r}; allowed: {', '.join(KEYS)}")
+        if opt in options:  # kv-tokens and kv_tokens: which one was meant?
+            raise ConfigError("--scenario", f"{name}: key {opt} given twice ({key!r} and its other spelling); "
+                                            "allowed: one of them")
         options[opt] = value
     try:
         make_config(**options)

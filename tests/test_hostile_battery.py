@@ -32,6 +32,7 @@ def _workdir(root):
     (root / "binary.bin").write_bytes(bytes(range(256)) * 4)
     (root / "latin1.toml").write_bytes('lang = "tiếng"\n'.encode("utf-16"))
     (root / "empty.toml").write_text("")
+    (root / "twice.toml").write_text('variant = "sdpa"\nkv-tokens = 3\nkv_tokens = 4\n')
     (root / "deep.toml").write_text('variant = "sdpa"\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n")
     (root / "deep-table.toml").write_text('variant = "sdpa"\nx = ' + "{a = " * 300 + "1" + "}" * 300 + "\n")
     (root / "deep-list.toml").write_text('variant = "sdpa"\nsource = "columns"\nx = ' + "[" * 300 + "1"
@@ -118,6 +119,7 @@ RENDER = [
     (["--scenario", "loop.md"], "--scenario", "cannot read"),
     (["--scenario", "afile"], "--scenario", "not valid TOML"),
     (["--scenario", "deep.toml"], "--scenario", "nested too deeply"),
+    (["--scenario", "twice.toml"], "--scenario", "key kv_tokens given twice"),
     (["--scenario", "deep-table.toml"], "--scenario", "x: got {'a': {'a'"),
     (["--scenario", "deep-list.toml"], "--scenario", "row 0, column 0: got [[[["),
     # outputs that cannot be written
@@ -279,6 +281,8 @@ BUILD = [
     ('[[walkthrough]]\nname = "a"\noptions = { h = "2" }\noutput = "a.md"\n', "--h"),
     ('[[walkthrough]]\nname = "a"\noptions = { h = { a = 1 } }\noutput = "a.md"\n', "--h"),
     ('[[walkthrough]]\nname = "a"\noptions = { colour = 1 }\noutput = "a.md"\n', "--colour: unknown option"),
+    ('[[walkthrough]]\nname = "a"\noptions = { variant = "sdpa", kv-tokens = 3, kv_tokens = 4 }\noutput = "a.md"\n',
+     "kv_tokens given twice"),
     ('[[walkthrough]]\nname = "a"\nlangs = ["fr"]\noutput = "a.md"\n', "--lang"),
     ('[[walkthrough]]\nname = "a"\nlangs = "vi"\noutput = 7\n', "'output' is required"),
     ('[[walkthrough]]\nname = "a"\nfigures = "yes"\noutput = "a.md"\n', "figures: got 'yes'"),
