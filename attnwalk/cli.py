@@ -145,7 +145,6 @@ def render(
                 _stdout_failed(err)
             fail(f"-o: cannot write {output}: {err.strerror or err}; allowed: a writable file path")
         return
-    svgs: dict[str, str] = {}
     if figures is None:
         text = render_doc(trace, format, trace.config["lang"])
     else:
