@@ -21,10 +21,10 @@ OPTION = "--max-memory"
 # Bytes per recorded float64 value: the value, plus the transient arrays the engine makes on the
 # way (softmax's shifted scores, einsum outputs, the recorded copy): measured at about 1.5x.
 BYTES_PER_VALUE = 12
-# --format json is streamed in row blocks (render.export), so its text never sits in memory whole:
-# measured at about 1 byte a value over the Markdown run's peak (h = w = 32, dim 16, heads 4:
-# 201 MB against 182 MB); 16 leaves room for larger blocks and encoder workers.
-JSON_BYTES_PER_VALUE = 16
+# --format json is streamed in row blocks of ~65k values (render.export), so its text never sits in
+# memory whole: a JSON run's peak is below a Markdown run's (h = w = 32, dim 32, heads 4: 179 MB
+# against 219 MB of RSS); 1 byte a value leaves room for the blocks and the encoder.
+JSON_BYTES_PER_VALUE = 1
 # crosscheck keeps torch's tensors of both runs (max and step) and a magnitude per tensor.
 CROSSCHECK_FACTOR = 4
 _UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
@@ -89,12 +89,33 @@ def estimate(cfg, fmt: str = "md", crosscheck: bool = False) -> int:
     return need
 
 
+def machine() -> tuple[int, str] | None:
+    """What this process can have at most, and why: its address-space limit (``ulimit -v``) or the
+    machine's physical memory, whichever is smaller; None when neither is known."""
+    import resource
+
+    out = []
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft != resource.RLIM_INFINITY:
+        out.append((soft, "the process's address-space limit, ulimit -v"))
+    try:
+        out.append((os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "the machine's memory"))
+    except (ValueError, OSError):
+        pass
+    return min(out) if out else None
+
+
 def require(cfg, fmt: str = "md", crosscheck: bool = False, budget: int | None = None) -> None:
-    """Refuse ``cfg`` (ConfigError naming the sizes) when its estimate exceeds the budget."""
+    """Refuse ``cfg`` (ConfigError naming the sizes) when its estimate exceeds the budget, or what the
+    machine can give: there the engine would be killed (no message at all) or fail half-way."""
     budget = limit() if budget is None else budget
     need = estimate(cfg, fmt, crosscheck)
-    if need <= budget:
+    have = machine()
+    if need <= budget and (have is None or need <= have[0]):
         return
+    if need <= budget:
+        raise ConfigError(OPTION, f"this walkthrough needs about {human(need)} to compute, more than {have[1]} "
+                                  f"({human(have[0])}); allowed: fewer tokens, heads or batch")
     shapes = tensors(cfg)
     big = max(shapes, key=lambda k: math.prod(shapes[k]))
     what = {"json": " as JSON", "html": " as HTML"}.get(fmt, "") + (" and crosscheck it" if crosscheck else "")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
+from .errors import short as _short
 
 ENTRY_KEYS = {"name", "scenario", "options", "langs", "output", "format", "figures", "formats"}
 
@@ -47,17 +48,12 @@ class Job:
 
 def load_manifest(manifest: Path) -> list[Job]:
     manifest = Path(manifest)
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise BuildError(f"{manifest}: cannot read: {err.strerror or err}; allowed: a readable TOML file") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as err:  # ValueError: a NUL in the path
-        raise BuildError(f"{manifest}: not valid TOML: {str(err).splitlines()[0] if str(err) else err}; "
-                         "allowed: a UTF-8 TOML file with [[walkthrough]] entries") from None
+    data = _read_manifest(manifest)
     entries = data.get("walkthrough")
     if not isinstance(entries, list) or not entries:
         raise BuildError(f"{manifest}: no [[walkthrough]] entries; allowed: one or more [[walkthrough]] tables")
     root = manifest.resolve().parent
+    _course_table(manifest, data, root)  # checked before anything is rendered or written
     jobs: list[Job] = []
     seen: dict[Path, str] = {}
     inputs: set[Path] = set()  # scenario files read: never outputs
@@ -70,7 +66,7 @@ def load_manifest(manifest: Path) -> list[Job]:
             raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(ENTRY_KEYS))}")
         name = entry.get("name")
         if not isinstance(name, str) or not name:
-            raise BuildError(f"{where}: 'name' is required (a string); got {str(name)[:40]!r}; "
+            raise BuildError(f"{where}: 'name' is required (a string); got {_short(name)}; "
                              "allowed: a non-empty string")
         where = f"{manifest}: walkthrough {name!r}"
         options: dict = {}
@@ -79,7 +75,7 @@ def load_manifest(manifest: Path) -> list[Job]:
 
             scen = entry["scenario"]
             if not isinstance(scen, str) or not scen or "\x00" in scen:
-                raise BuildError(f"{where}: scenario: got {str(scen)[:40]!r}; allowed: a path to a TOML file, "
+                raise BuildError(f"{where}: scenario: got {_short(scen)}; allowed: a path to a TOML file, "
                                  "relative to the manifest")
             try:
                 options.update(load_scenario(root / scen))
@@ -89,20 +85,25 @@ def load_manifest(manifest: Path) -> list[Job]:
         inline = entry.get("options", {})
         if not isinstance(inline, dict):
             raise BuildError(f"{where}: 'options' must be a table; allowed: a table of render options")
+        spelled = [k.replace("-", "_") for k in inline]
+        twice = sorted({k for k in spelled if spelled.count(k) > 1})
+        if twice:
+            raise BuildError(f"{where}: options: {twice[0]} given twice (with - and with _); allowed: one of them")
         options.update({k.replace("-", "_"): v for k, v in inline.items()})
         langs = entry.get("langs", [options.get("lang", "vi")])
         if isinstance(langs, str):
             langs = [langs]
         if not isinstance(langs, list) or not langs or not all(isinstance(lang, str) for lang in langs):
-            raise BuildError(f"{where}: langs: got {str(langs)[:40]}; allowed: a non-empty list of vi, en")
+            raise BuildError(f"{where}: langs: got {_short(langs)}; allowed: a non-empty list of vi, en")
         fmt = entry.get("format", "md")
         if fmt not in ("md", "json"):
-            raise BuildError(f"{where}: format: got {fmt!r}; allowed: md, json")
+            raise BuildError(f"{where}: format: got {_short(fmt)}; allowed: md, json")
         output = entry.get("output")
         allowed = "allowed: a path relative to the manifest, with the fields {name} and {lang}"
         if not isinstance(output, str) or not output or "\x00" in output:
             raise BuildError(f"{where}: 'output' is required (a path relative to the manifest); "
-                             f"got {str(output)[:40]!r}; {allowed}")
+                             f"got {_short(output)}; {allowed}")
+        _output_fields(output, where, allowed)
         if len(langs) > 1 and "{lang}" not in output:
             raise BuildError(f"{where}: output {output!r} needs {{lang}} for several languages; {allowed}")
         for lang in langs:
@@ -113,12 +114,15 @@ def load_manifest(manifest: Path) -> list[Job]:
                 path = (root / shown).resolve()
             except (KeyError, IndexError, ValueError, AttributeError) as err:
                 raise BuildError(f"{where}: output {output!r}: bad field {err}; {allowed}") from None
+            except (OSError, RuntimeError) as err:  # a name too long; a loop of links (RuntimeError in 3.11)
+                why = getattr(err, "strerror", None) or "a loop of symbolic links"
+                raise BuildError(f"{where}: output {shown[:80]!r}: {why}; {allowed}") from None
             if not path.is_relative_to(root):
                 raise BuildError(f"{where}: output {shown!r} is outside the manifest's folder {root}; {allowed} "
                                  "inside that folder")
-            if path == manifest.resolve() or path in inputs:
-                raise BuildError(f"{where}: output {shown!r} would overwrite an input (the manifest or a "
-                                 f"scenario); {allowed}, not an input")
+            if path == manifest.resolve() or path in inputs or path == root / CACHE_NAME:
+                raise BuildError(f"{where}: output {shown!r} would overwrite an input (the manifest, a "
+                                 f"scenario or the build cache); {allowed}, not an input")
             if path in seen:
                 raise BuildError(f"{where}: output {shown!r} is also written by {seen[path]!r}; {allowed}, "
                                  "one per note")
@@ -128,12 +132,106 @@ def load_manifest(manifest: Path) -> list[Job]:
     return jobs
 
 
-def _check_output(path: Path) -> None:
-    """An output that exists must be a writable regular file (a missing folder is created)."""
-    from .writefile import check_target
+def _read_manifest(manifest: Path) -> dict:
+    """The manifest's TOML (a regular UTF-8 file of bounded size), or BuildError naming it."""
+    from .readfile import read_text
 
-    if path.exists() or path.is_symlink() or path.parent.is_dir():
-        check_target(path, "output")
+    try:
+        text = read_text(manifest, str(manifest), "TOML manifest")
+    except ConfigError as err:
+        raise BuildError(str(err)) from None
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of > 4300 digits
+        raise BuildError(f"{manifest}: not valid TOML: {str(err).splitlines()[0] if str(err) else err}; "
+                         "allowed: a UTF-8 TOML file with [[walkthrough]] entries") from None
+    except RecursionError:  # tomllib parses nested arrays recursively
+        raise BuildError(f"{manifest}: arrays or tables nested too deeply; allowed: a UTF-8 TOML file with "
+                         "[[walkthrough]] entries") from None
+
+
+def _output_fields(output: str, where: str, allowed: str) -> None:
+    """``output`` may hold the fields {name} and {lang}, plainly: no format spec (``{name:>99999999}``
+    builds a gigabyte name), no conversion, no attribute or index."""
+    import string
+
+    try:
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(output) if f is not None]
+    except ValueError as err:
+        raise BuildError(f"{where}: output {output[:60]!r}: {err}; {allowed}") from None
+    for f, spec, conv in fields:
+        if f not in ("name", "lang") or spec or conv:
+            shown = "{" + f + (f"!{conv}" if conv else "") + (f":{spec[:20]}" if spec else "") + "}"
+            raise BuildError(f"{where}: output {output[:60]!r}: bad field {shown}; {allowed}")
+
+
+COURSE_KEYS = {"index", "langs"}
+
+
+def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Path, str]]:
+    """The ``[course]`` table's index pages as (shown, path, lang) per language, validated; [] when absent."""
+    course = data.get("course")
+    if course is None:
+        return []
+    where = f"{manifest}: [course]"
+    if not isinstance(course, dict):
+        raise BuildError(f"{where}: got {_short(course)}; allowed: a table with index and langs")
+    unknown = set(course) - COURSE_KEYS
+    if unknown:
+        raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(COURSE_KEYS))}")
+    if "index" not in course:
+        return []
+    index, langs = course["index"], course.get("langs", ["vi"])
+    allowed = "allowed: a path relative to the manifest, with the field {lang}"
+    if not isinstance(index, str) or not index or "\x00" in index:
+        raise BuildError(f"{where}: index: got {_short(index)}; {allowed}")
+    if not isinstance(langs, list) or not langs or len(set(map(str, langs))) != len(langs) or any(
+            lang not in ("vi", "en") for lang in langs):
+        raise BuildError(f"{where}: langs: got {_short(langs)}; allowed: a non-empty list of vi, en")
+    import string
+
+    try:
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(index) if f is not None]
+    except ValueError as err:
+        raise BuildError(f"{where}: index {index[:60]!r}: {err}; {allowed}") from None
+    if any(f != "lang" or spec or conv for f, spec, conv in fields):
+        raise BuildError(f"{where}: index {index[:60]!r}: only the field {{lang}}; {allowed}")
+    if len(langs) > 1 and not fields:
+        raise BuildError(f"{where}: index {index[:60]!r} needs {{lang}} for several languages; {allowed}")
+    out = []
+    for lang in langs:
+        shown = index.format(lang=lang)
+        try:
+            path = (root / shown).resolve()
+        except (OSError, RuntimeError) as err:  # RuntimeError: a loop of links (Python 3.11)
+            why = getattr(err, "strerror", None) or "a loop of symbolic links"
+            raise BuildError(f"{where}: index {shown[:60]!r}: {why}; {allowed}") from None
+        if not path.is_relative_to(root) or path == root:
+            raise BuildError(f"{where}: index {shown[:60]!r} is outside the manifest's folder {root}; {allowed} "
+                             "inside that folder")
+        if path == manifest.resolve():
+            raise BuildError(f"{where}: index {shown[:60]!r} would overwrite the manifest; {allowed}")
+        out.append((shown, path, lang))
+    return out
+
+
+def _check_output(path: Path, check: bool = False) -> None:
+    """An output that exists must be a writable regular file (``check``: a regular file, read only);
+    a missing one's nearest existing folder must be writable, so that no write fails half-way."""
+    from .writefile import check_folder, check_target
+
+    try:
+        if path.exists() or path.is_symlink():
+            if check:
+                if not path.is_file():
+                    raise ConfigError("output", f"{path} is not a regular file; allowed: a regular file")
+                return
+            check_target(path, "output")
+            return
+        check_folder(path.parent, "output", writable=not check)  # --check: a note that can exist
+    except OSError as err:
+        raise ConfigError("output", f"cannot use {str(path)[:80]}: {err.strerror or err}; "
+                                    "allowed: a writable file path") from None
 
 
 def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> list[Job]:
@@ -141,10 +239,10 @@ def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> l
     formats = entry.get("formats", [job.format])
     figures = entry.get("figures", False)
     if not isinstance(figures, bool):
-        raise BuildError(f"{where}: figures: got {figures!r}; allowed: true, false")
+        raise BuildError(f"{where}: figures: got {_short(figures)}; allowed: true, false")
     if (not isinstance(formats, list) or not formats or len(set(formats)) != len(formats)
             or any(f not in ("md", "html", "json") for f in formats)):
-        raise BuildError(f"{where}: formats: got {formats!r}; allowed: a list of md, html, json")
+        raise BuildError(f"{where}: formats: got {_short(formats)}; allowed: a list of md, html, json")
     if "format" in entry and "formats" in entry:
         raise BuildError(f"{where}: formats: give either format or formats; allowed: one of them")
     if not figures and formats == [job.format]:
@@ -167,7 +265,8 @@ def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> l
         if extra.path == job.path:
             continue
         if extra.path in seen:
-            raise BuildError(f"{where}: output {extra.shown!r} is also written by {seen[extra.path]!r}")
+            raise BuildError(f"{where}: output {extra.shown!r} is also written by {seen[extra.path]!r}; allowed: "
+                             "one walkthrough per output file")
         seen[extra.path] = job.name
     return out
 
@@ -199,11 +298,13 @@ def render_group(jobs: list[Job]) -> list[str]:
     forms are computed once (``Trace.memo``), whatever the number of languages."""
     from .api import walk
     from .budget import require
-    from .config import make_config
+    from .config import make_config, require_document
 
     first = jobs[0]
     try:
-        require(make_config(**first.options), first.format)
+        cfg = make_config(**first.options)
+        require(cfg, first.format)
+        require_document(cfg, first.format)
         trace = walk(**first.options)
     except ConfigError as err:
         raise BuildError(f"walkthrough {first.name!r} ({first.lang}): {err}") from None
@@ -284,9 +385,12 @@ def _digest(path: Path) -> str | None:
 
 
 def _load_cache(path: Path) -> dict:
+    """The build cache, or {} when it is missing or unusable (a FIFO there must not block the build)."""
+    from .readfile import read_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_text(path, "cache", "JSON file"))
+    except (ConfigError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -344,11 +448,20 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
 
     jobs = load_manifest(manifest)
     for job in jobs:  # every output path a plain file we may write, before anything is rendered
-        if not check:
-            try:
-                _check_output(job.path)
-            except ConfigError as err:
-                raise BuildError(f"walkthrough {job.name!r}: {err}") from None
+        try:
+            _check_output(job.path, check)
+        except ConfigError as err:
+            raise BuildError(f"walkthrough {job.name!r}: {err}") from None
+    notes = {job.path: job.name for job in jobs}
+    for shown, path, _ in _course_table(Path(manifest), _read_manifest(Path(manifest)),
+                                        Path(manifest).resolve().parent):
+        if path in notes or path.name == CACHE_NAME and path.parent == Path(manifest).resolve().parent:
+            raise BuildError(f"{manifest}: [course] index {shown!r} is also written by "
+                             f"{notes.get(path, 'the build cache')!r}; allowed: a file of its own")
+        try:
+            _check_output(path, check)
+        except ConfigError as err:
+            raise BuildError(f"{manifest}: [course] index {shown!r}: {err}") from None
     cache_path = Path(manifest).resolve().parent / CACHE_NAME
     cache = {} if check else _load_cache(cache_path)
     code = code_digest()
@@ -364,39 +477,71 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
         else:
             todo.append(group)
     # Validate all, then write: every note is rendered before any is written, so a bad entry
-    # anywhere stops the build with nothing written.
+    # anywhere stops the build with nothing written; and the writes are all or none (a full disk).
     rendered = iter(list(_render_groups(todo, workers or worker_count())))
-    n = 0
+    n, lines, pending = 0, [], []
+    texts: dict[Path, str] = {}
     for group in group_jobs(jobs):
-        texts = next(rendered) if group in todo else [None] * len(group)
-        for job, text in zip(group, texts):
+        group_texts = next(rendered) if group in todo else [None] * len(group)
+        for job, text in zip(group, group_texts):
             n += 1
-            status = _settle(job, text, check, res)
-            if text is not None and not check:
-                fresh[job.shown] = {"inputs": prints[job.shown],
-                                    "output": hashlib.sha256(text.encode("utf-8")).hexdigest()}
-            if progress:
-                progress(n, len(jobs), job.shown, status)
+            status = _settle(job, text, check, res, pending)
+            if text is not None:
+                texts[job.path] = text
+                if not check:
+                    fresh[job.shown] = {"inputs": prints[job.shown],
+                                        "output": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+            lines.append((n, len(jobs), job.shown, status))
+    for shown, path, text in course_index(manifest, jobs, texts):
+        _write_or_diff(res, shown, path, text, check, pending)
+    _write_all(pending)
+    if progress:
+        for line in lines:
+            progress(*line)
     if not check and fresh != cache:
         try:
             write_atomic(cache_path, json.dumps(fresh, indent=1, sort_keys=True) + "\n", "output")
         except (OSError, ConfigError):
             pass  # the cache only saves time; a read-only folder just rebuilds next time
-    for shown, path, text in course_index(manifest, jobs):
-        _write_or_diff(res, shown, path, text, check)
     return res
 
 
-def _settle(job: Job, text: str | None, check: bool, res: Result) -> str:
-    """Compare one rendered note with the file (write it unless ``check``); its status word."""
+def _settle(job: Job, text: str | None, check: bool, res: Result, pending: list) -> str:
+    """Compare one rendered note with the file (to be written unless ``check``); its status word."""
     if text is None:
         res.unchanged.append(job.shown)
         res.skipped.append(job.shown)
         return "unchanged"
-    return _write_or_diff(res, job.shown, job.path, text, check)
+    return _write_or_diff(res, job.shown, job.path, text, check, pending)
 
 
-def course_index(manifest: Path, jobs: list[Job]) -> list[tuple[str, Path, str]]:
+def _write_all(pending: list[tuple[str, Path, str]]) -> None:
+    """Write the changed notes all or none; folders this build made are removed again on failure."""
+    from .writefile import write_all_atomic
+
+    if not pending:
+        return
+    made: list[Path] = []
+    try:
+        for _, path, _ in pending:
+            new = [d for d in (path.parent, *path.parent.parents) if not d.exists()]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made += new
+        write_all_atomic([(path, text, "output") for _, path, text in pending])
+    except (OSError, ConfigError) as err:
+        for d in sorted(set(made), key=lambda d: len(d.parts), reverse=True):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        shown = next((s for s, path, _ in pending if str(path) in str(err)), pending[0][0])
+        why = getattr(err, "strerror", None) or str(err)
+        raise BuildError(f"cannot write {shown}: {why}" + ("" if "allowed:" in why else
+                                                            "; allowed: a writable folder with room for the notes")
+                         ) from None
+
+
+def course_index(manifest: Path, jobs: list[Job], texts: dict | None = None) -> list[tuple[str, Path, str]]:
     """The course index pages ``[course] index`` asks for: (shown, path, text) per language.
 
     Notes in the manifest's order (its learning order), each linked by its title, and a vi/en
@@ -404,28 +549,21 @@ def course_index(manifest: Path, jobs: list[Job]) -> list[tuple[str, Path, str]]
     """
     from .views.glossary import index_page
 
-    try:
-        course = tomllib.loads(Path(manifest).read_text(encoding="utf-8")).get("course")
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    if not isinstance(course, dict) or "index" not in course:
-        return []
-    root = Path(manifest).resolve().parent
+    pages = _course_table(Path(manifest), _read_manifest(Path(manifest)), Path(manifest).resolve().parent)
     out = []
-    for lang in course.get("langs", ["vi"]):
-        shown = str(course["index"]).format(lang=lang)
-        path = (root / shown).resolve()
-        if not path.is_relative_to(root):
-            raise BuildError(f"{manifest}: course index {shown!r} is outside the manifest's folder {root}")
-        notes = [(job.name, job.path, _title(job.path)) for job in jobs if job.lang == lang and job.format == "md"]
+    for shown, path, lang in pages:
+        notes = [(job.name, job.path, _title(job.path, (texts or {}).get(job.path)))
+                 for job in jobs if job.lang == lang and job.format == "md"]
         out.append((shown, path, index_page(lang, notes, path.parent)))
     return out
 
 
-def _title(path: Path) -> str:
-    """A note's title from its front matter (the note was just written or checked)."""
+def _title(path: Path, text: str | None = None) -> str:
+    """A note's title from its front matter: the text just rendered, else the file (a skipped note)."""
     try:
-        for line in path.read_text(encoding="utf-8").splitlines()[:3]:
+        if text is None:
+            text = path.read_text(encoding="utf-8")
+        for line in text.splitlines()[:3]:
             if line.startswith("title: "):
                 return json.loads(line[len("title: "):])
     except (OSError, ValueError):
@@ -433,8 +571,8 @@ def _title(path: Path) -> str:
     return path.stem
 
 
-def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool) -> str:
-    """Compare ``text`` with the file at ``path``: record a diff (``check``) or write it; its status word."""
+def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool, pending: list) -> str:
+    """Compare ``text`` with the file at ``path``: record a diff (``check``) or queue the write; its status word."""
     try:
         old = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -450,12 +588,6 @@ def _write_or_diff(res: Result, shown: str, path: Path, text: str, check: bool) 
             (old or "").splitlines(keepends=True), text.splitlines(keepends=True),
             fromfile=f"{shown} (committed)" if old is not None else "/dev/null", tofile=f"{shown} (attnwalk build)")))
         return "stale" if old is not None else "missing"
-    from .writefile import write_atomic
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text, "output")
-    except (OSError, ConfigError) as err:
-        raise BuildError(f"cannot write {shown}: {getattr(err, 'strerror', None) or err}") from None
+    pending.append((shown, path, text))
     res.written.append(shown)
     return "written"

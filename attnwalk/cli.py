@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -72,6 +73,10 @@ def set_budget(max_memory: str | None) -> None:
         limit()  # a bad ATTNWALK_MAX_MEMORY is reported once, up front
     except ConfigError as err:
         fail(str(err))
+    threads = os.environ.get("ATTNWALK_THREADS")
+    if threads and not (threads.isdigit() and 1 <= int(threads) <= 1024):  # engine/blas.worker_count reads it
+        fail(f"ATTNWALK_THREADS: got {threads[:40]!r}; allowed: a whole number of threads from 1 to 1024 (unset: "
+             "the CPUs this process may use)")
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -97,9 +102,9 @@ def render(
     args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
     from .budget import require
-    from .config import make_config
+    from .config import make_config, require_document
     from .render import render as render_doc
-    from .writefile import check_target, write_atomic
+    from .writefile import check_folder, check_target, write_atomic
 
     if format not in ("md", "html", "json", "npz"):
         fail(f"--format: got {format!r}; allowed: md, html, json, npz")
@@ -116,20 +121,18 @@ def render(
     try:
         if output is not None:
             check_target(output, "-o")
+            if scenario_file is not None and _same_file(output, scenario_file):
+                raise ConfigError("-o", f"{output} is the scenario file; allowed: another file (the note would "
+                                        "replace its own scenario)")
+        if figures is not None:
+            check_folder(figures, "--figures")
         opts = scenario_from(args)
-        require(make_config(**opts), format)
+        cfg = make_config(**opts)
+        require(cfg, format)
+        require_document(cfg, format)
         trace = walk(**opts)
     except ConfigError as err:
         fail(str(err))
-    if format in ("md", "html") and trace.config.get("source") == "scores":
-        fail("--source: got 'scores' (given scores: for check and --format json); "
-             "allowed for Markdown: direct, columns, project")
-    if format in ("md", "html") and trace.config.get("input") == "uniform":
-        fail("--input: got 'uniform' (np.random.rand: for check and --format json); allowed for Markdown: ramp, "
-             "randint, normal")
-    if format in ("md", "html") and trace.config.get("weight_init") == "uniform":
-        fail("--weight-init: got 'uniform' (np.random.rand: for check and --format json); allowed for Markdown: "
-             "normal")
     if format in ("json", "npz"):
         from .render import export
 
@@ -138,10 +141,10 @@ def render(
         except ConfigError as err:
             fail(str(err))
         except OSError as err:
-            where = f"-o: cannot write {output}" if output is not None else "stdout: cannot write"
-            fail(f"{where}: {err.strerror or err}")
+            if output is None:
+                _stdout_failed(err)
+            fail(f"-o: cannot write {output}: {err.strerror or err}; allowed: a writable file path")
         return
-    svgs: dict[str, str] = {}
     if figures is None:
         text = render_doc(trace, format, trace.config["lang"])
     else:
@@ -151,21 +154,73 @@ def render(
         rel = os.path.relpath(figures.resolve(), base.resolve()).replace(os.sep, "/")
         stem = output.stem if output is not None else "figure"
         text, svgs = render_with_figures(trace, format, trace.config["lang"], stem, rel)
-        try:
-            figures.mkdir(parents=True, exist_ok=True)
-            for name, svg_text in svgs.items():
-                write_atomic(figures / name, svg_text, "--figures")
-        except OSError as err:
-            fail(f"--figures: cannot write into {figures}: {err.strerror or err}")
-        except ConfigError as err:
-            fail(str(err))
+        _write_with_figures(figures, svgs, output, text)
+        if output is None:
+            _to_stdout(text)
+        return
     if output is None:
-        sys.stdout.write(text)
+        _to_stdout(text)
         return
     try:
         write_atomic(output, text, "-o")
     except ConfigError as err:
         fail(str(err))
+
+
+def _write_with_figures(figures: Path, svgs: dict[str, str], output: Path | None, text: str) -> None:
+    """The figures and the note, all or none: a failure leaves no file and no folder this run made."""
+    from .writefile import write_all_atomic
+
+    made = [d for d in (figures, *figures.parents) if not d.exists()]
+    try:
+        figures.mkdir(parents=True, exist_ok=True)
+        files = [(figures / name, svg_text, "--figures") for name, svg_text in svgs.items()]
+        write_all_atomic(files + ([(output, text, "-o")] if output is not None else []))
+    except (OSError, ConfigError) as err:
+        for d in made:  # innermost first
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        if isinstance(err, ConfigError):
+            fail(str(err))
+        fail(f"--figures: cannot write into {figures}: {err.strerror or err}; allowed: a writable folder")
+
+
+def _to_stdout(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as err:
+        _stdout_failed(err)
+
+
+_STDOUT_ERRORS = (errno.EPIPE, errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EDQUOT)
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except OSError as err:  # a full disk behind `> file`, a closed pipe
+        _stdout_failed(err)
+
+
+def _stdout_failed(err: OSError) -> None:
+    """stdout is gone (a closed pipe) or full: one line, exit 2, and no second complaint at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    fail(f"stdout: cannot write: {err.strerror or err}; allowed: a writable stdout (a file, a pipe, a terminal) "
+         "or -o FILE")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _has_matplotlib() -> bool:
@@ -200,7 +255,11 @@ def crosscheck(
     try:
         check_options(device, dtype, reference)
         opts = scenario_from(args)
-        require(make_config(**opts), crosscheck=True)
+        cfg = make_config(**opts)
+        if cfg.variant == "sdpa" and cfg.source == "scores":  # crosscheck.py rebuilds q·kᵀ: there is none
+            raise ConfigError("--source", "got 'scores': given scores have no q, k for PyTorch to multiply; "
+                                          "allowed: direct, columns, project")
+        require(cfg, crosscheck=True)
         result = run_crosscheck(walk(**opts), device=device, dtype=dtype, reference=reference)
     except ConfigError as err:
         fail(str(err))
@@ -352,11 +411,29 @@ def main(argv: list[str] | None = None) -> int:
     cx = _click_exceptions()
     command = typer.main.get_command(app)
     try:
-        result = command.main(args=argv, prog_name="attnwalk", standalone_mode=False)
+        try:
+            result = command.main(args=argv, prog_name="attnwalk", standalone_mode=False)
+        except OSError as err:  # a report or a diff printed into a closed pipe (`| head`) or onto a full disk
+            if err.filename is not None or err.errno not in _STDOUT_ERRORS:
+                raise  # files are written by writefile, which names them: this is not stdout
+            _stdout_failed(err)
+        _flush_stdout()
     except typer.Exit as e:
+        if e.exit_code != 2:  # what the command printed must reach stdout, or its status says it did not
+            try:
+                _flush_stdout()
+            except typer.Exit as flushed:
+                return flushed.exit_code
         return e.exit_code
     except typer.Abort:
         return 130
+    except MemoryError:  # within the budget, but the machine had less free (other jobs): say so, in one line
+        from .budget import human, limit
+
+        typer.echo(f"attnwalk: error: --max-memory: out of memory within the budget of {human(limit())}; allowed: "
+                   "a budget this machine has free (--max-memory / ATTNWALK_MAX_MEMORY) or a smaller walkthrough",
+                   err=True)
+        return 2
     except cx.UsageError as e:
         if type(e).__name__ == "NoArgsIsHelpError":  # bare `attnwalk`: show the help
             typer.echo(e.format_message())

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, short
 
 VARIANTS = ("yolo", "sdpa", "mha")
 INPUTS = ("ramp", "randint", "normal", "uniform")  # uniform: np.random.rand, rng = "numpy-legacy" only
@@ -155,6 +155,22 @@ def _positive_float(option: str, value) -> float:
     return v
 
 
+def require_document(cfg: Config, fmt: str) -> None:
+    """A Markdown or HTML walkthrough explains q, k, v and a drawn input: given scores (``source =
+    "scores"``) and ``np.random.rand`` inputs are for ``check`` and the trace exports only."""
+    if fmt not in ("md", "html"):
+        return
+    if cfg.variant == "sdpa" and cfg.source == "scores":
+        raise ConfigError("--source", f"got 'scores' (given scores: for check and --format json), with --format "
+                                      f"{fmt}; allowed: direct, columns, project (allowed for Markdown and HTML)")
+    if cfg.input == "uniform":
+        raise ConfigError("--input", f"got 'uniform' (np.random.rand: for check and --format json), with --format "
+                                     f"{fmt}; allowed: ramp, randint, normal (allowed for Markdown and HTML)")
+    if cfg.weight_init == "uniform":
+        raise ConfigError("--weight-init", f"got 'uniform' (np.random.rand: for check and --format json), with "
+                                           f"--format {fmt}; allowed: normal (allowed for Markdown and HTML)")
+
+
 def _flag(name: str) -> str:
     return f"--{name.replace('_', '-')}"
 
@@ -267,7 +283,8 @@ def _table(key: str, value) -> tuple[tuple, ...]:
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, (list, tuple)) or not value or not all(isinstance(r, (list, tuple)) for r in value):
-        raise ConfigError("--scenario", f"{key}: allowed: a non-empty list of rows, e.g. [[1, 0], [2, 1]]")
+        raise ConfigError("--scenario", f"{key}: got {_short(value)}; allowed: a non-empty list of rows, "
+                                        "e.g. [[1, 0], [2, 1]]")
     width = len(value[0])
     rows = []
     for r, row in enumerate(value):
@@ -285,13 +302,13 @@ def _columns(key: str, value, width: int) -> tuple[int, ...]:
     allowed = f"allowed: a non-empty list of column indices 0..{width - 1} (or \"c0\"..\"c{width - 1}\")"
     value = list(value) if isinstance(value, tuple) else value
     if not isinstance(value, (list, tuple)) or not value:
-        raise ConfigError("--scenario", f"{key}: got {value!r}; {allowed}")
+        raise ConfigError("--scenario", f"{key}: got {_short(value)}; {allowed}")
     out = []
     for c in value:
         if isinstance(c, str) and c.startswith("c") and c[1:].isdigit():
             c = int(c[1:])
         if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < width:
-            raise ConfigError("--scenario", f"{key}: got {value!r}; {allowed}")
+            raise ConfigError("--scenario", f"{key}: got {_short(value)}; {allowed}")
         out.append(c)
     return tuple(out)
 
@@ -316,15 +333,7 @@ def _labels(key: str, value, n: int) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _short(value, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, so an error stays one readable line."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        return f"an integer of {value.bit_length()} bits"
-    try:
-        text = repr(value)
-    except ValueError:  # a structure holding an integer too long to print
-        return f"a {type(value).__name__}"
-    return text if len(text) <= limit else text[:limit] + "…"
+_short = short  # errors.short: a value as an error line shows it
 
 
 def _mask(value, m: int) -> str:
@@ -346,7 +355,7 @@ def _mask_fill(value) -> str:
     for name, fill in MASK_FILL_VALUES.items():
         if v == fill:
             return name
-    raise ConfigError("--mask-fill", f"got {value!r}; allowed: {', '.join(MASK_FILLS)}")
+    raise ConfigError("--mask-fill", f"got {_short(value)}; allowed: {', '.join(MASK_FILLS)}")
 
 
 def _scale(value) -> str | float:
@@ -357,7 +366,7 @@ def _scale(value) -> str | float:
         v = float(value)
         if np.isfinite(v) and v > 0:
             return value
-    raise ConfigError("--scale", f"got {value!r}; allowed: sqrt_dk, none, a finite number > 0")
+    raise ConfigError("--scale", f"got {_short(value)}; allowed: sqrt_dk, none, a finite number > 0")
 
 
 def _scale_value(scale, d_k: int | None) -> float:
@@ -428,7 +437,8 @@ def _sequence_config(options: dict) -> Config:
                                                         "project": ("x", "x_kv", "w_q", "w_k", "w_v"),
                                                         "scores": ("scores", "v")}[s]]
                 raise ConfigError("--scenario", f"{key} applies to source = {' | '.join(owners)} only, "
-                                                f"not {source}")
+                                                f"not {source}; allowed: with source = {source}, "
+                                                f"{', '.join(allowed_tables)}")
 
     if source == "scores":
         return _scores_config(cfg, options, scale)
@@ -437,7 +447,7 @@ def _sequence_config(options: dict) -> Config:
     n = _rows_or("tokens", options, q_side, "q" if source == "direct" else "x")
     if variant == "mha":
         if "bias" in options and not isinstance(cfg.bias, bool):
-            raise ConfigError("--bias", f"got {cfg.bias!r}; allowed: true, false")
+            raise ConfigError("--bias", f"got {_short(cfg.bias)}; allowed: true, false")
         m = n
     else:
         kv_side = [t for t in ((cfg.k, cfg.v) if source == "direct" else (cfg.x_kv,)) if t is not None]
@@ -525,7 +535,8 @@ def _sequence_config(options: dict) -> Config:
         _labels("labels", cfg.labels, n)
     if cfg.kv_labels is not None:
         if variant == "mha":
-            raise ConfigError("--scenario", "kv_labels applies to --variant sdpa only, not mha")
+            raise ConfigError("--scenario", "kv_labels applies to --variant sdpa only, not mha; allowed: labels "
+                                            "(with mha the keys are the queries)")
         _labels("kv_labels", cfg.kv_labels, m)
 
     d_k, d_v = qk_width // heads, v_width // heads

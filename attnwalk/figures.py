@@ -238,12 +238,17 @@ def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
         src = [("x", s["x"])] + ([("x_kv", s["x_kv"])] if "x_kv" in s else [])
         rows += [(src, ""), ([("q", s["q"]), ("k", s["k"]), ("v", s["v"])],
                             w["project"] if cfg.get("source") == "project" else w["columns"])]
-    else:
+    elif "q" in s:
         rows += [([("q", s["q"]), ("k", s["k"]), ("v", s["v"])], "")]
-    rows.append(([("S", s["scores"])], "S = Q Kᵀ · scale"))
+    if "q" in s:
+        rows.append(([("S", s["scores"])], "S = Q Kᵀ · scale"))
+    else:  # sdpa source = "scores": the scores are given (no q, k), v only when the note goes on to O
+        rows.append(([("S", s["scores"])] + ([("v", s["v"])] if "v" in s else []), ""))
     if "scores_masked" in s:
         rows.append(([("S masked", s["scores_masked"])], w["mask"]))
     rows.append(([("A", s["attn"])], w["softmax"]))
+    if "o" not in s:
+        return rows
     rows.append(([("O", s["o"])], "O = A V"))
     if v == "mha":
         rows.append(([("O merged", s["o_merged"])], w["merge"]))

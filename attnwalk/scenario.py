@@ -20,27 +20,27 @@ KEYS = tuple(f.name for f in dataclasses.fields(Config) if f.name != "derived")
 
 def load_scenario(path) -> dict:
     """The options of the scenario file at ``path``, validated; ConfigError("--scenario", ...) if bad."""
+    from .readfile import read_text
+
     path = Path(path)
     name = path.name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError("--scenario", f"cannot read {path}: {err.strerror or err}; allowed: a readable "
-                                        "TOML file") from None
-    except ValueError:  # a NUL byte in the path
-        raise ConfigError("--scenario", f"got {str(path)[:60]!r}; allowed: a path to a TOML file") from None
-    except UnicodeDecodeError:
-        raise ConfigError("--scenario", f"{name}: not UTF-8 text; allowed: a UTF-8 TOML file") from None
+    text = read_text(path, "--scenario", "TOML file")
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of > 4300 digits
         raise ConfigError("--scenario", f"{name}: not valid TOML: {str(err)[:120]}; allowed: a TOML file of "
                                         "scenario keys (docs/scenarios.md)") from None
+    except RecursionError:  # tomllib parses nested arrays recursively: [[[[...]]]] thousands deep
+        raise ConfigError("--scenario", f"{name}: arrays or tables nested too deeply; allowed: a TOML file of "
+                                        "scenario keys, tables as arrays of rows (docs/scenarios.md)") from None
     options = {}
     for key, value in data.items():
         opt = key.replace("-", "_")
-        if opt not in KEYS or isinstance(value, dict):
+        if opt not in KEYS:  # a table under a known key is judged by make_config, naming what that key takes
             raise ConfigError("--scenario", f"{name}: unknown key {key!r}; allowed: {', '.join(KEYS)}")
+        if opt in options:  # kv-tokens and kv_tokens: which one was meant?
+            raise ConfigError("--scenario", f"{name}: key {opt} given twice ({key!r} and its other spelling); "
+                                            "allowed: one of them")
         options[opt] = value
     try:
         make_config(**options)

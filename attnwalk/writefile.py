@@ -24,7 +24,16 @@ def check_target(path: Path | str, option: str = "-o") -> Path:
     text = str(path)
     if text in ("", ".") or "\x00" in text:
         raise ConfigError(option, f"got {text[:60]!r}; {ALLOWED}")
+    if text.endswith(("/", os.sep)):  # Path() would drop the slash and write a file where a folder was meant
+        raise ConfigError(option, f"{text[:80]} names a folder; {ALLOWED}")
     path = Path(path)
+    try:
+        return _check(path, text[:80], option)
+    except OSError as err:  # a name too long, a loop of links, ...
+        raise ConfigError(option, f"cannot use {text[:80]}: {err.strerror or err}; {ALLOWED}") from None
+
+
+def _check(path: Path, text: str, option: str) -> Path:
     folder = path.parent
     if path.is_dir():
         raise ConfigError(option, f"{text} is a folder; {ALLOWED}")
@@ -35,15 +44,34 @@ def check_target(path: Path | str, option: str = "-o") -> Path:
         if not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222:
             raise ConfigError(option, f"{text} is read-only; {ALLOWED} (make it writable first)")
     if not folder.is_dir():
-        raise ConfigError(option, f"folder {str(folder)!r} does not exist; {ALLOWED}")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(option, f"folder {str(folder)!r} is not writable; {ALLOWED}")
+        raise ConfigError(option, f"folder {str(folder)[:80]!r} does not exist; {ALLOWED}")
+    # the same for a folder: one without write bits is refused even to root
+    if not os.access(folder, os.W_OK | os.X_OK) or not folder.stat().st_mode & 0o222:
+        raise ConfigError(option, f"folder {str(folder)[:80]!r} is not writable; {ALLOWED}")
+    return path
+
+
+def check_folder(path: Path | str, option: str, writable: bool = True) -> Path:
+    """A folder that exists and is writable, or can be created: its nearest existing ancestor is a
+    writable folder (write bits required even of root, as for files). ConfigError(option, ...) if not."""
+    path = Path(path)
+    try:
+        folder = path
+        while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            raise ConfigError(option, f"{str(folder)[:80]} is not a folder; allowed: a folder (created if missing)")
+        if writable and (not os.access(folder, os.W_OK | os.X_OK) or not folder.stat().st_mode & 0o222):
+            raise ConfigError(option, f"folder {str(folder)[:80]!r} is not writable; allowed: a writable folder")
+    except OSError as err:
+        raise ConfigError(option, f"cannot use {str(path)[:80]}: {err.strerror or err}; allowed: a writable "
+                                  "folder") from None
     return path
 
 
 def _clean_stale(path: Path) -> None:
     """Remove temp files of ``path`` left by runs that were killed (their pid no longer exists)."""
-    pattern = re.compile(rf"\.{re.escape(path.name)}\.attnwalk-(\d+)-[0-9a-f]+\.tmp")
+    pattern = re.compile(rf"\.{re.escape(_tmp_stem(path))}\.attnwalk-(\d+)-[0-9a-f]+\.tmp")
     try:
         names = os.listdir(path.parent)
     except OSError:
@@ -74,6 +102,26 @@ def write_atomic(path: Path | str, text: str, option: str = "-o") -> None:
 
 def write_atomic_with(path: Path | str, fill, binary: bool = False, option: str = "-o") -> None:
     """Like ``write_atomic``, for large outputs: ``fill(fh)`` writes into the temp file."""
+    tmp, path = _stage(path, fill, binary, option)
+    _commit([(tmp, path, option)])
+
+
+def write_all_atomic(files: list[tuple[Path | str, str, str]]) -> None:
+    """Write several (path, text, option) files all or none: every temp file is complete before the
+    first rename, so a full disk or a bad path leaves none of them written (a note and its figures)."""
+    staged: list[tuple[Path, Path, str]] = []
+    try:
+        for path, text, option in files:
+            staged.append((*_stage(path, lambda fh, text=text: fh.write(text), False, option), option))
+    except BaseException:
+        for tmp, _, _ in staged:
+            _unlink(tmp)
+        raise
+    _commit(staged)
+
+
+def _stage(path: Path | str, fill, binary: bool, option: str) -> tuple[Path, Path]:
+    """(temp file holding ``fill``'s output, the target it will replace), both checked."""
     path = check_target(path, option)
     if path.is_symlink():  # write through the link, as editors do: the link stays a link
         path = check_target(path.resolve(), option)
@@ -83,7 +131,7 @@ def write_atomic_with(path: Path | str, fill, binary: bool = False, option: str 
     except FileNotFoundError:
         mode = None
     _clean_stale(path)
-    tmp = folder / f".{path.name}.attnwalk-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    tmp = folder / f".{_tmp_stem(path)}.attnwalk-{os.getpid()}-{secrets.token_hex(4)}.tmp"
     try:
         # 0o666 through os.open: the umask applies, exactly as for a file any editor creates
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -91,13 +139,32 @@ def write_atomic_with(path: Path | str, fill, binary: bool = False, option: str 
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
             fill(fh)
-        os.replace(tmp, path)
     except OSError as err:
         _unlink(tmp)
         raise ConfigError(option, f"cannot write {path}: {err.strerror or err}; {ALLOWED}") from None
     except BaseException:
         _unlink(tmp)
         raise
+    return tmp, path
+
+
+def _commit(staged: list[tuple[Path, Path, str]]) -> None:
+    """Rename each temp file over its target (a rename within one folder: it does not run out of space)."""
+    for n, (tmp, path, option) in enumerate(staged):
+        try:
+            os.replace(tmp, path)
+        except OSError as err:
+            for rest, _, _ in staged[n:]:
+                _unlink(rest)
+            raise ConfigError(option, f"cannot write {path}: {err.strerror or err}; {ALLOWED}") from None
+
+
+def _tmp_stem(path: Path) -> str:
+    """The target's name in its temp file's, cut so that a target name of 255 bytes still has a temp file."""
+    name = path.name
+    while len(name.encode("utf-8", "surrogateescape")) > 200:
+        name = name[:-1]
+    return name
 
 
 def _unlink(tmp: Path) -> None:

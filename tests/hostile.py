@@ -33,19 +33,22 @@ class Answer:
         return [line for line in self.err.splitlines() if line.strip()]
 
 
-def _limit(nbytes: int):
+def _limit(nbytes: int, file_bytes: int | None = None):
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+        if file_bytes is not None:  # a full disk: writing past it fails with EFBIG (Python ignores SIGXFSZ)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
 
     return apply
 
 
 def run_cli(args: list[str], cwd: Path | str | None = None, memory: int = MEMORY_LIMIT,
-            stdin: str | None = None, timeout: float = TIMEOUT) -> Answer:
-    """``attnwalk ARGS`` in a fresh process (``python -m attnwalk``), under ``memory`` bytes."""
+            stdin: str | None = None, timeout: float = TIMEOUT, file_bytes: int | None = None) -> Answer:
+    """``attnwalk ARGS`` in a fresh process (``python -m attnwalk``), under ``memory`` bytes and, when
+    given, files of at most ``file_bytes`` (the disk is full past them)."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1"}
     p = subprocess.run([sys.executable, "-m", "attnwalk", *args], cwd=cwd, input=stdin, capture_output=True,
-                       text=True, timeout=timeout, preexec_fn=_limit(memory), env=env)
+                       text=True, timeout=timeout, preexec_fn=_limit(memory, file_bytes), env=env)
     return Answer(p.returncode, p.stdout, p.stderr)
 
 

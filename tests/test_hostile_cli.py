@@ -130,7 +130,7 @@ SCENARIOS = [
      "overflow float64 at step scores"),
     ('variant = "sdpa"\nsource = "project"\nx = [[1e200, 1]]\n', "overflow float64"),
     ('variant = "sdpa"\nq = [[true, 1]]\n', "q: row 0, column 0"),
-    ('variant = "sdpa"\nq = []\n', "q: allowed"),
+    ('variant = "sdpa"\nq = []\n', "q: got []; allowed"),
     ('variant = "sdpa"\nq = [[1, 2], [3]]\n', "row 1 has 1 values"),
     ('variant = "sdpa"\nlabels = ["a", "b\\nc", "d"]\n', "labels: label 1 contains"),
     ('variant = "sdpa"\nlabels = ["a", "b\\u0000", "d"]\n', "labels: label 1 contains"),

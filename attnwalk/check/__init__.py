@@ -16,7 +16,11 @@ from pathlib import Path
 
 from .checker import Checker, NumRec
 from .labels import TraceView
-from .source import front_matter, segments
+from .source import FRONT_RE, front_matter, segments
+
+# Characters of a note's text (after its front matter) that check reads: reading is super-linear
+# (1 MiB of a generated note: 9 s, 4 MiB: 92 s on the development machine), so larger notes are refused.
+MAX_BODY = 2 * 2**20
 
 # Options that do not change the weights: a stored note's weights stay valid under them.
 WEIGHT_NEUTRAL = {"pe_on", "lang", "decimals"}
@@ -67,10 +71,12 @@ class Report:
 
 def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, bool, int]:
     """(config options, stored weights or None, strict, front-matter lines) for a note."""
+    _nesting_guard(text)
     try:
         fm = front_matter(text)
     except ValueError as err:
         raise CheckError(str(err)) from None
+    _alias_guard(fm.data)
     cfg = fm.data.get("config") if isinstance(fm.data.get("config"), dict) else None
     options = dict(options or {})
     if cfg is None and not options:
@@ -96,6 +102,36 @@ def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, 
     generator = str(fm.data.get("generator", ""))
     strict = generator.startswith("attnwalk") and "decimals" not in options
     return merged, weights, strict, fm.lines
+
+
+# Front matter of hostile notes: libyaml's C parser recurses once per level of ``[[[[...`` (100,000
+# levels crash the process), and YAML aliases let 100 bytes stand for 9**9 strings ("billion laughs").
+MAX_NESTING = 100
+MAX_EXPANDED = 20_000_000  # values the front matter may stand for: 5x a dim-1024 note's stored weights
+
+
+def _nesting_guard(text: str) -> None:
+    m = FRONT_RE.match(text)
+    depth = top = 0
+    for ch in re.sub(r"[^\[\]{}]+", "", m.group(1)) if m else "":
+        depth += 1 if ch in "[{" else -1
+        top = max(top, depth)
+    if top > MAX_NESTING:
+        raise CheckError(f"front matter: lists or maps nested {top} deep; allowed: YAML front matter nested at most "
+                         f"{MAX_NESTING} deep")
+
+
+def _alias_guard(data) -> None:
+    """Count the values the front matter stands for, aliases expanded; refuse past MAX_EXPANDED."""
+    seen, stack = 0, [data]
+    while stack:
+        node = stack.pop()
+        items = node.values() if isinstance(node, dict) else node
+        seen += len(items)
+        if seen > MAX_EXPANDED:
+            raise CheckError(f"front matter: stands for more than {MAX_EXPANDED:,} values (YAML aliases?); allowed: "
+                             "plain YAML front matter")
+        stack.extend(x for x in items if isinstance(x, (dict, list)))
 
 
 def symbols(trace) -> dict[str, Fraction]:
@@ -239,20 +275,22 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
 def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:
     """Check the note at ``path``. ``fix``: None (read only), "diff" (the fixes as a diff, nothing
     written) or "write" (the fixed note replaces the file atomically; the report is of the fixed note)."""
+    from ..errors import ConfigError
+    from ..readfile import read_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise CheckError(f"{path}: cannot read: {err.strerror or err}; allowed: a readable Markdown file") from None
-    except UnicodeDecodeError:
-        raise CheckError(f"{path}: not UTF-8 text; allowed: a UTF-8 Markdown file") from None
-    except ValueError:  # a NUL byte in the path
-        raise CheckError(f"{str(path)[:60]!r}: not a path; allowed: a Markdown file") from None
+    try:  # a regular file only (a FIFO would block, /dev/zero never end), of bounded size
+        text = read_text(p, str(path)[:80], "Markdown file")
+    except ConfigError as err:
+        raise CheckError(str(err)) from None
+    body = len(text) - (m.end() if (m := FRONT_RE.match(text)) else 0)
+    if body > MAX_BODY:  # reading a note's text is super-linear: refuse what would take hours
+        raise CheckError(f"{str(path)[:80]}: {body:,} characters after the front matter; allowed: a note of at "
+                         f"most {MAX_BODY:,} (split it into several notes)")
     if fix is None:
         return check_text(text, options, str(path), exact)
     import difflib
 
-    from ..errors import ConfigError
     from ..writefile import write_atomic
     from .fix import fixed_text
 

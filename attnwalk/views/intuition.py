@@ -132,8 +132,15 @@ def heads_differ(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: 
     for i in range(min(n, 8)):
         tops = [k_names[int(np.argmax(attn[h, i]))] for h in range(heads)]
         rows.append({"q": q_names[i], "tops": tops, "differ": len(set(tops)) > 1})
-    diff = np.abs(attn[:, None] - attn[None, :]).max(axis=0)  # (heads, n, m) over pairs of heads
-    h_i, i, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    # max over heads a of |attn[a] - attn[b]| is max(top - attn[b], attn[b] - bottom), bit for bit; one head b
+    # at a time (heads x heads x n x m at once was 8.6 GB at 8 heads, N = 4096): the first largest, as argmax
+    top, bottom = attn.max(axis=0), attn.min(axis=0)
+    best, (i, j) = -1.0, (0, 0)
+    for b in range(heads):
+        diff = np.maximum(top - attn[b], attn[b] - bottom)
+        k = int(np.argmax(diff))
+        if diff.flat[k] > best:
+            best, (i, j) = float(diff.flat[k]), np.unravel_index(k, diff.shape)
     pair = np.abs(attn[:, i, j][:, None] - attn[:, i, j][None, :])
     a, b = np.unravel_index(int(np.argmax(pair)), pair.shape)
     a, b = sorted((int(a), int(b)))
@@ -167,10 +174,11 @@ def _vec(r: np.ndarray, dec: int) -> str:
     return _num(r[0], dec) if len(r) == 1 else "[" + ", ".join(_num(x, dec) for x in r) + "]"
 
 
-def _where(a: np.ndarray, value: float) -> list[tuple[int, ...]]:
-    """Every index of ``a`` holding ``value`` (ties within TIE_RTOL kept), in reading order."""
+def _where(a: np.ndarray, value: float) -> tuple[tuple[int, ...], int]:
+    """The first index of ``a`` holding ``value`` (ties within TIE_RTOL kept), in reading order, and how
+    many hold it (counted, not listed: weights that underflow to 0 can be millions of ties)."""
     close = np.abs(a - value) <= TIE_RTOL * max(abs(value), 1e-300)
-    return [tuple(int(x) for x in ix) for ix in np.argwhere(close)]
+    return tuple(int(x) for x in np.unravel_index(int(np.argmax(close)), a.shape)), int(np.count_nonzero(close))
 
 
 def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
@@ -186,10 +194,10 @@ def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
     for h in range(attn.shape[0]):
         a = attn[h]
         lo_v, hi_v = float(a.min()), float(a.max())
-        lo, hi = _where(a, lo_v), _where(a, hi_v)
+        (lo, n_lo), (hi, n_hi) = _where(a, lo_v), _where(a, hi_v)
         far = "max" if hi_v - u >= u - lo_v else "min"
         dev = max(hi_v - u, u - lo_v)
-        out.append({"h": h, "n": n, "lo": lo[0], "hi": hi[0], "n_lo": len(lo), "n_hi": len(hi),
+        out.append({"h": h, "n": n, "lo": lo, "hi": hi, "n_lo": n_lo, "n_hi": n_hi,
                     "min": fmt(lo_v, dec), "max": fmt(hi_v, dec), "uniform": fmt(u, dec),
                     "far": far, "dev": fmt(dev, dec), "ratio": _ratio(hi_v, lo_v),
                     "near": dev < 0.5 * u, "flat": hi_v - lo_v <= TIE_RTOL * hi_v})
@@ -244,7 +252,7 @@ def one_dim_keys(q: np.ndarray, k: np.ndarray, dec: int) -> dict | None:
         sign, j = "negative", int(np.argmin(k))
     else:
         return None
-    if len(_where(k, float(k[j]))) > 1:
+    if _where(k, float(k[j]))[1] > 1:
         return None  # two keys share the extreme K: no single favourite
     lo = int(np.argmin(k)) if sign == "positive" else int(np.argmax(k))
     return {"sign": sign, "j": j, "lo": lo, "extreme": "largest" if sign == "positive" else "smallest",
