@@ -178,7 +178,7 @@ NOTE = "---\nconfig: {\"variant\": \"yolo\", \"h\": 2, \"w\": 2}\n---\n\n# note\
 def _notes(root):
     (root / "empty.md").write_text("")
     (root / "ok.md").write_text(NOTE)
-    (root / "huge.md").write_text(NOTE + ("word 1.5 and 2.25\n" * 150_000))  # 2.7 MB of text
+    (root / "huge.md").write_text(NOTE + ("word 1.5 and 2.25\n" * 500_000))  # 9 MB of text
     (root / "nul.md").write_bytes(b"---\nconfig: {}\n---\n\x00\x00\x00")
     # libyaml's C parser recursed once per "[": this crashed the process (SIGSEGV)
     (root / "deep.md").write_text("---\nconfig: " + "[" * 100_000 + "]" * 100_000 + "\n---\n")

@@ -18,9 +18,10 @@ from .checker import Checker, NumRec
 from .labels import TraceView
 from .source import FRONT_RE, front_matter, segments
 
-# Characters of a note's text (after its front matter) that check reads: reading is super-linear
-# (1 MiB of a generated note: 9 s, 4 MiB: 92 s on the development machine), so larger notes are refused.
-MAX_BODY = 2 * 2**20
+# Characters of a note's text (after its front matter) that check reads: reading is linear but not free
+# (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
+# minutes, is refused rather than left to look hung.
+MAX_BODY = 8 * 2**20
 
 # Options that do not change the weights: a stored note's weights stay valid under them.
 WEIGHT_NEUTRAL = {"pe_on", "lang", "decimals"}
@@ -284,7 +285,7 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
     except ConfigError as err:
         raise CheckError(str(err)) from None
     body = len(text) - (m.end() if (m := FRONT_RE.match(text)) else 0)
-    if body > MAX_BODY:  # reading a note's text is super-linear: refuse what would take hours
+    if body > MAX_BODY:
         raise CheckError(f"{str(path)[:80]}: {body:,} characters after the front matter; allowed: a note of at "
                          f"most {MAX_BODY:,} (split it into several notes)")
     if fix is None:
