@@ -27,31 +27,42 @@ NUM_RE = re.compile(r"(?<![\w.^_])" + NUM + r"(?![\w.]\d|\w)")
 F32_REL = 2.0**-22
 LABEL_REACH = 200  # characters before a matrix, on its line and on each line above, that can name it
 
-_STARTS: tuple = (None, [0])  # (text, offsets of its line starts): the last text asked about
+_PER_TEXT: tuple = (None, {})  # (text, what was computed of it): the last text asked about
 
 
-def _line_starts(text: str) -> list[int]:
-    global _STARTS
-    cached = _STARTS  # one tuple, replaced whole: a thread reading another note never sees half of it
+def _per_text(text: str) -> dict:
+    """A cache of offsets for ``text``, replaced when another text is asked about."""
+    global _PER_TEXT
+    cached = _PER_TEXT  # one tuple, replaced whole: a thread reading another note never sees half of it
     if cached[0] is not text:
-        cached = _STARTS = (text, [0] + [m.end() for m in re.finditer("\n", text)])
+        cached = _PER_TEXT = (text, {})
     return cached[1]
 
 
-_FENCES: tuple = (None, [])  # (text, offsets of its ``` marks): the last text asked about
+def _offsets(text: str, mark: str) -> list[int]:
+    """Where ``mark`` occurs in ``text``, non-overlapping (as ``str.count`` counts them), found once per text."""
+    table = _per_text(text)
+    found = table.get(mark)
+    if found is None:
+        found, at = [], text.find(mark)
+        while at >= 0:
+            found.append(at)
+            at = text.find(mark, at + len(mark))
+        table[mark] = found
+    return found
+
+
+def _line_starts(text: str) -> list[int]:
+    table = _per_text(text)
+    starts = table.get("line starts")  # a key that no mark of _offsets uses
+    if starts is None:
+        starts = table["line starts"] = [0] + [at + 1 for at in _offsets(text, "\n")]
+    return starts
 
 
 def _fences_before(text: str, pos: int) -> int:
     """``text.count("```", 0, pos)`` in O(log n), so that each matrix's label lookup stays cheap."""
-    global _FENCES
-    cached = _FENCES
-    if cached[0] is not text:
-        found, at = [], text.find("```")
-        while at >= 0:
-            found.append(at)
-            at = text.find("```", at + 3)
-        cached = _FENCES = (text, found)
-    return bisect_right(cached[1], pos - 3)
+    return bisect_right(_offsets(text, "```"), pos - 3)
 
 
 def line_start(text: str, pos: int) -> int:
