@@ -61,9 +61,7 @@ def load_manifest(manifest: Path) -> list[Job]:
         where = f"{manifest}: walkthrough {n}"
         if not isinstance(entry, dict):
             raise BuildError(f"{where}: not a table; allowed: [[walkthrough]] tables")
-        unknown = set(entry) - ENTRY_KEYS
-        if unknown:
-            raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(ENTRY_KEYS))}")
+        _known_keys(where, entry, ENTRY_KEYS)
         name = entry.get("name")
         if not isinstance(name, str) or not name:
             raise BuildError(f"{where}: 'name' is required (a string); got {_short(name)}; "
@@ -168,6 +166,13 @@ def _output_fields(output: str, where: str, allowed: str) -> None:
 COURSE_KEYS = {"index", "langs"}
 
 
+def _known_keys(where: str, table: dict, keys) -> None:
+    """Refuse a manifest table with a key outside ``keys``, naming the first unknown one and the allowed."""
+    unknown = set(table) - set(keys)
+    if unknown:
+        raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(keys))}")
+
+
 def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Path, str]]:
     """The ``[course]`` table's index pages as (shown, path, lang) per language, validated; [] when absent."""
     course = data.get("course")
@@ -176,9 +181,7 @@ def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Pat
     where = f"{manifest}: [course]"
     if not isinstance(course, dict):
         raise BuildError(f"{where}: got {_short(course)}; allowed: a table with index and langs")
-    unknown = set(course) - COURSE_KEYS
-    if unknown:
-        raise BuildError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(COURSE_KEYS))}")
+    _known_keys(where, course, COURSE_KEYS)
     if "index" not in course:
         return []
     index, langs = course["index"], course.get("langs", ["vi"])
