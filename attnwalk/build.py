@@ -102,6 +102,8 @@ def load_manifest(manifest: Path) -> list[Job]:
             raise BuildError(f"{where}: 'output' is required (a path relative to the manifest); "
                              f"got {_short(output)}; {allowed}")
         _output_fields(output, where, allowed)
+        if output.endswith(("/", "\\")):  # Path() would drop the slash and write a file where a folder was meant
+            raise BuildError(f"{where}: output {_short(output)} names a folder; {allowed}, naming a file")
         if len(langs) > 1 and "{lang}" not in output:
             raise BuildError(f"{where}: output {output!r} needs {{lang}} for several languages; {allowed}")
         for lang in langs:

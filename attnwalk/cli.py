@@ -93,7 +93,8 @@ def render(
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
     format: Annotated[str, typer.Option("--format", help="md | html | json | npz (binary: -o or a pipe)")] = "md",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
+    # a str, not a Path: Path("notes/") drops the slash that says a folder was meant (check_target refuses it)
+    output: Annotated[str | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
     figures: Annotated[Path | None, typer.Option("--figures", help="write SVG figures into DIR; the note links "
                                                  "them (needs attnwalk[figures])")] = None,
     max_memory: MaxMemory = None,
@@ -120,7 +121,7 @@ def render(
     set_budget(max_memory)
     try:
         if output is not None:
-            check_target(output, "-o")
+            output = check_target(output, "-o")
             if scenario_file is not None and _same_file(output, scenario_file):
                 raise ConfigError("-o", f"{output} is the scenario file; allowed: another file (the note would "
                                         "replace its own scenario)")

@@ -165,3 +165,23 @@ def test_stdout_closed_early_is_one_line():
     assert p.wait(timeout=60) == 2
     assert err.strip().splitlines() == ["attnwalk: error: stdout: cannot write: Broken pipe; allowed: a writable "
                                         "stdout (a file, a pipe, a terminal) or -o FILE"]
+
+
+@pytest.mark.parametrize("target", ["out/", "missing/", "out/deeper/"])
+def test_output_with_a_trailing_slash_names_a_folder_and_writes_nothing(tmp_path, target):
+    """``-o notes/`` means a folder: Path() would drop the slash and write a file called ``notes``."""
+    (tmp_path / "out").mkdir()
+    before = snapshot(tmp_path)
+    line = assert_clean(run_cli(["render", "--h", "2", "--w", "2", "-o", target], cwd=tmp_path), "-o")
+    assert "names a folder" in line or "is a folder" in line
+    assert_untouched(tmp_path, before)
+
+
+def test_build_output_with_a_trailing_slash_names_a_folder_and_writes_nothing(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "course.toml").write_text('[[walkthrough]]\nname = "a"\noptions = { h = 2, w = 2 }\n'
+                                          'langs = ["en"]\noutput = "notes/{name}/"\n')
+    before = snapshot(tmp_path)
+    line = assert_clean(run_cli(["build", "course.toml"], cwd=tmp_path), "output")
+    assert "names a folder" in line
+    assert_untouched(tmp_path, before)
