@@ -257,9 +257,6 @@ def crosscheck(
         check_options(device, dtype, reference)
         opts = scenario_from(args)
         cfg = make_config(**opts)
-        if cfg.variant == "sdpa" and cfg.source == "scores":  # crosscheck.py rebuilds q·kᵀ: there is none
-            raise ConfigError("--source", "got 'scores': given scores have no q, k for PyTorch to multiply; "
-                                          "allowed: direct, columns, project")
         require(cfg, crosscheck=True)
         result = run_crosscheck(walk(**opts), device=device, dtype=dtype, reference=reference)
     except ConfigError as err:

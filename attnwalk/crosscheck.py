@@ -415,13 +415,15 @@ def drops_like_torch(trace) -> bool:
 
 def attend_steps(torch, s: dict, get, cfg: dict, d: dict, use_sdpa: bool) -> None:
     """scores ... o in torch ops (DESIGN §2 sdpa); o by F.scaled_dot_product_attention when ``use_sdpa``."""
-    device = get("q").device
-    s["scores"] = get("q") @ get("k").transpose(-2, -1)
+    given = cfg["variant"] == "sdpa" and cfg["source"] == "scores"  # the scores are an input: no q, k
+    device = get("scores" if given else "q").device
+    if not given:
+        s["scores"] = get("q") @ get("k").transpose(-2, -1)
     s["scores_scaled"] = get("scores") * d["scale"]
     last, keep = "scores_scaled", None
     if cfg["mask"] != "none":
         keep = keep_matrix(torch, cfg["mask"], d["n"], d["m"], device)
-        s["mask"] = keep.to(get("q").dtype)
+        s["mask"] = keep.to(get("scores").dtype)
         s["scores_masked"] = get("scores_scaled").masked_fill(~keep, MASK_FILL_VALUES[cfg["mask_fill"]])
         last = "scores_masked"
     s["row_max"] = get(last).amax(dim=-1)
@@ -433,7 +435,9 @@ def attend_steps(torch, s: dict, get, cfg: dict, d: dict, use_sdpa: bool) -> Non
         attn = attn.masked_fill(~keep.any(dim=-1, keepdim=True), 0.0)
     s["attn"] = attn
     F = torch.nn.functional
-    if use_sdpa:
+    if given and "v" not in s:
+        return  # given scores without a v table: the walk ends at the weights
+    if use_sdpa and not given:
         s["o"] = F.scaled_dot_product_attention(get("q"), get("k"), get("v"), attn_mask=keep, scale=d["scale"])
     else:
         s["o"] = get("attn") @ get("v")
@@ -462,7 +466,7 @@ def sequence_steps(torch, inputs: dict, cfg: dict, d: dict, feed: dict | None = 
     if cfg["variant"] == "mha":
         s["o_merged"] = merge_heads(get("o"))
         s["out"] = F.linear(get("o_merged"), get("w_out"), get("b_out"))
-    else:
+    elif "o" in s:
         s["out"] = merge_heads(get("o"))
     return s
 
@@ -489,7 +493,8 @@ def sequence_magnitudes(trace, band: float | None = None) -> dict[str, np.ndarra
         flats = None
     if flats is not None:
         m["q"], m["k"], m["v"] = (split_heads(f, heads) for f in flats)
-    m["scores"] = src["q"] @ np.swapaxes(src["k"], -2, -1)
+    if not (cfg["variant"] == "sdpa" and cfg["source"] == "scores"):  # given scores: an input, |scores|
+        m["scores"] = src["q"] @ np.swapaxes(src["k"], -2, -1)
     m["scores_scaled"] = src["scores"] * d["scale"]
     last = "scores_scaled"
     if "mask" in t:
@@ -502,6 +507,8 @@ def sequence_magnitudes(trace, band: float | None = None) -> dict[str, np.ndarra
         m["row_sum"] = src["exp"].sum(axis=-1)
         ratio = np.nan_to_num((t["exp"] * amp).sum(axis=-1) / t["row_sum"], nan=0.0, posinf=0.0)
         m["attn"] = np.nan_to_num(t["attn"] * (amp + ratio[..., None]))
+    if "v" not in t:
+        return m  # given scores without a v table
     m["o"] = src["attn"] @ src["v"]
     if cfg["variant"] == "mha":
         m["o_merged"] = merge_heads(src["o"])
@@ -531,8 +538,9 @@ def check_sequence(torch, trace, device: str, dtype: str, reference_class=None) 
     dt = getattr(torch, dtype)
     cfg, d = trace.config, trace.derived
     feed = {name: torch.from_numpy(trace[name]).to(device=device, dtype=dt) for name in trace.names()}
-    direct = cfg["variant"] == "sdpa" and cfg["source"] == "direct"
-    inputs = {n: feed[n] for n in INPUT_NAMES + (("q", "k", "v") if direct else ()) if n in feed}
+    given = {"direct": ("q", "k", "v"), "scores": ("scores", "v")}.get(cfg["source"], ()) \
+        if cfg["variant"] == "sdpa" else ()
+    inputs = {n: feed[n] for n in INPUT_NAMES + given if n in feed}
     with torch.no_grad():
         alike = drops_like_torch(trace)
         chained = to_numpy(sequence_steps(torch, inputs, cfg, d, use_sdpa=alike))
@@ -559,6 +567,8 @@ def describe(trace, reference_class) -> str:
     variant = trace.config.get("variant", "yolo")
     if variant == "yolo":
         return "explicit Ultralytics Attention" + (", + ultralytics' Attention" if reference_class else "")
+    if variant == "sdpa" and trace.config["source"] == "scores":
+        return "explicit torch ops from the given scores" + ("; o = attn @ v" if "v" in trace else "")
     if not drops_like_torch(trace):
         return "explicit torch ops; o = attn @ v, as SDPA's -inf masking differs from this fill here"
     text = "explicit torch ops, o by F.scaled_dot_product_attention"

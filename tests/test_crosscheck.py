@@ -392,3 +392,32 @@ def test_a_finite_fill_above_the_scores_is_not_compared_with_sdpa_minus_inf():
         result = crosscheck(trace, dtype=dtype)
         assert result["passed"], format_table(result)
         assert "o = attn @ v" in result["reference"]
+
+
+@pytest.mark.parametrize("mask", ["none", "causal"])
+@pytest.mark.parametrize("with_v", [True, False])
+def test_given_scores_are_checked_from_the_scores_on(capsys, tmp_path, mask, with_v):
+    """source = "scores": torch starts from the given scores (no q, k) and every tensor after them
+    agrees; softmax of [[1, 2], [3, 3]] is hand-derivable: [1/(1+e), e/(1+e)] and [1/2, 1/2]."""
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('variant = "sdpa"\nsource = "scores"\nscores = [[1, 2], [3, 3]]\n'
+                        + ('v = [[1, 0], [0, 1]]\n' if with_v else "") + f'mask = "{mask}"\n')
+    code, out, err = run(capsys, "crosscheck", "--scenario", str(scenario))
+    assert code == 0, out + err
+    rows = table_rows(out)
+    assert "given scores" in out
+    assert ("o" in rows) == with_v and ("out" in rows) == with_v
+    assert all(cells[-1] == "ok" for cells in rows.values())
+    trace = attnwalk.walk(variant="sdpa", source="scores", scores=[[1, 2], [3, 3]], mask=mask,
+                          **({"v": [[1, 0], [0, 1]]} if with_v else {}))
+    e = np.e
+    want = [[1 / (1 + e), e / (1 + e)], [0.5, 0.5]] if mask == "none" else [[1, 0], [0.5, 0.5]]
+    np.testing.assert_allclose(trace["attn"][0, 0], want, rtol=1e-15)
+
+
+def test_given_scores_perturbed_after_the_input_fail_at_that_step():
+    trace = attnwalk.walk(variant="sdpa", source="scores", scores=[[1, 2], [3, 3]], v=[[1, 0], [0, 1]])
+    data = trace["attn"].copy()
+    data[0, 0, 0, 0] += 1e-6
+    trace.steps["attn"] = dataclasses.replace(trace.steps["attn"], data=data)
+    assert failing(crosscheck(trace))[0] == "attn"

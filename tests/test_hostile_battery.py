@@ -155,7 +155,6 @@ CROSSCHECK = [
     (["--h", "100000"], "--h", "from 1 to 4096"),
     (["--scenario", "fifo.toml"], "--scenario", "not a regular file"),
     (["--max-memory", "lots"], "--max-memory", "512M"),
-    (["--scenario", "scores.toml"], "--source", "given scores have no q, k"),  # was KeyError: 'q'
 ]
 
 
