@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,7 +166,7 @@ def _output_fields(output: str, where: str, allowed: str) -> None:
             raise BuildError(f"{where}: output {output[:60]!r}: bad field {shown}; {allowed}")
 
 
-COURSE_KEYS = {"index", "langs"}
+COURSE_KEYS = {"index", "langs", "formats"}
 
 
 def _known_keys(where: str, table: dict, keys) -> None:
@@ -176,7 +177,8 @@ def _known_keys(where: str, table: dict, keys) -> None:
 
 
 def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Path, str]]:
-    """The ``[course]`` table's index pages as (shown, path, lang) per language, validated; [] when absent."""
+    """The ``[course]`` table's index pages as (shown, path, lang) per language and format (``formats``:
+    md, and html for an HTML page beside it), validated; [] when absent."""
     course = data.get("course")
     if course is None:
         return []
@@ -190,6 +192,12 @@ def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Pat
     allowed = "allowed: a path relative to the manifest, with the field {lang}"
     if not isinstance(index, str) or not index or "\x00" in index:
         raise BuildError(f"{where}: index: got {_short(index)}; {allowed}")
+    formats = course.get("formats", ["md"])
+    if not isinstance(formats, list) or "md" not in formats or len(set(map(str, formats))) != len(formats) or any(
+            f not in ("md", "html") for f in formats):
+        raise BuildError(f"{where}: formats: got {_short(formats)}; allowed: [\"md\"] or [\"md\", \"html\"]")
+    if "html" in formats and not index.endswith(".md"):
+        raise BuildError(f"{where}: index {index[:60]!r}: an HTML index needs a .md index; allowed: *.md")
     if not isinstance(langs, list) or not langs or len(set(map(str, langs))) != len(langs) or any(
             lang not in ("vi", "en") for lang in langs):
         raise BuildError(f"{where}: langs: got {_short(langs)}; allowed: a non-empty list of vi, en")
@@ -217,6 +225,8 @@ def _course_table(manifest: Path, data: dict, root: Path) -> list[tuple[str, Pat
         if path == manifest.resolve():
             raise BuildError(f"{where}: index {shown[:60]!r} would overwrite the manifest; {allowed}")
         out.append((shown, path, lang))
+        if "html" in formats:
+            out.append((shown[:-3] + ".html", path.with_suffix(".html"), lang))
     return out
 
 
@@ -497,8 +507,22 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
                     fresh[job.shown] = {"inputs": prints[job.shown],
                                         "output": hashlib.sha256(text.encode("utf-8")).hexdigest()}
             lines.append((n, len(jobs), job.shown, status))
-    for shown, path, text in course_index(manifest, jobs, texts):
-        _write_or_diff(res, shown, path, text, check, pending)
+    for shown, path, lang, text, links in index_pages(manifest, jobs, texts):
+        if links is None:
+            _write_or_diff(res, shown, path, text, check, pending)
+            continue
+        # the index's HTML page (KaTeX inlined): rendered only when its Markdown, links or code changed
+        key = hashlib.sha256(json.dumps([code, text, links], sort_keys=True).encode("utf-8")).hexdigest()
+        if cache.get(shown, {}).get("inputs") == key and cache[shown].get("output") == _digest(path):
+            fresh[shown] = cache[shown]
+            res.unchanged.append(shown)
+            continue
+        from .html import page
+
+        html = page(text, lang, {}, links)
+        _write_or_diff(res, shown, path, html, check, pending)
+        if not check:
+            fresh[shown] = {"inputs": key, "output": hashlib.sha256(html.encode("utf-8")).hexdigest()}
     _write_all(pending)
     if progress:
         for line in lines:
@@ -547,20 +571,40 @@ def _write_all(pending: list[tuple[str, Path, str]]) -> None:
 
 
 def course_index(manifest: Path, jobs: list[Job], texts: dict | None = None) -> list[tuple[str, Path, str]]:
-    """The course index pages ``[course] index`` asks for: (shown, path, text) per language.
+    """The course index pages ``[course] index`` asks for: (shown, path, text) per language and format.
 
     Notes in the manifest's order (its learning order), each linked by its title, and a vi/en
     glossary (attnwalk/views/glossary.py). No ``[course]`` table: no index.
     """
+    from .html import page
+
+    return [(shown, path, text if links is None else page(text, lang, {}, links))
+            for shown, path, lang, text, links in index_pages(manifest, jobs, texts)]
+
+
+def index_pages(manifest: Path, jobs: list[Job], texts: dict | None = None) -> list[tuple]:
+    """(shown, path, lang, Markdown text, links) of each index page: ``links`` is None for the Markdown
+    page, and for its HTML page the note links to point at each note's HTML page where it has one."""
     from .views.glossary import index_page
 
     pages = _course_table(Path(manifest), _read_manifest(Path(manifest)), Path(manifest).resolve().parent)
+    with_html = {job.path.with_suffix(".md") for job in jobs if job.format == "html"}
     out = []
     for shown, path, lang in pages:
         notes = [(job.name, job.path, _title(job.path, (texts or {}).get(job.path)))
                  for job in jobs if job.lang == lang and job.format == "md"]
-        out.append((shown, path, index_page(lang, notes, path.parent)))
+        text = index_page(lang, notes, path.parent)
+        links = None
+        if path.suffix == ".html":
+            links = {rel(p, path.parent): rel(p.with_suffix(".html"), path.parent) for _, p, _ in notes
+                     if p in with_html}
+        out.append((shown, path, lang, text, links))
     return out
+
+
+def rel(path: Path, here: Path) -> str:
+    """``path`` relative to the folder ``here``, with forward slashes (a Markdown link)."""
+    return Path(os.path.relpath(path, here)).as_posix()
 
 
 def _title(path: Path, text: str | None = None) -> str:

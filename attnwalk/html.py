@@ -79,9 +79,10 @@ def side_by_side(tex: str) -> list[str] | None:
     return parts if ok else None
 
 
-def body_html(markdown: str, images: dict[str, str]) -> str:
+def body_html(markdown: str, images: dict[str, str], links: dict[str, str] | None = None) -> str:
     """The note's body (front matter dropped); an image whose src is in ``images`` (src -> SVG text)
-    becomes a figure with the SVG inlined as a data URI and its alt text kept."""
+    becomes a figure with the SVG inlined as a data URI and its alt text kept; a link whose target
+    is in ``links`` points to the page given there (a neighbour's HTML page instead of its Markdown)."""
     if markdown.startswith("---\n"):
         end = markdown.find("\n---\n", 4)
         if end >= 0:
@@ -100,6 +101,15 @@ def body_html(markdown: str, images: dict[str, str]) -> str:
         return f'<img src="{escape(src)}" alt="{escape(alt)}">'
 
     md.add_render_rule("image", image)
+
+    def link_open(renderer, tokens, idx, options, env):
+        tok = tokens[idx]
+        href = tok.attrGet("href")
+        if links and href in links:
+            tok.attrSet("href", links[href])
+        return renderer.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("link_open", link_open)
     default_math = md.renderer.rules["math_block"]
 
     def math_block(renderer, tokens, idx, options, env):
@@ -119,7 +129,7 @@ def title_of(markdown: str) -> str:
     return re.sub(r"\$([^$]*)\$", r"\1", m.group(1)).strip() if m else "attnwalk"
 
 
-def page(markdown: str, lang: str, images: dict[str, str]) -> str:
+def page(markdown: str, lang: str, images: dict[str, str], links: dict[str, str] | None = None) -> str:
     """The whole HTML page of a Markdown note."""
     from . import __version__
     from .render import environment
@@ -127,4 +137,4 @@ def page(markdown: str, lang: str, images: dict[str, str]) -> str:
     css, js = katex_assets()
     return environment().get_template("html/page.html.j2").render(
         lang=lang, title=title_of(markdown), version=__version__, katex_css=css, katex_js=js,
-        body=body_html(markdown, images).rstrip("\n"))
+        body=body_html(markdown, images, links).rstrip("\n"))

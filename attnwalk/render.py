@@ -132,6 +132,7 @@ def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: s
     text = render_markdown(trace, lang, refs)
     if fmt == "html":
         from .html import page
+        from .views.course import html_links
 
-        text = page(text, lang, src)
+        text = page(text, lang, src, html_links(trace.config))
     return text, svgs

@@ -2,12 +2,15 @@
 KaTeX's fonts inlined (no font file fetched)."""
 
 import re
+from pathlib import Path
 
 import pytest
 
 import attnwalk
 from attnwalk.html import body_html, katex_assets
 from attnwalk.render import render
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytest.importorskip("matplotlib", reason="HTML notes inline figures: pip install 'attnwalk[figures]' (CI does)")
 
@@ -76,3 +79,33 @@ def test_side_by_side_matrices_get_a_box_each_in_a_wrapping_row():
     html = body_html(f"$$\n{two}\n$$\n", {})
     assert re.fullmatch(r'<div class="side">\n(<div class="math block">\n[^<]*\n</div>\n){2}</div>\n', html)
     assert "1 &amp; 0" in html  # escaped like any formula; KaTeX reads the text
+
+
+def _hrefs(html: str) -> list[str]:
+    return [h for h in re.findall(r'<a href="([^"]+)"', html) if not h.startswith(("http:", "https:", "#"))]
+
+
+def test_html_pages_link_html_pages_and_every_link_resolves():
+    """A browser shows a linked .md as plain text: the course's HTML pages (notes and index) link the
+    HTML page of every note that has one, and .md only where a note has no HTML page; all resolve."""
+    examples = ROOT / "examples"
+    pages = sorted(examples.glob("index.*.html")) + sorted((examples / "notes").glob("*.html"))
+    assert len(pages) >= 8 and (examples / "index.en.html").is_file() and (examples / "index.vi.html").is_file()
+    for p in pages:
+        hrefs = _hrefs(p.read_text(encoding="utf-8"))
+        assert hrefs, p
+        for h in hrefs:
+            target = (p.parent / h).resolve()
+            assert target.is_file(), (p.name, h)
+            if target.suffix == ".md":
+                assert not target.with_suffix(".html").exists(), (p.name, h)
+        lang = p.name.split(".")[-2]
+        assert all(f".{lang}." in h for h in hrefs if h.endswith((".md", ".html"))), (p.name, hrefs)
+    index = _hrefs((examples / "index.en.html").read_text(encoding="utf-8"))
+    notes = re.findall(r"\]\(([^)]+\.md)\)", (examples / "index.en.md").read_text(encoding="utf-8"))
+    assert [Path(h).stem for h in index] == [Path(n).stem for n in notes]  # same notes, same order
+
+
+def test_a_link_to_a_page_given_is_rewritten_and_others_are_kept():
+    html = body_html("[a](n.md) [b](m.md) [c](https://x.org/n.md)\n", {}, {"n.md": "n.html"})
+    assert _hrefs(html) == ["n.html", "m.md"] and 'href="https://x.org/n.md"' in html

@@ -24,7 +24,8 @@ def repo_root() -> Path:
 
 @lru_cache(maxsize=4)
 def _entries(root: str) -> tuple:
-    """The walkthroughs of the shipped manifest: (name, scenario path shown, options, langs, output)."""
+    """The walkthroughs of the shipped manifest: (name, scenario path shown, options, langs, output,
+    figures, formats)."""
     path = Path(root) / COURSE
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -35,8 +36,10 @@ def _entries(root: str) -> tuple:
         if not isinstance(e, dict) or "name" not in e:
             continue
         scen = e.get("scenario")
+        formats = e.get("formats", [e.get("format", "md")])
         out.append((e["name"], (COURSE.parent / scen).as_posix() if scen else None, dict(e.get("options", {})),
-                    tuple(e.get("langs", ["vi"])), e.get("output", ""), e.get("figures") is True))
+                    tuple(e.get("langs", ["vi"])), e.get("output", ""), e.get("figures") is True,
+                    tuple(formats) if isinstance(formats, list) else ()))
     return tuple(out)
 
 
@@ -48,7 +51,7 @@ def _scenario(root: str, shown: str) -> dict:
 
 
 def _options(root: str, entry: tuple) -> dict:
-    name, scen, options, _langs, _out, _figures = entry
+    name, scen, options, _langs, _out, _figures, _formats = entry
     opts = dict(_scenario(root, scen)) if scen else {}
     opts.update({k.replace("-", "_"): v for k, v in options.items()})
     return opts
@@ -93,24 +96,43 @@ def locate(cfg: dict) -> dict | None:
         files = f" -o {out} --figures {(COURSE.parent / here / 'figures').as_posix()}" if entry[5] else ""
 
         def link(e: tuple, here: Path = here) -> dict:
-            return {"name": e[0], "file": _rel(e[4].format(name=e[0], lang=lang), here)}
+            md = e[4].format(name=e[0], lang=lang)
+            return {"name": e[0], "file": _rel(md, here),
+                    "html": _rel(str(Path(md).with_suffix(".html")), here) if "html" in e[6] else None}
         ordered = [e for e in entries if lang in e[3]]
         k = ordered.index(entry)
+        prev = link(ordered[k - 1]) if k > 0 else None
+        after = link(ordered[k + 1]) if k + 1 < len(ordered) else None
+        index, index_html = _index(root)
+        index = _rel(index.format(lang=lang), here) if index else None
+        # the HTML page of a note links the HTML pages of its neighbours and of the index, where the
+        # course writes them (a browser would show a linked .md as plain text)
+        html_links = {x["file"]: x["html"] for x in (prev, after) if x and x["html"]}
+        if index and index_html:
+            html_links[index] = str(Path(index).with_suffix(".html").as_posix())
         return {"name": name, "command": command, "files": files, "number": k + 1, "total": len(ordered),
-                "prev": link(ordered[k - 1]) if k > 0 else None,
-                "next": link(ordered[k + 1]) if k + 1 < len(ordered) else None,
-                "index": _rel(index.format(lang=lang), here) if (index := _index(root)) else None}
+                "prev": prev, "next": after, "index": index, "html_links": html_links}
     return None
 
 
 @lru_cache(maxsize=4)
-def _index(root: str) -> str | None:
-    """The manifest's ``[course] index`` pattern (relative to the manifest), or None."""
+def _index(root: str) -> tuple[str | None, bool]:
+    """The manifest's ``[course] index`` pattern (relative to the manifest) or None, and whether the
+    index has an HTML page too (``formats``)."""
     try:
         course = tomllib.loads((Path(root) / COURSE).read_text(encoding="utf-8")).get("course")
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return None
-    return str(course["index"]) if isinstance(course, dict) and "index" in course else None
+        return None, False
+    if not isinstance(course, dict) or "index" not in course:
+        return None, False
+    formats = course.get("formats", ["md"])
+    return str(course["index"]), isinstance(formats, list) and "html" in formats
+
+
+def html_links(cfg: dict) -> dict[str, str]:
+    """{a link of the note's Markdown: the HTML page to link instead} for the note's HTML page."""
+    here = locate(cfg)
+    return here["html_links"] if here else {}
 
 
 def _rel(target: str, here: Path) -> str:
