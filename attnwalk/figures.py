@@ -14,6 +14,7 @@ import numpy as np
 from .figure_words import WORDS
 from .numfmt import fmt
 
+MAX_TICKS = 20  # labelled rows / columns of a heatmap at most
 MAX_ANNOTATED = 16  # values are written in the cells up to 16x16
 
 
@@ -145,7 +146,10 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
         lo, hi = lo - 0.5, hi + 0.5
     qlab, klab = _labels(trace.config, n, m, trace.config["variant"], a.shape)
     cell = 0.5 if max(n, m) <= 9 else 0.38
-    fig.set_size_inches(min(1.6 + cell * m + 1.0, 8.0), min(1.2 + cell * n, 8.0))
+    # unannotated maps need no room per cell: a smaller figure keeps its text legible when a phone
+    # scales the picture to the screen's width
+    cap = 8.0 if max(n, m) <= MAX_ANNOTATED else 5.5
+    fig.set_size_inches(min(1.6 + cell * m + 1.0, cap), min(1.2 + cell * n, cap - 1.0))
     ax = fig.add_subplot()
     keep = _keep(trace)
     shown = np.ma.masked_array(a, mask=~keep) if keep is not None else a
@@ -159,8 +163,10 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
                                    hatch="///", linewidth=0.5))
     if max(n, m) <= MAX_ANNOTATED:
         _annotate(ax, a, lo, hi, 3, 7 if max(n, m) <= 9 else 5, skip=None if keep is None else ~keep)
-    ax.set_xticks(range(m), klab, rotation=90 if m > 9 or any(len(s) > 4 for s in klab) else 0)
-    ax.set_yticks(range(n), qlab)
+    # past MAX_TICKS rows or columns, every k-th one is labelled (81 labels would print on each other)
+    xs, ys = range(0, m, -(-m // MAX_TICKS)), range(0, n, -(-n // MAX_TICKS))
+    ax.set_xticks(xs, [klab[j] for j in xs], rotation=90 if m > 9 or any(len(s) > 4 for s in klab) else 0)
+    ax.set_yticks(ys, [qlab[i] for i in ys])
     ax.set_xlabel(w["keys"])
     ax.set_ylabel(w["queries"])
     ax.set_title(w["attn_title"].format(h=h))

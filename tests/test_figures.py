@@ -203,3 +203,25 @@ def test_figure_notes_leave_no_decimal_unread(name, lang):
     r = check_file(ROOT / "examples" / "notes" / f"{name}.{lang}.md")
     assert not r.wrong
     assert [(u.line, u.text) for u in r.unknown if "." in u.text] == []
+
+
+@pytest.mark.parametrize("side", [3, 5, 9])
+def test_heatmap_ticks_stay_legible_on_a_large_map(side):
+    """81 queries would print 81 labels on top of each other: past MAX_TICKS every k-th pixel is
+    labelled, starting at p0, evenly spaced; a small map labels every pixel."""
+    import matplotlib
+
+    n = side * side
+    t = attnwalk.walk(h=side, w=side, heads=2)
+    fig = matplotlib.figure.Figure()
+    figures._draw_heatmap(fig, t, 0, figures.WORDS["en"])
+    ax = fig.axes[0]
+    xs, ys = list(ax.get_xticks()), list(ax.get_yticks())
+    assert xs == ys and len(xs) <= figures.MAX_TICKS and xs[0] == 0
+    steps = set(np.diff(xs))
+    assert len(steps) == 1 and xs[-1] + steps.pop() >= n  # evenly spaced, reaching the last pixel's band
+    if n <= figures.MAX_TICKS:
+        assert xs == list(range(n))
+    labels = [lab.get_text() for lab in ax.get_yticklabels()]
+    assert labels == [f"p{int(i)}" for i in ys]
+    assert max(fig.get_size_inches()) <= (8.0 if n <= figures.MAX_ANNOTATED else 5.5)

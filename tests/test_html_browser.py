@@ -176,6 +176,10 @@ def test_course_page_folds_captions_and_phone_width(browser, tmp_path, name, lan
     boxes = phone.evaluate("""[...document.querySelectorAll('.math.block, table, pre, img')].map(e =>
         e.getBoundingClientRect().right)""")
     assert max(boxes) <= 390  # a box that scrolls its content stays inside the screen
+    # the command that regenerates the note wraps: the whole of it is visible without scrolling
+    commands = phone.evaluate("""[...document.querySelectorAll('pre > code.language-bash')].map(c =>
+        [c.parentElement.scrollWidth, c.parentElement.clientWidth, c.textContent])""")
+    assert commands and all(sw <= cw for sw, cw, _ in commands), commands
     # a side-by-side piece narrower than the screen never needs to scroll: the row wraps instead
     cramped = phone.evaluate("""[...document.querySelectorAll('.side > .math.block')].filter(b =>
         b.firstElementChild.firstElementChild.getBoundingClientRect().width < 360
