@@ -195,3 +195,23 @@ def test_course_page_folds_captions_and_phone_width(browser, tmp_path, name, lan
     shot = shots_dir(tmp_path) / f"{name}.{lang}.390.png"
     phone.screenshot(path=str(shot), full_page=True)
     phone.close()
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+@pytest.mark.parametrize("name", ["hand-2x2", "sdpa-cross-attention", "yolo-3x3-seed42-module"])
+def test_course_pages_without_figures_read_on_a_phone(browser, tmp_path, name, lang):
+    """The course's pages without figures: folds are real <details>, math is typeset, and at 390 px the
+    page never scrolls sideways and the regenerate command wraps."""
+    path = ROOT / "examples" / "notes" / f"{name}.{lang}.html"
+    md = (ROOT / "examples" / "notes" / f"{name}.{lang}.md").read_text(encoding="utf-8")
+    phone = _open(browser, path, 390)
+    assert phone.evaluate("document.querySelectorAll('details').length") == md.count('<details markdown="1">')
+    assert "<details" not in phone.evaluate("document.body.innerText")
+    assert phone.evaluate("document.querySelectorAll('.katex').length") > 20
+    phone.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    assert phone.evaluate(TOO_WIDE) == []
+    commands = phone.evaluate("""[...document.querySelectorAll('pre > code.language-bash')].map(c =>
+        c.parentElement.scrollWidth - c.parentElement.clientWidth)""")
+    assert commands and max(commands) <= 0
+    phone.close()
