@@ -227,10 +227,16 @@ def _mag(text: str) -> str:
     return text.lstrip("-−–").rstrip("%…").removesuffix("...")
 
 
+_PROGRAM = re.compile(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", re.S | re.M)
+
+
 def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     """Add the hand-written forms' verdicts (``human.find``) to numbers nothing else understood, and
     count every other number of the note (integers too) as not understood."""
+    from itertools import repeat
+
     from . import human
+    from .source import is_program
 
     try:
         hits = human.find(body, trace)
@@ -239,33 +245,33 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     slots: dict[tuple[int, str], list[NumRec]] = {}
     for r in recs:
         slots.setdefault((r.line, _mag(r.text)), []).append(r)
+    starts, texts = human._numbers(body)
+    lines = list(map(bisect_right, repeat(human._line_starts(body)), starts))
+    # a number's magnitude as _mag reads it: a printed number has one sign and at most one "%" (never "…")
+    mags = [t.lstrip("-−–").rstrip("%") for t in texts]
+    code = [m.span() for m in _PROGRAM.finditer(body)
+            if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
+    if code:  # in order, not overlapping: a number's block by bisection
+        code_starts = [a for a, _ in code]
+        inside = [(k := bisect_right(code_starts, pos) - 1) >= 0 and pos < code[k][1] for pos in starts]
     seen: dict[tuple[int, str], int] = {}
     out = list(recs)
-    line, last = 1, 0
-    from .source import is_program
-
-    code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", body,
-                                          re.S | re.M)
-            if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
-    code_starts = [a for a, _ in code]  # in order, not overlapping: a number's block by bisection
-    for pos, text in human.numbers(body):
-        line += body.count("\n", last, pos)
-        last = pos
-        k = bisect_right(code_starts, pos) - 1
-        if pos not in hits and k >= 0 and pos < code[k][1]:
+    for n, key in enumerate(zip(lines, mags)):
+        pos = starts[n]
+        hit = hits.get(pos)
+        if code and hit is None and inside[n]:
             continue
-        key = (line, _mag(text))
         k = seen.get(key, 0)
         seen[key] = k + 1
-        have = slots.get(key, [])
-        hit = hits.get(pos)
-        if k < len(have):
-            rec = have[k]
-            if hit is not None and rec.status == "unknown":
-                rec.checks.append((hit.ok, hit.label, hit.expected))
-                rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+        have = slots.get(key)
+        if have is not None and k < len(have):
+            if hit is not None:
+                rec = have[k]
+                if rec.status == "unknown":
+                    rec.checks.append((hit.ok, hit.label, hit.expected))
+                    rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
             continue
-        rec = NumRec(line, text.replace("−", "-").replace("–", "-"))
+        rec = NumRec(key[0], texts[n].replace("−", "-").replace("–", "-"))
         if hit is not None:
             rec.checks.append((hit.ok, hit.label, hit.expected))
             rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")

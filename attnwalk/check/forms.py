@@ -40,6 +40,8 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
+from .human import _memo
+
 _LIST = re.compile(r"\[([^\[\]\n]*)\]")
 _FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
 
@@ -56,6 +58,7 @@ def _outside_code(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+@_memo
 def list_rows(text: str) -> list:
     """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed;
     only the first line may have words before its list (``Q = [..] K = [..]``): ``q1 = [..]`` then
@@ -290,6 +293,7 @@ def _call_args(s: str) -> list | None:
     return value if all(isinstance(a, list) for a in value) else None
 
 
+@_memo
 def blocks(text: str) -> list:
     """Every registered block form's matrices (judged before the reader's own, at the same offset)."""
     out = []
@@ -325,6 +329,7 @@ _CONSTRUCTORS = {"tensor", "array", "asarray", "matrix", "float_tensor", "floatt
 _CALL_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\($")
 
 
+@_memo
 def call_arguments(text: str) -> list:
     """A matrix written as an argument of a call (``attention(\n [[..]],\n [[..]])``) is no result named
     by the assignment before the call, and may be another test case's input: it stays unread.

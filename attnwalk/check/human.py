@@ -39,6 +39,25 @@ def _per_text(text: str) -> dict:
     return cached[1]
 
 
+_MEMO: dict = {}  # reader name -> (text, args, its result): the readers several forms ask about one text
+
+
+def _memo(fn):
+    """``fn(text, *args)`` computed once for the last text (and args) it was asked about: the block readers are
+    asked for the same text by several forms (the reader, ``transposed``, ``foreign_sections``, ``quoted_rows``).
+    Callers never change what they get (they build new lists from it)."""
+    name = fn.__qualname__
+
+    def once(text: str, *args):
+        cached = _MEMO.get(name)  # one tuple, replaced whole (as ``_PER_TEXT``)
+        if cached is None or cached[0] is not text or cached[1] != args:
+            cached = _MEMO[name] = (text, args, fn(text, *args))
+        return cached[2]
+
+    once.__doc__, once.__name__, once.__qualname__, once.__wrapped__ = fn.__doc__, fn.__name__, name, fn
+    return once
+
+
 def _offsets(text: str, mark: str) -> list[int]:
     """Where ``mark`` occurs in ``text``, non-overlapping (as ``str.count`` counts them), found once per text."""
     table = _per_text(text)
@@ -217,11 +236,18 @@ class Block:
     row_names: list | None = None  # names printed before each row (tables, grids)
 
 
+_LETTER = re.compile(r"[A-Za-z\u00c0-\u1ef9\u4e00-\u9fff]")
+_NOT_WORDS = re.compile(r"[\s,&;\\()\[\]]*")
+
+
 def _cells(text: str, base: int) -> list[Cell] | None:
+    """The numbers of a row, or None when words stand among them (the row is prose, not numbers)."""
     cells = [Cell(m.group(0), base + m.start()) for m in NUM_RE.finditer(text)]
-    rest = NUM_RE.sub("", text)
-    if re.search(r"[A-Za-z\u00c0-\u1ef9\u4e00-\u9fff]", rest) and not re.fullmatch(r"[\s,&;\\()\[\]]*", rest):
-        return None
+    # what is left without the numbers is some of text's characters: no letter in text, none left
+    if _LETTER.search(text) is not None:
+        rest = NUM_RE.sub("", text)
+        if _LETTER.search(rest) and not _NOT_WORDS.fullmatch(rest):
+            return None
     return cells
 
 
@@ -289,6 +315,7 @@ def _environments(text: str):
         yield b, body, end
 
 
+@_memo
 def latex_blocks(text: str) -> list[Block]:
     out = []
     for m, base, stop in _environments(text):
@@ -313,6 +340,7 @@ def latex_blocks(text: str) -> list[Block]:
     return out
 
 
+@_memo
 def bracket_blocks(text: str) -> list[Block]:
     """``[[..], [..]]`` lists and numpy prints (commas optional, one row per line or not)."""
     out = []
@@ -355,6 +383,7 @@ def _inside(text, outer: Block, inner: Block) -> bool:
 _ROW_NAME = re.compile(r"^\s*(?:#\s*)?([^\d\s\[\]|:=-][^\[\]|:=]{0,24}?)\s*[:=|]?\s*(?=[-−\d\[])")
 
 
+@_memo
 def grid_blocks(text: str) -> list[Block]:
     """Plain-text grids in code blocks: 2+ consecutive lines of numbers, a row name or ``# comment`` each."""
     out = []
@@ -388,6 +417,7 @@ def grid_blocks(text: str) -> list[Block]:
     return out
 
 
+@_memo
 def table_blocks(text: str) -> list[Block]:
     """Markdown tables whose data rows are a name (a token) and numbers."""
     out = []
@@ -425,6 +455,7 @@ _CLOSE = re.compile(r"\s*\]")
 _FLAT = re.compile(r"(?<![\[\w])\[(?P<body>\s*" + NUM + r"(?:\s*,\s*" + NUM + r")+\s*)\](?!\s*[\[,])")
 
 
+@_memo
 def flat_lists(text: str) -> list[tuple[int, list[Cell]]]:
     """One-dimensional printed lists ``[0.1, 0.2, 0.3]`` / ``tensor([..])`` (not rows of a matrix)."""
     out = []
@@ -648,12 +679,27 @@ _SUB_BEFORE = re.compile(r"[\^_]\{?[-−]?$")
 
 def numbers(text: str) -> list[tuple[int, str]]:
     """Every number of ``text`` (integers included): (offset, printed text)."""
-    out = []
-    for m in NUM_RE.finditer(text):
-        if _SUB_BEFORE.search(text, max(0, m.start() - 3), m.start()):
-            continue  # an exponent or subscript of a formula (d_k^{-0.5}, W_{1}): part of a name
-        out.append((m.start(), m.group(0).rstrip(".")))  # "step 1." is 1
-    return out
+    return list(zip(*_numbers(text)))
+
+
+def _numbers(text: str) -> tuple[list[int], list[str]]:
+    """``numbers`` as two lists (offsets, printed texts), built without Python work per number: the
+    merge of ``check`` walks every number of a note."""
+    found = list(NUM_RE.finditer(text))
+    starts = list(map(re.Match.start, found))
+    texts = list(map(re.Match.group, found))
+    # an exponent or subscript of a formula (d_k^{-0.5}, W_{1}) is part of a name: _SUB_BEFORE ends with
+    # its "^" or "_" at most 3 characters before the number, so only the few offsets after one can be one
+    subs = {s for mark in ("^", "_") for at in _offsets(text, mark) for s in (at + 1, at + 2, at + 3)
+            if _SUB_BEFORE.search(text, max(0, s - 3), s)}
+    if subs:
+        keep = [k for k, s in enumerate(starts) if s not in subs]
+        if len(keep) < len(starts):
+            starts = [starts[k] for k in keep]
+            texts = [texts[k] for k in keep]
+    if any(t.endswith(".") for t in texts):
+        texts = [t.rstrip(".") for t in texts]  # "step 1." is 1
+    return starts, texts
 
 
 def frac(x: float) -> Fraction:
