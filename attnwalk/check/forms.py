@@ -591,6 +591,8 @@ def restated_percentages(text: str, trace, hits: dict, foreign: list) -> None:
     from ..numfmt import fmt
     from . import human
 
+    if "%" not in text:
+        return  # nothing to restate (every match of _PCT ends with one)
     by_line: dict[int, list] = {}
     for pos, h in hits.items():
         by_line.setdefault(h.line, []).append((pos, h))
@@ -699,8 +701,7 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
-    pos = 0
-    for line in text.split("\n"):
+    for pos, line in _lines_holding(text, "["):  # every row of _WORD_ROW is a [list]
         groups: dict[str, list] = {}
         prev, first = 0, None
         for m in _WORD_ROW.finditer(line):
@@ -719,7 +720,19 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
             prev = m.end()
         for (label, named), rows in groups.items():
             _joint(text, trace, hits, rows, label, named, not in_any(pos, foreign))
-        pos += len(line) + 1
+
+
+def _lines_holding(text: str, mark: str):
+    """(offset, line) of each line of ``text`` that holds ``mark``, in order (``text.split("\n")``'s lines)."""
+    from .human import _line_starts, _offsets
+
+    starts, last = _line_starts(text), -1
+    for at in _offsets(text, mark):
+        k = bisect_right(starts, at) - 1
+        if k != last:
+            last = k
+            end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+            yield starts[k], text[starts[k]:end]
 
 
 _PAIR = re.compile(r"(?P<w>[^\W\d][\w.'’-]*)[\"”'`]?\s*[=:]\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)(?!\w|\.\d)")

@@ -16,6 +16,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import repeat
+from typing import NamedTuple
 
 import numpy as np
 
@@ -96,8 +98,9 @@ def line_of(text: str, pos: int) -> int:
     return bisect_right(_line_starts(text), pos)
 
 
-@dataclass
-class Cell:
+class Cell(NamedTuple):
+    """A printed number of a matrix (a tuple: a note's thousands of cells are made without a Python call each)."""
+
     text: str  # as printed (sign, digits, % included)
     start: int  # offset in the note
 
@@ -242,7 +245,9 @@ _NOT_WORDS = re.compile(r"[\s,&;\\()\[\]]*")
 
 def _cells(text: str, base: int) -> list[Cell] | None:
     """The numbers of a row, or None when words stand among them (the row is prose, not numbers)."""
-    cells = [Cell(m.group(0), base + m.start()) for m in NUM_RE.finditer(text)]
+    found = list(NUM_RE.finditer(text))
+    cells = list(map(tuple.__new__, repeat(Cell), zip(map(re.Match.group, found), map(base.__add__,
+                                                                                     map(re.Match.start, found)))))
     # what is left without the numbers is some of text's characters: no letter in text, none left
     if _LETTER.search(text) is not None:
         rest = NUM_RE.sub("", text)
