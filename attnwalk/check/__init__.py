@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import compress, repeat
+from operator import attrgetter
 from pathlib import Path
 
 from .checker import Checker, NumRec
 from .labels import TraceView
-from .source import FRONT_RE, front_matter, segments
+from .source import FRONT_RE, front_matter, is_program, segments
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -227,56 +230,68 @@ def _mag(text: str) -> str:
     return text.lstrip("-−–").rstrip("%…").removesuffix("...")
 
 
-_PROGRAM = re.compile(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", re.S | re.M)
+_PROGRAM = re.compile(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", re.S | re.M)  # a fenced block
 
 
 def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     """Add the hand-written forms' verdicts (``human.find``) to numbers nothing else understood, and
     count every other number of the note (integers too) as not understood."""
-    from itertools import repeat
-
     from . import human
-    from .source import is_program
 
     try:
         hits = human.find(body, trace)
     except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
         hits = {}
-    slots: dict[tuple[int, str], list[NumRec]] = {}
-    for r in recs:
-        slots.setdefault((r.line, _mag(r.text)), []).append(r)
+    # The k-th number of the note with a given (line, magnitude) is the k-th record of the Checker with
+    # them; a number past them is a new record. The per-number work is done with C-level maps (a note
+    # has thousands of numbers), Python only where a number is new or has a hit.
     starts, texts = human._numbers(body)
     lines = list(map(bisect_right, repeat(human._line_starts(body)), starts))
-    # a number's magnitude as _mag reads it: a printed number has one sign and at most one "%" (never "…")
-    mags = [t.lstrip("-−–").rstrip("%") for t in texts]
     code = [m.span() for m in _PROGRAM.finditer(body)
             if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
-    if code:  # in order, not overlapping: a number's block by bisection
-        code_starts = [a for a, _ in code]
-        inside = [(k := bisect_right(code_starts, pos) - 1) >= 0 and pos < code[k][1] for pos in starts]
+    if code:  # in order, not overlapping: a number is inside one when an odd number of their ends precede it
+        bounds = [x for span in code for x in span]
+        keep = [not (b & 1) or p in hits for b, p in zip(map(bisect_right, repeat(bounds), starts), starts)]
+        starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
+    # _mag of a printed number: one sign at most, one "%" at most and never "…"
+    keys = list(zip(lines, map(str.rstrip, map(str.lstrip, texts, repeat("-−–")), repeat("%"))))
+    rkeys = list(zip(map(attrgetter("line"), recs), map(str.removesuffix, map(str.rstrip, map(
+        str.lstrip, map(attrgetter("text"), recs), repeat("-−–")), repeat("%…")), repeat("..."))))
+    have = Counter(rkeys).get
     seen: dict[tuple[int, str], int] = {}
-    out = list(recs)
-    for n, key in enumerate(zip(lines, mags)):
-        pos = starts[n]
-        hit = hits.get(pos)
-        if code and hit is None and inside[n]:
-            continue
+    occ, new = [], []  # each number's occurrence index; the numbers past the records of their key
+    for n, key in enumerate(keys):
         k = seen.get(key, 0)
         seen[key] = k + 1
-        have = slots.get(key)
-        if have is not None and k < len(have):
-            if hit is not None:
-                rec = have[k]
+        occ.append(k)
+        if k >= have(key, 0):
+            new.append(n)
+    number_at = dict(zip(starts, range(len(starts))))
+    matched: dict[tuple[int, str], list] = {}  # key -> [(occurrence, hit)] of hits on numbers with a record
+    for pos, hit in hits.items():
+        n = number_at.get(pos)
+        if n is not None and occ[n] < have(keys[n], 0):
+            matched.setdefault(keys[n], []).append((occ[n], hit))
+    if matched:
+        slots: dict[tuple[int, str], list[NumRec]] = {}
+        for key, r in zip(rkeys, recs):
+            if key in matched:
+                slots.setdefault(key, []).append(r)
+        for key, found in matched.items():
+            for k, hit in found:
+                rec = slots[key][k]
                 if rec.status == "unknown":
                     rec.checks.append((hit.ok, hit.label, hit.expected))
                     rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
-            continue
-        rec = NumRec(key[0], texts[n].replace("−", "-").replace("–", "-"))
+    out = list(recs)
+    for n in new:
+        rec = NumRec(lines[n], texts[n].replace("−", "-").replace("–", "-"))
+        hit = hits.get(starts[n])
         if hit is not None:
             rec.checks.append((hit.ok, hit.label, hit.expected))
             rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
         out.append(rec)
-    return sorted(out, key=lambda r: r.line)
+    return sorted(out, key=attrgetter("line"))
 
 
 def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:

@@ -16,7 +16,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import repeat
+from itertools import compress, repeat
+from operator import not_
 from typing import NamedTuple
 
 import numpy as np
@@ -698,13 +699,9 @@ def _numbers(text: str) -> tuple[list[int], list[str]]:
     subs = {s for mark in ("^", "_") for at in _offsets(text, mark) for s in (at + 1, at + 2, at + 3)
             if _SUB_BEFORE.search(text, max(0, s - 3), s)}
     if subs:
-        keep = [k for k, s in enumerate(starts) if s not in subs]
-        if len(keep) < len(starts):
-            starts = [starts[k] for k in keep]
-            texts = [texts[k] for k in keep]
-    if any(t.endswith(".") for t in texts):
-        texts = [t.rstrip(".") for t in texts]  # "step 1." is 1
-    return starts, texts
+        keep = list(map(not_, map(subs.__contains__, starts)))
+        starts, texts = list(compress(starts, keep)), list(compress(texts, keep))
+    return starts, list(map(str.rstrip, texts, repeat(".")))  # "step 1." is 1
 
 
 def frac(x: float) -> Fraction:
