@@ -154,6 +154,7 @@ def plain(monkeypatch):
         for mod, name in MEMOIZED:
             mp.setattr(mod, name, getattr(mod, name).__wrapped__)
         mp.setattr(forms, "BLOCK_FORMS", [getattr(f, "__wrapped__", f) for f in forms.BLOCK_FORMS])
+        mp.setattr(human, "_row_vectors", human._row_vectors.__wrapped__)
         mp.setattr(human, "_cells", ref_cells)
         mp.setattr(human, "_numbers", ref_numbers_lists)
         mp.setattr(shapes, "_in_runs", ref_in_runs)
