@@ -266,3 +266,20 @@ def test_readers_are_computed_once_per_text_and_never_changed():
     report(text, options)  # a whole check leaves what the readers gave as it was
     for mod, fn in MEMOIZED:
         assert getattr(mod, fn)(text) == getattr(mod, fn).__wrapped__(text)
+
+
+def test_literal_led_patterns_match_as_the_plain_ones():
+    """``_FLAT``, ``_TABLE_RUN`` and ``_NUM_SCAN`` start with the character every match starts with (their
+    lookbehinds checked after it): the same matches as the patterns they were written from."""
+    num = human.NUM
+    plain_flat = re.compile(r"(?<![\[\w])\[(?P<body>\s*" + num + r"(?:\s*,\s*" + num + r")+\s*)\](?!\s*[\[,])")
+    plain_table = re.compile(r"(?:^\|[^\n]*\|[ \t]*\n){3,}", re.M)
+    rnd = random.Random(15)
+    parts = ["[", "]", "[[", "]]", "0", "1.5", "-2", "−3", "4%", "1e-3", ",", " ", "\n", "|", "| 1 |", "|a|\n", "a",
+             "x[", "_", "^", ".", "\t", "5."]
+    texts = ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 30))) for _ in range(20000)]
+    texts += [t for _, t, _ in NOTES]
+    for t in texts:
+        assert _spans(human._FLAT.finditer(t)) == _spans(plain_flat.finditer(t)), t
+        assert _spans(human._TABLE_RUN.finditer(t)) == _spans(plain_table.finditer(t)), t
+        assert _spans(human._NUM_SCAN.finditer(t)) == _spans(human.NUM_RE.finditer(t)), t
