@@ -71,7 +71,7 @@ def list_rows(text: str) -> list:
         pos = a
         for line in text[a:b].split("\n") + [None]:
             lists = []
-            if line is not None and "[[" not in line and "]]" not in line:
+            if line is not None and "[" in line and "[[" not in line and "]]" not in line:
                 for m in _LIST.finditer(line):
                     if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
                         continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row

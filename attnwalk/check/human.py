@@ -711,8 +711,8 @@ def _numbers(text: str) -> tuple[list[int], list[str]]:
     texts = list(map(re.Match.group, found))
     # an exponent or subscript of a formula (d_k^{-0.5}, W_{1}) is part of a name: _SUB_BEFORE ends with
     # its "^" or "_" at most 3 characters before the number, so only the few offsets after one can be one
-    subs = {s for mark in ("^", "_") for at in _offsets(text, mark) for s in (at + 1, at + 2, at + 3)
-            if _SUB_BEFORE.search(text, max(0, s - 3), s)}
+    near = {s for mark in ("^", "_") for at in _offsets(text, mark) for s in (at + 1, at + 2, at + 3)}
+    subs = {s for s in near.intersection(starts) if _SUB_BEFORE.search(text, max(0, s - 3), s)}
     if subs:
         keep = list(map(not_, map(subs.__contains__, starts)))
         starts, texts = list(compress(starts, keep)), list(compress(texts, keep))
