@@ -13,8 +13,8 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import compress, repeat
-from operator import attrgetter
+from itertools import compress, islice, repeat
+from operator import attrgetter, le
 from pathlib import Path
 
 from .checker import Checker, NumRec
@@ -255,7 +255,8 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
         starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
     # _mag of a printed number: one sign at most, one "%" at most and never "…"
     keys = list(zip(lines, map(str.rstrip, map(str.lstrip, texts, repeat("-−–")), repeat("%"))))
-    rkeys = list(zip(map(attrgetter("line"), recs), map(str.removesuffix, map(str.rstrip, map(
+    rec_lines = list(map(attrgetter("line"), recs))
+    rkeys = list(zip(rec_lines, map(str.removesuffix, map(str.rstrip, map(
         str.lstrip, map(attrgetter("text"), recs), repeat("-−–")), repeat("%…")), repeat("..."))))
     have = Counter(rkeys).get
     seen: dict[tuple[int, str], int] = {}
@@ -283,15 +284,26 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
                 if rec.status == "unknown":
                     rec.checks.append((hit.ok, hit.label, hit.expected))
                     rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
-    out = list(recs)
+    added = []
     for n in new:
         rec = NumRec(lines[n], texts[n].replace("−", "-").replace("–", "-"))
         hit = hits.get(starts[n])
         if hit is not None:
             rec.checks.append((hit.ok, hit.label, hit.expected))
             rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+        added.append(rec)
+    if not all(map(le, rec_lines, islice(rec_lines, 1, None))):
+        return sorted(recs + added, key=attrgetter("line"))
+    # the records by line (as the Checker gives them), the new ones by line too (in the note's order):
+    # each new one after the records of its line and those before, as a stable sort of both would put it
+    out, done = [], 0
+    for rec in added:
+        at = bisect_right(rec_lines, rec.line, done)
+        out.extend(recs[done:at])
         out.append(rec)
-    return sorted(out, key=attrgetter("line"))
+        done = at
+    out.extend(recs[done:])
+    return out
 
 
 def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:
