@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from bisect import bisect_right
 from contextlib import contextmanager
 from pathlib import Path
@@ -283,3 +284,37 @@ def test_literal_led_patterns_match_as_the_plain_ones():
         assert _spans(human._FLAT.finditer(t)) == _spans(plain_flat.finditer(t)), t
         assert _spans(human._TABLE_RUN.finditer(t)) == _spans(plain_table.finditer(t)), t
         assert _spans(human._NUM_SCAN.finditer(t)) == _spans(human.NUM_RE.finditer(t)), t
+
+
+HOSTILE = {
+    "titles": lambda k: "# 4 heads, 2 keys\n" * k,
+    "titles_then_spaces": lambda k: ("# 4" + " " * 50 + "\n") * k,
+    "one_long_run": lambda k: "`q`: (1, 2) " * k,
+    "many_runs": lambda k: "Q is 4 × 4& (1, 2)& shape (1, 2)& b_q has 4 entries& 4 rows (queries)&" * k,
+    "anchors_without_matches": lambda k: "(1, 2 × 3 shape entries (keys) " * k,
+    "lists_on_lines": lambda k: "q1 = [0.5, 0.25]\n[0.1, 0.2]\n" * k,
+}
+
+
+def _work(text: str) -> float:
+    human._PER_TEXT = (None, {})
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for rx, anchor, outside in SIZE_PATTERNS:
+            list(shapes._in_runs(rx, text, anchor, outside))
+        list(shapes._titles(text))
+        list(shapes._lines_with(text, shapes._VALS_LINE))
+        list(forms._lines_holding(text, "["))
+        human._numbers(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_fast_paths_stay_linear(name):
+    """Four times the items cost well under the sixteen times of a reader that rescans per item."""
+    build = HOSTILE[name]
+    _work(build(10))
+    small, large = _work(build(1000)), _work(build(4000))
+    assert large <= 8 * max(small, 0.002), (small, large)
