@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import compress, islice, repeat
+from operator import attrgetter, le
 from pathlib import Path
 
 from .checker import Checker, NumRec
 from .labels import TraceView
-from .source import FRONT_RE, front_matter, segments
+from .source import FRONT_RE, front_matter, is_program, segments
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -227,6 +230,9 @@ def _mag(text: str) -> str:
     return text.lstrip("-−–").rstrip("%…").removesuffix("...")
 
 
+_PROGRAM = re.compile(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", re.S | re.M)  # a fenced block
+
+
 def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     """Add the hand-written forms' verdicts (``human.find``) to numbers nothing else understood, and
     count every other number of the note (integers too) as not understood."""
@@ -236,41 +242,68 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
         hits = human.find(body, trace)
     except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
         hits = {}
-    slots: dict[tuple[int, str], list[NumRec]] = {}
-    for r in recs:
-        slots.setdefault((r.line, _mag(r.text)), []).append(r)
-    seen: dict[tuple[int, str], int] = {}
-    out = list(recs)
-    line, last = 1, 0
-    from .source import is_program
-
-    code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", body,
-                                          re.S | re.M)
+    # The k-th number of the note with a given (line, magnitude) is the k-th record of the Checker with
+    # them; a number past them is a new record. The per-number work is done with C-level maps (a note
+    # has thousands of numbers), Python only where a number is new or has a hit.
+    starts, texts = human._numbers(body)
+    lines = list(map(bisect_right, repeat(human._line_starts(body)), starts))
+    code = [m.span() for m in _PROGRAM.finditer(body)
             if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
-    code_starts = [a for a, _ in code]  # in order, not overlapping: a number's block by bisection
-    for pos, text in human.numbers(body):
-        line += body.count("\n", last, pos)
-        last = pos
-        k = bisect_right(code_starts, pos) - 1
-        if pos not in hits and k >= 0 and pos < code[k][1]:
-            continue
-        key = (line, _mag(text))
+    if code:  # in order, not overlapping: a number is inside one when an odd number of their ends precede it
+        bounds = [x for span in code for x in span]
+        keep = [not (b & 1) or p in hits for b, p in zip(map(bisect_right, repeat(bounds), starts), starts)]
+        starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
+    # _mag of a printed number: one sign at most, one "%" at most and never "…"
+    keys = list(zip(lines, map(str.rstrip, map(str.lstrip, texts, repeat("-−–")), repeat("%"))))
+    rec_lines = list(map(attrgetter("line"), recs))
+    rkeys = list(zip(rec_lines, map(str.removesuffix, map(str.rstrip, map(
+        str.lstrip, map(attrgetter("text"), recs), repeat("-−–")), repeat("%…")), repeat("..."))))
+    have = Counter(rkeys).get
+    seen: dict[tuple[int, str], int] = {}
+    occ, new = [], []  # each number's occurrence index; the numbers past the records of their key
+    for n, key in enumerate(keys):
         k = seen.get(key, 0)
         seen[key] = k + 1
-        have = slots.get(key, [])
-        hit = hits.get(pos)
-        if k < len(have):
-            rec = have[k]
-            if hit is not None and rec.status == "unknown":
-                rec.checks.append((hit.ok, hit.label, hit.expected))
-                rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
-            continue
-        rec = NumRec(line, text.replace("−", "-").replace("–", "-"))
+        occ.append(k)
+        if k >= have(key, 0):
+            new.append(n)
+    number_at = dict(zip(starts, range(len(starts))))
+    matched: dict[tuple[int, str], list] = {}  # key -> [(occurrence, hit)] of hits on numbers with a record
+    for pos, hit in hits.items():
+        n = number_at.get(pos)
+        if n is not None and occ[n] < have(keys[n], 0):
+            matched.setdefault(keys[n], []).append((occ[n], hit))
+    if matched:
+        slots: dict[tuple[int, str], list[NumRec]] = {}
+        for key, r in zip(rkeys, recs):
+            if key in matched:
+                slots.setdefault(key, []).append(r)
+        for key, found in matched.items():
+            for k, hit in found:
+                rec = slots[key][k]
+                if rec.status == "unknown":
+                    rec.checks.append((hit.ok, hit.label, hit.expected))
+                    rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+    added = []
+    for n in new:
+        rec = NumRec(lines[n], texts[n].replace("−", "-").replace("–", "-"))
+        hit = hits.get(starts[n])
         if hit is not None:
             rec.checks.append((hit.ok, hit.label, hit.expected))
             rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+        added.append(rec)
+    if not all(map(le, rec_lines, islice(rec_lines, 1, None))):
+        return sorted(recs + added, key=attrgetter("line"))
+    # the records by line (as the Checker gives them), the new ones by line too (in the note's order):
+    # each new one after the records of its line and those before, as a stable sort of both would put it
+    out, done = [], 0
+    for rec in added:
+        at = bisect_right(rec_lines, rec.line, done)
+        out.extend(recs[done:at])
         out.append(rec)
-    return sorted(out, key=lambda r: r.line)
+        done = at
+    out.extend(recs[done:])
+    return out
 
 
 def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:

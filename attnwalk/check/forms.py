@@ -40,6 +40,8 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
+from .human import _memo
+
 _LIST = re.compile(r"\[([^\[\]\n]*)\]")
 _FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
 
@@ -56,6 +58,7 @@ def _outside_code(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+@_memo
 def list_rows(text: str) -> list:
     """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed;
     only the first line may have words before its list (``Q = [..] K = [..]``): ``q1 = [..]`` then
@@ -68,7 +71,7 @@ def list_rows(text: str) -> list:
         pos = a
         for line in text[a:b].split("\n") + [None]:
             lists = []
-            if line is not None and "[[" not in line and "]]" not in line:
+            if line is not None and "[" in line and "[[" not in line and "]]" not in line:
                 for m in _LIST.finditer(line):
                     if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
                         continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
@@ -290,6 +293,7 @@ def _call_args(s: str) -> list | None:
     return value if all(isinstance(a, list) for a in value) else None
 
 
+@_memo
 def blocks(text: str) -> list:
     """Every registered block form's matrices (judged before the reader's own, at the same offset)."""
     out = []
@@ -325,6 +329,7 @@ _CONSTRUCTORS = {"tensor", "array", "asarray", "matrix", "float_tensor", "floatt
 _CALL_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\($")
 
 
+@_memo
 def call_arguments(text: str) -> list:
     """A matrix written as an argument of a call (``attention(\n [[..]],\n [[..]])``) is no result named
     by the assignment before the call, and may be another test case's input: it stays unread.
@@ -586,6 +591,8 @@ def restated_percentages(text: str, trace, hits: dict, foreign: list) -> None:
     from ..numfmt import fmt
     from . import human
 
+    if "%" not in text:
+        return  # nothing to restate (every match of _PCT ends with one)
     by_line: dict[int, list] = {}
     for pos, h in hits.items():
         by_line.setdefault(h.line, []).append((pos, h))
@@ -694,8 +701,7 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
-    pos = 0
-    for line in text.split("\n"):
+    for pos, line in _lines_holding(text, "["):  # every row of _WORD_ROW is a [list]
         groups: dict[str, list] = {}
         prev, first = 0, None
         for m in _WORD_ROW.finditer(line):
@@ -714,7 +720,19 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
             prev = m.end()
         for (label, named), rows in groups.items():
             _joint(text, trace, hits, rows, label, named, not in_any(pos, foreign))
-        pos += len(line) + 1
+
+
+def _lines_holding(text: str, mark: str):
+    """(offset, line) of each line of ``text`` that holds ``mark``, in order (``text.split("\n")``'s lines)."""
+    from .human import _line_starts, _offsets
+
+    starts, last = _line_starts(text), -1
+    for at in _offsets(text, mark):
+        k = bisect_right(starts, at) - 1
+        if k != last:
+            last = k
+            end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+            yield starts[k], text[starts[k]:end]
 
 
 _PAIR = re.compile(r"(?P<w>[^\W\d][\w.'’-]*)[\"”'`]?\s*[=:]\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)(?!\w|\.\d)")

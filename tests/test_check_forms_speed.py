@@ -1,0 +1,320 @@
+"""The hand-written forms and the merge give the same verdicts through their fast paths (issue 12, item 4).
+
+``check.human``, ``check.forms``, ``check.shapes`` and ``check._merge_human`` read every note faster by
+computing each block reader once per text, searching each size pattern only in the runs of text that can
+hold its matches, reading titles only for title counts, and matching numbers to the Checker's records with
+C-level maps. Each fast path is exact: here each one is compared with the plain code it replaces (written
+out below as it was), on every note we have, on copies with wrong numbers planted in them, and on random
+texts made of the characters the patterns read. Every number's line, text, status, labels and fix must
+agree, and the failure lines must be the same bytes.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from bisect import bisect_right
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import attnwalk.check as C
+from attnwalk.check import forms, human, shapes
+from attnwalk.check.checker import NumRec
+from attnwalk.check.source import FRONT_RE, is_program
+from attnwalk.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = Path("/work/shared/seeds")
+SEED_OPTS = dict(h=3, w=3, heads=2, seed=42, pe_on="o")
+
+
+def _notes() -> list[tuple[str, str, dict | None]]:
+    out = [(p.name, p.read_text(encoding="utf-8"), None) for p in sorted((ROOT / "examples/notes").glob("*.md"))]
+    for p in sorted((ROOT / "tests/corpus").rglob("*.md")):
+        toml = p.with_suffix(".toml")
+        out.append((p.name, p.read_text(encoding="utf-8"), load_scenario(toml) if toml.exists() else None))
+    hand2 = load_scenario(ROOT / "examples/scenarios/hand-2x2.toml")
+    for p in sorted((ROOT / "examples/handwritten").glob("*.md")):
+        out.append((p.name, p.read_text(encoding="utf-8"), hand2 if p.name.startswith("004_") else SEED_OPTS))
+    return [n for n in out if n[2] is not None or FRONT_RE.match(n[1])]
+
+
+NOTES = _notes()
+NUM = re.compile(r"(?<![\w.])\d+\.\d+")
+
+
+def planted(text: str, variant: int) -> str:
+    """``text`` with the last digit of every ``step``-th decimal after the front matter changed (6 at most)."""
+    step = (7, 3, 11)[variant]
+    m = FRONT_RE.match(text)
+    nums = [n for n in NUM.finditer(text) if n.start() >= (m.end() if m else 0)]
+    chars = list(text)
+    for n in nums[variant % step::step][:6]:
+        chars[n.end() - 1] = str((int(chars[n.end() - 1]) + 4 + variant) % 10)
+    return "".join(chars)
+
+
+# ---------------------------------------------------------------- the plain code the fast paths replace
+
+
+def ref_cells(text: str, base: int):
+    cells = [human.Cell(m.group(0), base + m.start()) for m in human.NUM_RE.finditer(text)]
+    rest = human.NUM_RE.sub("", text)
+    if re.search(r"[A-Za-z\u00c0-\u1ef9\u4e00-\u9fff]", rest) and not re.fullmatch(r"[\s,&;\\()\[\]]*", rest):
+        return None
+    return cells
+
+
+def ref_numbers_lists(text: str):
+    out = []
+    for m in human.NUM_RE.finditer(text):
+        if human._SUB_BEFORE.search(text, max(0, m.start() - 3), m.start()):
+            continue
+        out.append((m.start(), m.group(0).rstrip(".")))
+    return [p for p, _ in out], [t for _, t in out]
+
+
+def ref_in_runs(rx, text, anchor, outside):
+    return rx.finditer(text)
+
+
+def ref_titles(text: str):
+    for m in shapes._COUNT.finditer(text):
+        if text.startswith("#", human.line_start(text, m.start())):
+            yield m
+
+
+def ref_lines_with(text: str, rx):
+    for ls, line in shapes._lines(text):
+        if "=" in line and list(shapes._VALS.finditer(line)):
+            yield ls, line
+
+
+def ref_lines_holding(text: str, mark: str):
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
+
+
+def _mag(text: str) -> str:
+    return text.lstrip("-−–").rstrip("%…").removesuffix("...")
+
+
+def ref_merge(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
+    try:
+        hits = human.find(body, trace)
+    except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
+        hits = {}
+    slots: dict = {}
+    for r in recs:
+        slots.setdefault((r.line, _mag(r.text)), []).append(r)
+    seen: dict = {}
+    out = list(recs)
+    line, last = 1, 0
+    code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", body,
+                                          re.S | re.M) if is_program(m.group(1).lower(), m.group(2))]
+    code_starts = [a for a, _ in code]
+    for pos, text in zip(*ref_numbers_lists(body)):
+        line += body.count("\n", last, pos)
+        last = pos
+        k = bisect_right(code_starts, pos) - 1
+        if pos not in hits and k >= 0 and pos < code[k][1]:
+            continue
+        key = (line, _mag(text))
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        have = slots.get(key, [])
+        hit = hits.get(pos)
+        if k < len(have):
+            rec = have[k]
+            if hit is not None and rec.status == "unknown":
+                rec.checks.append((hit.ok, hit.label, hit.expected))
+                rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+            continue
+        rec = NumRec(line, text.replace("−", "-").replace("–", "-"))
+        if hit is not None:
+            rec.checks.append((hit.ok, hit.label, hit.expected))
+            rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+        out.append(rec)
+    return sorted(out, key=lambda r: r.line)
+
+
+MEMOIZED = [(human, n) for n in ("latex_blocks", "bracket_blocks", "grid_blocks", "table_blocks", "flat_lists")]
+MEMOIZED += [(forms, n) for n in ("blocks", "list_rows", "call_arguments")]
+
+
+@contextmanager
+def plain(monkeypatch):
+    """Every fast path of the forms and the merge replaced by the plain code above (readers recomputed on
+    every call, no prefilter, every line and every number walked in Python)."""
+    with monkeypatch.context() as mp:
+        for mod, name in MEMOIZED:
+            mp.setattr(mod, name, getattr(mod, name).__wrapped__)
+        mp.setattr(forms, "BLOCK_FORMS", [getattr(f, "__wrapped__", f) for f in forms.BLOCK_FORMS])
+        mp.setattr(human, "_row_vectors", human._row_vectors.__wrapped__)
+        mp.setattr(human, "_cells", ref_cells)
+        mp.setattr(human, "_numbers", ref_numbers_lists)
+        mp.setattr(shapes, "_in_runs", ref_in_runs)
+        mp.setattr(shapes, "_titles", ref_titles)
+        mp.setattr(shapes, "_lines_with", ref_lines_with)
+        mp.setattr(forms, "_lines_holding", ref_lines_holding)
+        mp.setattr(C, "_merge_human", ref_merge)
+        yield
+
+
+def report(text: str, options: dict | None):
+    C._TRACES.clear()
+    human._MEMO.clear()
+    rep = C.check_text(text, options, path="note.md")
+    recs = [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
+            for r in rep.recs]
+    return recs, rep.failure_lines(), rep.summary()
+
+
+@pytest.mark.parametrize("name,text,options", NOTES, ids=[n[0] for n in NOTES])
+def test_fast_paths_give_the_plain_code_s_reports(name, text, options, monkeypatch):
+    """On each note and on three copies with wrong numbers planted: the same records, failure lines and summary."""
+    for variant in (None, 0, 1, 2):
+        t = text if variant is None else planted(text, variant)
+        fast = report(t, options)
+        with plain(monkeypatch):
+            ref = report(t, options)
+        assert fast[2] == ref[2], (name, variant)
+        assert fast[1] == ref[1], (name, variant)
+        assert fast[0] == ref[0], (name, variant)
+
+
+def test_planted_numbers_are_found():
+    """The planted copies are wrong where planted: a generated note's planted numbers are all reported."""
+    name, text, options = next(n for n in NOTES if n[0].endswith(".md") and n[2] is None)
+    clean = report(text, options)
+    assert "0 wrong" in clean[2]
+    bad = report(planted(text, 1), options)
+    assert bad[1] and not clean[1]
+    assert all(": published " in line for line in bad[1])
+
+
+# ---------------------------------------------------------------- each fast path on random texts
+
+ALPHABET = ["0", "1", "2", "4", "7", "9", ".", ",", " ", " ", "\n", "-", "−", "%", "^", "_", "{", "}", "(", ")",
+            "[", "]", "&", "\\\\", "$", "`", ":", "=", "|", "x", "×", "e", "q", "#", "# ", "shape", "shape (",
+            "torch.Size([", "has", "có", "entries", "phần tử", "rows (queries)", "keys (columns)", "cột (key)",
+            "heads", "head", "keys", "queries", "khóa", "truy vấn", "Q", "K_0", "W_q", "b_q", " is ", "\\times",
+            "\\in\\mathbb{R}^{", "∈ ℝ^", "(B, N, C) = (", "a", "é", "\t", "\r", "\u2028", "5.", "0.25", "1e-3"]
+
+
+def _texts(n: int, seed: int) -> list[str]:
+    rnd = random.Random(seed)
+    return ["".join(rnd.choice(ALPHABET) for _ in range(rnd.randint(0, 60))) for _ in range(n)]
+
+
+def _spans(matches) -> list:
+    return [(m.span(), m.groups()) for m in matches]
+
+
+SIZE_PATTERNS = [(shapes._NAMED, shapes._SIZES, shapes._OUT_NAMED), (shapes._MAT, shapes._TIMES, shapes._OUT_MAT),
+                 (shapes._ENTRIES, shapes._ENTRY_WORD, shapes._OUT_ENTRIES),
+                 (shapes._ROWS, shapes._ROW_WORD, shapes._OUT_ROWS),
+                 (shapes._SHAPE_OF, shapes._SHAPE_WORD, shapes._OUT_SHAPE)]
+
+
+def test_size_patterns_in_runs_find_every_match():
+    texts = _texts(6000, 12) + [t for _, t, _ in NOTES]
+    for rx, anchor, outside in SIZE_PATTERNS:
+        for t in texts:
+            assert _spans(shapes._in_runs(rx, t, anchor, outside)) == _spans(rx.finditer(t)), (rx.pattern, t)
+    # the cases the runs are cut for: a match ending at the run's last character, the next one a "." or "&"
+    for t in ("Q is 4 × 4.", "Q is 4 × 4.5", "A_0 ∈ ℝ^{4×4}&", "`q`: (1, 2, 3)&(4, 5)", "x.shape = torch.Size([1, 4])",
+              "b_q has 4 entries.", "4 rows (queries) × 4 columns (keys)", "shape (1, 2)$"):
+        for rx, anchor, outside in SIZE_PATTERNS:
+            assert _spans(shapes._in_runs(rx, t, anchor, outside)) == _spans(rx.finditer(t)), (rx.pattern, t)
+
+
+def test_titles_and_lines_find_what_every_line_finds():
+    texts = _texts(6000, 13) + [t for _, t, _ in NOTES]
+    texts += ["# 4 heads\n# 2 keys", "# 4\n\n   heads\nx", "## 3 queries 2 keysX", "# 1 khóa\n4 heads", "#4 head"]
+    for t in texts:
+        human._PER_TEXT = (None, {})
+        assert _spans(shapes._titles(t)) == _spans(ref_titles(t)), t
+        assert list(shapes._lines_with(t, shapes._VALS_LINE)) == list(ref_lines_with(t, None)), t
+        assert [x for x in forms._lines_holding(t, "[") if "[" in x[1]] == \
+            [x for x in ref_lines_holding(t, "[") if "[" in x[1]], t
+
+
+def test_numbers_and_cells_are_the_plain_ones():
+    for t in _texts(6000, 14) + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        assert human._numbers(t) == ref_numbers_lists(t), t
+        assert human.numbers(t) == list(zip(*ref_numbers_lists(t))), t
+        for base in (0, 17):
+            assert human._cells(t, base) == ref_cells(t, base), t
+
+
+def test_readers_are_computed_once_per_text_and_never_changed():
+    """A memoized reader gives the very object it gave for the same text, equal to a fresh computation; a
+    text of the same characters (another object) is read afresh."""
+    name, text, options = next(n for n in NOTES if n[0].startswith("000_"))
+    for mod, fn in MEMOIZED:
+        first = getattr(mod, fn)(text)
+        assert getattr(mod, fn)(text) is first
+        assert first == getattr(mod, fn).__wrapped__(text)
+        other = "".join(list(text))
+        assert getattr(mod, fn)(other) == first
+    report(text, options)  # a whole check leaves what the readers gave as it was
+    for mod, fn in MEMOIZED:
+        assert getattr(mod, fn)(text) == getattr(mod, fn).__wrapped__(text)
+
+
+def test_literal_led_patterns_match_as_the_plain_ones():
+    """``_FLAT``, ``_TABLE_RUN`` and ``_NUM_SCAN`` start with the character every match starts with (their
+    lookbehinds checked after it): the same matches as the patterns they were written from."""
+    num = human.NUM
+    plain_flat = re.compile(r"(?<![\[\w])\[(?P<body>\s*" + num + r"(?:\s*,\s*" + num + r")+\s*)\](?!\s*[\[,])")
+    plain_table = re.compile(r"(?:^\|[^\n]*\|[ \t]*\n){3,}", re.M)
+    rnd = random.Random(15)
+    parts = ["[", "]", "[[", "]]", "0", "1.5", "-2", "−3", "4%", "1e-3", ",", " ", "\n", "|", "| 1 |", "|a|\n", "a",
+             "x[", "_", "^", ".", "\t", "5."]
+    texts = ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 30))) for _ in range(20000)]
+    texts += [t for _, t, _ in NOTES]
+    for t in texts:
+        assert _spans(human._FLAT.finditer(t)) == _spans(plain_flat.finditer(t)), t
+        assert _spans(human._TABLE_RUN.finditer(t)) == _spans(plain_table.finditer(t)), t
+        assert _spans(human._NUM_SCAN.finditer(t)) == _spans(human.NUM_RE.finditer(t)), t
+
+
+HOSTILE = {
+    "titles": lambda k: "# 4 heads, 2 keys\n" * k,
+    "titles_then_spaces": lambda k: ("# 4" + " " * 50 + "\n") * k,
+    "one_long_run": lambda k: "`q`: (1, 2) " * k,
+    "many_runs": lambda k: "Q is 4 × 4& (1, 2)& shape (1, 2)& b_q has 4 entries& 4 rows (queries)&" * k,
+    "anchors_without_matches": lambda k: "(1, 2 × 3 shape entries (keys) " * k,
+    "lists_on_lines": lambda k: "q1 = [0.5, 0.25]\n[0.1, 0.2]\n" * k,
+}
+
+
+def _work(text: str) -> float:
+    human._PER_TEXT = (None, {})
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for rx, anchor, outside in SIZE_PATTERNS:
+            list(shapes._in_runs(rx, text, anchor, outside))
+        list(shapes._titles(text))
+        list(shapes._lines_with(text, shapes._VALS_LINE))
+        list(forms._lines_holding(text, "["))
+        human._numbers(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_fast_paths_stay_linear(name):
+    """Four times the items cost well under the sixteen times of a reader that rescans per item."""
+    build = HOSTILE[name]
+    _work(build(10))
+    small, large = _work(build(1000)), _work(build(4000))
+    assert large <= 8 * max(small, 0.002), (small, large)
