@@ -23,6 +23,7 @@ from .labels import Ref, TraceView, hand_label_at, index_base, label_at
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
+BULK_MIN = 8  # values of a matrix or list from which its float-first test runs in NumPy
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 
 
@@ -478,9 +479,27 @@ class Checker:
         if pairs is None:
             return
         scale = self.view.scale(ref, self.ctx.head)
-        for (num, sign), e in pairs:
-            if num is not None:  # ±∞ cells carry no digits to check
-                self._compare(num, sign, float(e), ref.text, scale)
+        self._compare_many([(num, sign, e) for (num, sign), e in pairs if num is not None],  # ±∞: no digits
+                           ref.text, scale)
+
+    def _compare_many(self, items: list, label: str, scale: float) -> None:
+        """``_compare`` of each (num, sign, expected) of a matrix or list: the float-first test on all of
+        them at once (``bounds.close_many``); a number it does not pass clearly gets ``_compare`` itself."""
+        if self.exact or len(items) < BULK_MIN:
+            for num, sign, e in items:
+                self._compare(num, sign, float(e), label, scale)
+            return
+        nums = [it[0] for it in items]
+        expected = [float(it[2]) for it in items]
+        ok = bounds.close_many([n.text for n in nums], [it[1] == "-" for it in items], [n.decimals for n in nums],
+                               [n.truncated for n in nums], expected, scale, self.view.strict).tolist()
+        recs, seg_id, line, nt = self.recs, self.seg_id, self.line, self.nt
+        for (num, sign, _), e, good in zip(items, expected, ok):
+            if not good:
+                self._compare(num, sign, e, label, scale)
+                continue
+            rec = recs.get((seg_id, num.pos)) or self._rec(line, nt, num, sign)
+            rec.checks.append((True, label, Shown(e, num.decimals or 0, num.text, sign)))
 
     def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0) -> bool:
         """The one verdict on a printed number against its expected value; every claim kind comes here."""
@@ -632,6 +651,11 @@ class Checker:
     def _arith(self, exprs: list[Node]) -> None:
         final = exprs[-1]
         if not final.nums() and final.kind != "sym":
+            return
+        if final.is_value and all(e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num")
+                                  for e in exprs[:-1]) and all(_inert(a, b) for a, b in zip(exprs, exprs[1:])):
+            # ``S_0 = ⟦..⟧``: no side to evaluate, nothing to bind, and a value raises nothing (the paths
+            # below would evaluate the matrix for nothing)
             return
         if not self.exact and self._arith_fast(exprs):
             return
@@ -982,6 +1006,12 @@ def _check_word_before(text: str, start: int, pos: int) -> bool:
         words = _CHECKS = (text, [a for a, _ in found], [b for _, b in found])  # replaced whole (threads)
     k = bisect_left(words[1], start)
     return k < len(words[1]) and words[2][k] <= pos
+
+
+def _inert(a: Node, b: Node) -> bool:
+    """Would ``Checker._struct_bind(a, b)`` return at once, binding nothing?"""
+    return a.kind != "sym" and a.kind != "paren" and b.kind != "paren" and (
+        a.kind != b.kind or a.op != b.op or a.name != b.name or len(a.args) != len(b.args))
 
 
 def _close(published: Fraction, num, expected: float, scale: float, strict: bool) -> bool:

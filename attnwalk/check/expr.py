@@ -11,6 +11,7 @@ printed operands; both are imported lazily so ``attnwalk render`` never loads th
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -408,6 +409,9 @@ class Parser:
         return Node("list", items, start=open_t.pos, end=end)
 
     def matrix(self, open_t: Tok) -> Node:
+        plain = self._plain_matrix(open_t)
+        if plain is not None:
+            return plain
         rows: list[Node] = []
         cells: list[Node] = []
         save = self.i - 1
@@ -437,6 +441,59 @@ class Parser:
                 self.i = save
                 raise
         return Node("mat", rows, start=open_t.pos, end=self.toks[self.i - 1].end)
+
+
+    def _plain_matrix(self, open_t: Tok) -> Node | None:
+        """The matrix opened by ``open_t`` read from its text in one pass, when it holds only plain
+        numbers (``-0.1234``), ``&``, ``⏎`` and spaces: the node ``matrix`` would build, token by
+        token, for the same cells. None (read it token by token) for anything else."""
+        text = self.text
+        m = _PLAIN_BODY.match(text, open_t.end)
+        close = m.end()
+        if text[close:close + 1] != "⟧":
+            return None
+        rows: list[Node] = []
+        cells: list[Node] = []
+        row_start = open_t.end
+        after_num = False  # a number before, on this line and in this cell: "1 -2" would be 1 - 2
+        for c in _PLAIN_CELL.finditer(text, open_t.end, close):
+            sign, digits, sep = c.group(1, 2, 3)
+            if digits is not None:
+                if sign and after_num:
+                    return None
+                a = c.start(2)
+                node = Node("num", num=Num(digits, a), start=a, end=c.end())
+                if sign:
+                    node = Node("neg", [node], start=c.start(), end=node.end)
+                cells.append(node)
+                after_num = True
+            elif sep is not None:
+                after_num = False
+                if sep == "⏎":
+                    at = c.start()
+                    rows.append(Node("row", cells, start=row_start, end=at))
+                    cells, row_start = [], at + 1
+            elif c.group(4) is not None:
+                return None  # a stray "." or "-": the token path decides what it is
+        n = sum(len(r.args) for r in rows) + len(cells)
+        budget = self.budget
+        if budget is not None:
+            if budget[0] < n:
+                return None  # the token path runs out of atoms at the same cell
+            budget[0] -= n  # one atom a cell, as the token path counts them
+        if cells:
+            rows.append(Node("row", cells, start=row_start, end=close))
+        self.i = bisect_left(self.toks, close, lo=self.i, key=_tok_pos) + 1  # past the ⟧ token
+        return Node("mat", rows, start=open_t.pos, end=close + 1)
+
+
+# A matrix body ``Parser._plain_matrix`` may read: digits, points, minus signs, separators, blanks.
+_PLAIN_BODY = re.compile(r"[0-9.&⏎\n \t-]*")
+_PLAIN_CELL = re.compile(r"(-?)(\d+(?:\.\d+)?)(?![0-9.])|([&⏎\n])|[ \t]+|(.)")
+
+
+def _tok_pos(t: Tok) -> int:
+    return t.pos
 
 
 def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset(), budget=None):
