@@ -17,7 +17,8 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import bounds, sums
-from .expr import CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
+from .expr import (CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, expand, normalize, parse_chain, token_count,
+                   tokenize)
 from .human import line_of, line_start
 from .labels import Ref, TraceView, hand_label_at, index_base, label_at
 from .source import Segment
@@ -166,12 +167,15 @@ class Checker:
         self._phrases(nt)
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
-        self.last_rel = max((k for k, t in enumerate(toks) if t.kind == "rel"), default=-1)
+        self.last_rel = max((t.pos for t in toks if t.kind == "rel"), default=-1)  # where it starts
         # what the claims of a text may read: every note we have reads at most one atom a token; a text
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
-        self.budget = [PARSE_BUDGET * len(toks) + 1000]
+        self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
         i = 0
         while i < len(toks):
+            if toks[i].kind == "plain":  # a matrix body no claim took: its numbers are tried one by one
+                expand(toks, i, nt)
+                continue
             try:
                 j = self._at(toks, i)
             except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
@@ -374,7 +378,7 @@ class Checker:
                                       and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
                 return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
             c = self.ctx
-            if i >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
+            if t.pos >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
                 # no relation follows: parse_chain could only find an expression without a claim, which
                 # is dropped below (reading each such token's expression to the end would be quadratic)
                 return i + 1

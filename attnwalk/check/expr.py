@@ -11,7 +11,6 @@ printed operands; both are imported lazily so ``attnwalk render`` never loads th
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -177,17 +176,44 @@ CONSTS = {"e", "π", "pi", "∞", "inf"}
 
 @dataclass(slots=True)
 class Tok:
-    kind: str
+    kind: str  # a group of _TOKEN_RE, or "plain": the body of a plain matrix, its tokens not yet made
     text: str
     pos: int
     end: int
     trunc: bool = False
+    count: int = 1  # tokens this one stands for ("plain": the tokens of the body; see ``expand``)
+
+
+# The body of a matrix of plain numbers (``-0.1234 & 2 ⏎``): possessive, so a body that is not plain
+# fails at its first other character without backtracking.
+_PLAIN_RUN = re.compile(r"⟦((?:[ \t\n&⏎]++|-?+\d++(?:\.\d++)?+)*+)⟧")
+_NEG_AFTER_NUM = re.compile(r"\d[ \t]*-")  # "1 -2": a difference, not two cells
+_BODY_TOK = re.compile(r"\d+(?:\.\d+)?|[-&⏎\n]")  # the tokens ``_tokens`` makes of a plain body
+_PLAIN_ITEM = re.compile(r"-?(\d+(?:\.\d+)?)|⏎")
 
 
 def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
+    """The tokens of ``text[start:stop]``. The body of each matrix of plain numbers is one "plain"
+    token (``Parser.matrix`` reads its cells from the text, and nothing else ever looks inside it:
+    ``expand`` makes its tokens where something would); a 16x16 note's matrices hold half its tokens."""
+    stop = len(text) if stop is None else stop
     toks: list[Tok] = []
+    at = start
+    if text.find("⟦", start, stop) >= 0:
+        for m in _PLAIN_RUN.finditer(text, start, stop):
+            a, b = m.span(1)
+            if _NEG_AFTER_NUM.search(text, a, b) or not any(ch.isdigit() for ch in text[a:b]):
+                continue
+            _tokens(text, at, a, toks)  # up to and with the ⟦
+            toks.append(Tok("plain", "", a, b, False, len(_BODY_TOK.findall(text, a, b))))
+            at = b
+    _tokens(text, at, stop, toks)
+    return toks
+
+
+def _tokens(text: str, start: int, stop: int, toks: list[Tok]) -> None:
     add = toks.append
-    for m in _TOKEN_RE.finditer(text, start, len(text) if stop is None else stop):
+    for m in _TOKEN_RE.finditer(text, start, stop):
         kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
         if kind == "ws":
             continue
@@ -195,7 +221,19 @@ def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
             add(Tok("num", m.group("num"), m.start(), m.end(), kind == "trunc"))
         else:
             add(Tok(kind, m.group(), m.start(), m.end()))
-    return toks
+
+
+def expand(toks: list[Tok], k: int, text: str) -> None:
+    """Replace the "plain" token ``toks[k]`` by the tokens of its body, in place."""
+    t = toks[k]
+    body: list[Tok] = []
+    _tokens(text, t.pos, t.end, body)
+    toks[k:k + 1] = body
+
+
+def token_count(toks: list[Tok]) -> int:
+    """How many tokens ``toks`` stands for, every plain body expanded."""
+    return sum(t.count for t in toks)
 
 
 # ---------------------------------------------------------------- parser
@@ -224,7 +262,11 @@ class Parser:
         return t
 
     def _skip_to(self, pos: int) -> None:
-        while self.i < len(self.toks) and self.toks[self.i].pos < pos:
+        toks = self.toks
+        while self.i < len(toks) and toks[self.i].pos < pos:
+            if toks[self.i].kind == "plain" and toks[self.i].end > pos:
+                expand(toks, self.i, self.text)  # stopping inside a plain body: its tokens are needed
+                continue
             self.i += 1
 
     # expr := term (('+'|'-') term)*
@@ -409,9 +451,9 @@ class Parser:
         return Node("list", items, start=open_t.pos, end=end)
 
     def matrix(self, open_t: Tok) -> Node:
-        plain = self._plain_matrix(open_t)
-        if plain is not None:
-            return plain
+        t = self.peek()
+        if t is not None and t.kind == "plain":
+            return self._plain_matrix(open_t, t)
         rows: list[Node] = []
         cells: list[Node] = []
         save = self.i - 1
@@ -443,57 +485,36 @@ class Parser:
         return Node("mat", rows, start=open_t.pos, end=self.toks[self.i - 1].end)
 
 
-    def _plain_matrix(self, open_t: Tok) -> Node | None:
-        """The matrix opened by ``open_t`` read from its text in one pass, when it holds only plain
-        numbers (``-0.1234``), ``&``, ``⏎`` and spaces: the node ``matrix`` would build, token by
-        token, for the same cells. None (read it token by token) for anything else."""
+    def _plain_matrix(self, open_t: Tok, body: Tok) -> Node:
+        """The matrix whose plain body (``tokenize``) follows ``open_t``, read from the text in one pass:
+        the node that reading its tokens one by one would build, at the same cost in atoms."""
         text = self.text
-        m = _PLAIN_BODY.match(text, open_t.end)
-        close = m.end()
-        if text[close:close + 1] != "⟧":
-            return None
         rows: list[Node] = []
         cells: list[Node] = []
-        row_start = open_t.end
-        after_num = False  # a number before, on this line and in this cell: "1 -2" would be 1 - 2
-        for c in _PLAIN_CELL.finditer(text, open_t.end, close):
-            sign, digits, sep = c.group(1, 2, 3)
-            if digits is not None:
-                if sign and after_num:
-                    return None
-                a = c.start(2)
-                node = Node("num", num=Num(digits, a), start=a, end=c.end())
-                if sign:
-                    node = Node("neg", [node], start=c.start(), end=node.end)
-                cells.append(node)
-                after_num = True
-            elif sep is not None:
-                after_num = False
-                if sep == "⏎":
-                    at = c.start()
-                    rows.append(Node("row", cells, start=row_start, end=at))
-                    cells, row_start = [], at + 1
-            elif c.group(4) is not None:
-                return None  # a stray "." or "-": the token path decides what it is
-        n = sum(len(r.args) for r in rows) + len(cells)
+        row_start = body.pos
+        for c in _PLAIN_ITEM.finditer(text, body.pos, body.end):
+            a = c.start(1)
+            if a < 0:  # ⏎
+                at = c.start()
+                rows.append(Node("row", cells, start=row_start, end=at))
+                cells, row_start = [], at + 1
+                continue
+            node = Node("num", num=Num(c.group(1), a), start=a, end=c.end())
+            cells.append(node if a == c.start() else Node("neg", [node], start=c.start(), end=node.end))
+        if cells:
+            rows.append(Node("row", cells, start=row_start, end=body.end))
         budget = self.budget
         if budget is not None:
+            n = sum(len(r.args) for r in rows)
             if budget[0] < n:
-                return None  # the token path runs out of atoms at the same cell
+                budget[0] = -1  # where the token path runs out of atoms, at one of the cells
+                self.i -= 1  # back to the ⟦, as ``matrix`` leaves it when a cell stops
+                raise _Stop
             budget[0] -= n  # one atom a cell, as the token path counts them
-        if cells:
-            rows.append(Node("row", cells, start=row_start, end=close))
-        self.i = bisect_left(self.toks, close, lo=self.i, key=_tok_pos) + 1  # past the ⟧ token
-        return Node("mat", rows, start=open_t.pos, end=close + 1)
+        self.i += 2  # the body and the ⟧
+        return Node("mat", rows, start=open_t.pos, end=body.end + 1)
 
 
-# A matrix body ``Parser._plain_matrix`` may read: digits, points, minus signs, separators, blanks.
-_PLAIN_BODY = re.compile(r"[0-9.&⏎\n \t-]*")
-_PLAIN_CELL = re.compile(r"(-?)(\d+(?:\.\d+)?)(?![0-9.])|([&⏎\n])|[ \t]+|(.)")
-
-
-def _tok_pos(t: Tok) -> int:
-    return t.pos
 
 
 def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset(), budget=None):
@@ -532,6 +553,9 @@ def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=froze
             # follows on the same line, so that ``label = <formula> = value`` still binds the value
             k, depth = p.i, 0
             while k < len(toks):
+                if toks[k].kind == "plain":
+                    expand(toks, k, text)  # the scan stops at a newline inside a body
+                    continue
                 if toks[k].kind == "nl":
                     # a formula may run to the end of its line when the next line starts with a relation
                     n = k
