@@ -20,7 +20,7 @@ from . import bounds, sums
 from .expr import (CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, expand, normalize, parse_chain, token_count,
                    tokenize)
 from .human import line_of, line_start
-from .labels import Ref, TraceView, hand_label_at, index_base, label_at
+from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
@@ -73,6 +73,7 @@ _ITEM_RE = re.compile(r"(?:(?P<head>[Hh]ead)|(?P<dim>Chiều|Dimension|Dim|dim|C
 _SUM_RE = re.compile(r"(?<![\w])(?:[Tt]ổng|[Ss]um|[Tt]otal)(?:\s*:)?\s*(?:Σ_?\w*\s*exp\s*\([^)\n]*\)\s*)?(?=[=≈])")
 _MAX_RE = re.compile(r"(?<![\w])m(?:_i)?(?:\s*=\s*max)?(?=\s*=)")
 _BIND_RE = re.compile(r"([A-Z])\s*(=)\s*(?=⟦)")
+_CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 
 
@@ -114,6 +115,10 @@ class Checker:
         self.notes: list[tuple[int, str]] = []
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
+        # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
+        # names (not read in attnwalk's own notes) may start with more
+        firsts = label_firsts()
+        self.firsts = firsts | _CTX_FIRSTS if firsts is not None and view.strict else None
 
     # ------------------------------------------------------------ driving
 
@@ -295,6 +300,8 @@ class Checker:
                                       f"pe_on = {pe_on}; check with --pe-on {says} for the text's semantics"))
 
     def _label_cb(self, text: str, pos: int):
+        if self.firsts is not None and text[pos:pos + 1] not in self.firsts:
+            return None  # most tokens of prose: no label, context word or hand-written name starts there
         hit = label_at(text, pos)
         if hit is None:
             hit = self._ctx_label(text, pos)
@@ -654,12 +661,12 @@ class Checker:
 
     def _arith(self, exprs: list[Node]) -> None:
         final = exprs[-1]
-        if not final.nums() and final.kind != "sym":
-            return
         if final.is_value and all(e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num")
                                   for e in exprs[:-1]) and all(_inert(a, b) for a, b in zip(exprs, exprs[1:])):
             # ``S_0 = ⟦..⟧``: no side to evaluate, nothing to bind, and a value raises nothing (the paths
             # below would evaluate the matrix for nothing)
+            return
+        if not final.nums() and final.kind != "sym":
             return
         if not self.exact and self._arith_fast(exprs):
             return

@@ -118,6 +118,7 @@ class Node:
     name: str = ""
     start: int = 0
     end: int = 0
+    value: bool | None = field(default=None, compare=False, repr=False)  # ``is_value`` of a list, once known
 
     def nums(self) -> list[Num]:
         """Every printed number below this node, in reading order."""
@@ -136,10 +137,10 @@ class Node:
             return True
         if self.kind == "neg":
             return self.args[0].kind == "num" or (self.args[0].kind == "const" and self.args[0].name == "∞")
-        if self.kind in ("list", "mat"):
-            return all(a.kind == "ell" or a.is_value for a in self.args)
-        if self.kind == "row":
-            return all(a.kind == "ell" or a.is_value for a in self.args)
+        if self.kind in ("list", "mat", "row"):
+            if self.value is None:  # asked again and again of a matrix (a claim, its parts, its schemas)
+                self.value = all(a.kind == "ell" or a.is_value for a in self.args)
+            return self.value
         return False
 
 
@@ -503,6 +504,8 @@ class Parser:
             cells.append(node if a == c.start() else Node("neg", [node], start=c.start(), end=node.end))
         if cells:
             rows.append(Node("row", cells, start=row_start, end=body.end))
+        for r in rows:
+            r.value = True
         budget = self.budget
         if budget is not None:
             n = sum(len(r.args) for r in rows)
@@ -512,7 +515,7 @@ class Parser:
                 raise _Stop
             budget[0] -= n  # one atom a cell, as the token path counts them
         self.i += 2  # the body and the ⟧
-        return Node("mat", rows, start=open_t.pos, end=body.end + 1)
+        return Node("mat", rows, start=open_t.pos, end=body.end + 1, value=True)
 
 
 
