@@ -17,9 +17,20 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import bounds, sums
-from .expr import (CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, expand, normalize, parse_chain, token_count,
-                   tokenize)
-from .human import line_of, line_start
+from .expr import (
+    CONSTS,
+    FUNCS,
+    NUMBER_RE,
+    Node,
+    NotEvaluable,
+    evaluate,
+    expand,
+    normalize,
+    parse_chain,
+    token_count,
+    tokenize,
+)
+from .human import line_start
 from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts
 from .source import Segment
 
@@ -28,7 +39,7 @@ BULK_MIN = 8  # values of a matrix or list from which its float-first test runs 
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 
 
-@dataclass
+@dataclass(slots=True)
 class NumRec:
     line: int
     text: str  # as printed, with its sign
@@ -73,6 +84,7 @@ _ITEM_RE = re.compile(r"(?:(?P<head>[Hh]ead)|(?P<dim>Chiều|Dimension|Dim|dim|C
 _SUM_RE = re.compile(r"(?<![\w])(?:[Tt]ổng|[Ss]um|[Tt]otal)(?:\s*:)?\s*(?:Σ_?\w*\s*exp\s*\([^)\n]*\)\s*)?(?=[=≈])")
 _MAX_RE = re.compile(r"(?<![\w])m(?:_i)?(?:\s*=\s*max)?(?=\s*=)")
 _BIND_RE = re.compile(r"([A-Z])\s*(=)\s*(?=⟦)")
+_NL_RE = re.compile("\n")
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 
@@ -115,6 +127,7 @@ class Checker:
         self.notes: list[tuple[int, str]] = []
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
+        self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
         # names (not read in attnwalk's own notes) may start with more
         firsts = label_firsts()
@@ -123,20 +136,21 @@ class Checker:
     # ------------------------------------------------------------ driving
 
     def run(self, segs: list[Segment]) -> list[NumRec]:
-        self.base = index_base("\n".join(normalize(seg.text) for seg in segs if seg.text))
-        for seg in segs:
+        texts = [normalize(seg.text) if seg.text else "" for seg in segs]
+        self.base = index_base("\n".join(nt for seg, nt in zip(segs, texts) if seg.text))
+        for seg, nt in zip(segs, texts):
             self.seg_id += 1
             if seg.kind == "heading":
                 self.ctx.row, self.ctx.role, self.ctx.shifted, self.ctx.bound = None, None, False, {}
                 self.ctx.dim_v = None
-                self._context(normalize(seg.text))
+                self._context(nt)
             elif seg.kind == "item_open":
                 self.ctx.roles.append(self.ctx.role)
             elif seg.kind == "item_close":
                 if self.ctx.roles:
                     self.ctx.role = self.ctx.roles.pop()
             elif seg.kind in ("para", "code"):
-                self._text(normalize(seg.text), seg.line, seg.kind)
+                self._text(nt, seg.line, seg.kind)
             elif seg.kind == "row":
                 self._row(seg)
         return [self.recs[k] for k in sorted(self.recs, key=lambda k: (self.recs[k].line, k))]
@@ -160,9 +174,16 @@ class Checker:
         key = (self.seg_id, node_num.pos)
         rec = self.recs.get(key)
         if rec is None:
-            line = seg_line + line_of(nt, node_num.pos) - 1
+            line = seg_line + self._line_of(nt, node_num.pos) - 1
             rec = self.recs[key] = NumRec(line, sign + node_num.text + ("…" if node_num.truncated else ""))
         return rec
+
+    def _line_of(self, nt: str, pos: int) -> int:
+        """``nt.count("\\n", 0, pos) + 1``, by bisection over the line starts of the text at hand."""
+        starts = self.starts
+        if starts[0] is not nt:
+            starts = self.starts = (nt, [m.start() for m in _NL_RE.finditer(nt)])
+        return bisect_left(starts[1], pos) + 1
 
     def _text(self, nt: str, line: int, kind: str) -> None:
         if kind == "para":
