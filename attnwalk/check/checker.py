@@ -85,6 +85,8 @@ _SUM_RE = re.compile(r"(?<![\w])(?:[Tt]ổng|[Ss]um|[Tt]otal)(?:\s*:)?\s*(?:Σ_?
 _MAX_RE = re.compile(r"(?<![\w])m(?:_i)?(?:\s*=\s*max)?(?=\s*=)")
 _BIND_RE = re.compile(r"([A-Z])\s*(=)\s*(?=⟦)")
 _NL_RE = re.compile("\n")
+_CLAIM_KINDS = frozenset(("num", "open", "ident", "op", "sqrt", "other"))  # tokens a claim may start at
+_ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE starts with A-Z
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 
@@ -366,7 +368,10 @@ class Checker:
         """Try the forms that can start at token ``i``; return the next token index."""
         t = toks[i]
         nt = self.nt
-        m = _ITEM_RE.match(nt, t.pos)
+        first = t.text[:1]
+        if t.kind not in _CLAIM_KINDS and first not in _ITEM_FIRSTS and not "A" <= first <= "Z":
+            return i + 1  # a newline, comma, bracket, relation...: no form starts there
+        m = _ITEM_RE.match(nt, t.pos) if first in _ITEM_FIRSTS else None
         if m and (t.pos == 0 or not nt[t.pos - 1].isalnum()):
             n = int(m.group("n"))
             if m.group("head"):
@@ -383,7 +388,7 @@ class Checker:
                     self._check_value(ref, res[0][0])
                 return res[2]
             return j
-        bm = _BIND_RE.match(nt, t.pos)
+        bm = _BIND_RE.match(nt, t.pos) if "A" <= first <= "Z" else None
         if bm and (t.pos == 0 or not nt[t.pos - 1].isalnum()) and label_at(nt, t.pos) is None:
             j = i
             while j < len(toks) and toks[j].pos < bm.end(1):
@@ -395,7 +400,7 @@ class Checker:
             if res and res[0][0].kind == "mat" and res[0][0].is_value:
                 self.ctx.bound[bm.group(1)] = (res[0][0], self.seg_id, self.nt, self.line)
                 return res[2]
-        if t.kind in ("num", "open", "ident", "op", "sqrt", "other"):
+        if t.kind in _CLAIM_KINDS:
             if t.kind == "op" and t.text != "-":
                 return i + 1
             if t.kind == "open" and t.pos and (nt[t.pos - 1].isalnum() or nt[t.pos - 1] == "_"):
