@@ -212,16 +212,22 @@ def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
     return toks
 
 
+# _TOKEN_RE with the blanks before a token in the same match (half the matches of prose were blanks);
+# possessive, so blanks are never read back as an "other" token.
+_TOKEN_WS_RE = re.compile(r"[ \t]*+(?:" + _TOKEN_RE.pattern.split("|", 1)[1] + ")", re.X)
+
+
 def _tokens(text: str, start: int, stop: int, toks: list[Tok]) -> None:
+    """Append the tokens of ``text[start:stop]`` (blanks skipped) to ``toks``."""
+    while stop > start and text[stop - 1] in " \t":  # trailing blanks: no token follows them
+        stop -= 1
     add = toks.append
-    for m in _TOKEN_RE.finditer(text, start, stop):
+    for m in _TOKEN_WS_RE.finditer(text, start, stop):
         kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
-        if kind == "ws":
-            continue
         if kind == "num" or kind == "trunc":
-            add(Tok("num", m.group("num"), m.start(), m.end(), kind == "trunc"))
+            add(Tok("num", m.group("num"), m.start("num"), m.end(), kind == "trunc"))
         else:
-            add(Tok(kind, m.group(), m.start(), m.end()))
+            add(Tok(kind, m.group(kind), m.start(kind), m.end()))
 
 
 def expand(toks: list[Tok], k: int, text: str) -> None:
