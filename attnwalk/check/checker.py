@@ -152,6 +152,10 @@ class Checker:
         # names (not read in attnwalk's own notes) may start with more
         firsts = label_firsts()
         self.firsts = firsts | _CTX_FIRSTS if firsts is not None and view.strict else None
+        # the first characters at which ``_at`` may do more than pass a word of prose over: a label's or
+        # context word's (``firsts``), an item's ("Head 1:"), a bound matrix's name (A-Z)
+        self.active = None if self.firsts is None else self.firsts | _ITEM_FIRSTS | frozenset(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
     # ------------------------------------------------------------ driving
 
@@ -218,9 +222,17 @@ class Checker:
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
         self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
         i = 0
+        # a word of prose that starts nothing (what ``_at`` finds after its first tests): passed over here
+        active, symbols = self.active, self.symbols
         while i < len(toks):
-            if toks[i].kind == "plain":  # a matrix body no claim took: its numbers are tried one by one
+            t = toks[i]
+            if t.kind == "plain":  # a matrix body no claim took: its numbers are tried one by one
                 expand(toks, i, nt)
+                continue
+            if active is not None and (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text
+                                                           not in CONSTS and t.text not in symbols)) \
+                    and t.text[0] not in active:
+                i += 1
                 continue
             try:
                 j = self._at(toks, i)
