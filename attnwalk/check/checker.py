@@ -241,7 +241,7 @@ class Checker:
                 j = i + 1
             i = j if j > i else i + 1
         if kind == "para":
-            self._set_caption(nt)
+            self._set_caption(nt, toks)
         # decimals nobody used: not understood
         for m in NUMBER_RE.finditer(nt):
             if "." not in m.group(1):
@@ -321,13 +321,14 @@ class Checker:
             return (a_h[c.row or 0].sum(),)
         return (1.0 / attn.shape[-1],)  # uniform
 
-    def _set_caption(self, nt: str) -> None:
-        """A paragraph ending in ':' that names one label captions the next bare value."""
+    def _set_caption(self, nt: str, toks: list) -> None:
+        """A paragraph ending in ':' that names one label captions the next bare value (``toks``: its
+        tokens; a plain matrix body, expanded or not, holds no label)."""
         self.ctx.caption = None
         if not nt.rstrip().endswith(":"):
             return
         refs = {}
-        for t in tokenize(nt):
+        for t in toks:
             hit = label_at(nt, t.pos)
             if hit:
                 refs[(hit[1].kind, hit[1].index, hit[1].head)] = hit[1]

@@ -189,6 +189,7 @@ class Tok:
 # fails at its first other character without backtracking.
 _PLAIN_RUN = re.compile(r"⟦((?:[ \t\n&⏎]++|-?+\d++(?:\.\d++)?+)*+)⟧")
 _NEG_AFTER_NUM = re.compile(r"\d[ \t]*-")  # "1 -2": a difference, not two cells
+_DIGIT = re.compile(r"\d")
 _BODY_TOK = re.compile(r"\d+(?:\.\d+)?|[-&⏎\n]")  # the tokens ``_tokens`` makes of a plain body
 _PLAIN_ITEM = re.compile(r"-?(\d+(?:\.\d+)?)|⏎")
 
@@ -203,7 +204,7 @@ def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
     if text.find("⟦", start, stop) >= 0:
         for m in _PLAIN_RUN.finditer(text, start, stop):
             a, b = m.span(1)
-            if _NEG_AFTER_NUM.search(text, a, b) or not any(ch.isdigit() for ch in text[a:b]):
+            if _NEG_AFTER_NUM.search(text, a, b) or not _DIGIT.search(text, a, b):
                 continue
             _tokens(text, at, a, toks)  # up to and with the ⟦
             toks.append(Tok("plain", "", a, b, False, len(_BODY_TOK.findall(text, a, b))))
