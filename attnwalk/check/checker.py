@@ -203,11 +203,15 @@ class Checker:
         return rec
 
     def _line_of(self, nt: str, pos: int) -> int:
-        """``nt.count("\\n", 0, pos) + 1``, by bisection over the line starts of the text at hand."""
+        """``nt.count("\\n", 0, pos) + 1``, by bisection over the newlines of the text at hand."""
+        return bisect_left(self._newlines(nt), pos) + 1
+
+    def _newlines(self, nt: str) -> list[int]:
+        """Where the newlines of ``nt`` are (kept for the text at hand)."""
         starts = self.starts
         if starts[0] is not nt:
             starts = self.starts = (nt, [m.start() for m in _NL_RE.finditer(nt)])
-        return bisect_left(starts[1], pos) + 1
+        return starts[1]
 
     def _text(self, nt: str, line: int, kind: str) -> None:
         if kind == "para":
@@ -563,12 +567,16 @@ class Checker:
         expected = [float(it[2]) for it in items]
         ok = bounds.close_many([n.text for n in nums], [it[1] == "-" for it in items], [n.decimals for n in nums],
                                [n.truncated for n in nums], expected, scale, self.view.strict).tolist()
-        recs, seg_id, line, nt = self.recs, self.seg_id, self.line, self.nt
+        recs, seg_id, line = self.recs, self.seg_id, self.line
+        newlines = self._newlines(self.nt)
         for (num, sign, _), e, good in zip(items, expected, ok):
             if not good:
                 self._compare(num, sign, e, label, scale)
                 continue
-            rec = recs.get((seg_id, num.pos)) or self._rec(line, nt, num, sign)
+            key = (seg_id, num.pos)
+            rec = recs.get(key)
+            if rec is None:  # as ``_rec`` makes it (a clear pass is never truncated)
+                rec = recs[key] = NumRec(line + bisect_left(newlines, num.pos), sign + num.text)
             rec.checks.append((True, label, Shown(e, num.decimals or 0, num.text, sign)))
 
     def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0) -> bool:
