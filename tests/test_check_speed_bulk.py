@@ -239,3 +239,28 @@ def test_same_records_on_hand_written_notes(path, options):
     assert any(r[2] == "wrong" for r in recs)
     planted = plant(path.read_text(encoding="utf-8"), random.Random(4))
     assert_same(planted, options)
+
+
+def test_close_strict_is_the_exact_verdict():
+    """``bounds.close_strict`` (integers) against ``checker._close`` (Fractions) on decimals on, a hair
+    inside and a hair outside half a unit of their last digit, 0 to 20 decimals, negative zero."""
+    from fractions import Fraction
+
+    from attnwalk.check import bounds
+    from attnwalk.check.checker import _close
+    from attnwalk.check.expr import Num
+
+    rng = random.Random(5)
+    seen = set()
+    for _ in range(50_000):
+        e = rng.choice([rng.uniform(-3, 3), rng.uniform(-1e-3, 1e-3), float(rng.randint(-5, 5)), 0.0, -0.0])
+        d = rng.randint(1, 20)
+        p = Fraction(e) + Fraction(rng.choice([0, 1, -1]), 2 * 10**d) + Fraction(rng.randint(-2, 2),
+                                                                                  10 ** (d + rng.randint(0, 25)))
+        q = round(p * 10**d)
+        neg = q < 0 or (q == 0 and rng.random() < 0.3)
+        text = f"{abs(q) // 10**d}.{abs(q) % 10**d:0{d}d}"
+        want = _close(Fraction(text) * (-1 if neg else 1), Num(text, 0), e, 0.0, True)
+        assert bounds.close_strict(text, neg, d, e) == want, (text, neg, e)
+        seen.add(want)
+    assert seen == {True, False}

@@ -58,6 +58,15 @@ def close(text: str, neg: bool, decimals: int | None, truncated: bool, expected:
     return None
 
 
+def close_strict(text: str, neg: bool, decimals: int, expected: float) -> bool:
+    """The exact verdict ``checker._close`` gives a printed decimal (not truncated) of a strict note:
+    |p − e| ≤ ½·10^−d, in integers (p = D/10^d, e = num/den with den a power of two), without the
+    Fractions: for numbers printed with more digits than float64 can judge (an input's 16 decimals)."""
+    num, den = expected.as_integer_ratio()
+    digits = int(text.replace(".", ""))
+    return 2 * abs((-digits if neg else digits) * den - num * 10**decimals) <= den
+
+
 def close_many(texts: list[str], neg: list[bool], decimals: list, truncated: list[bool], expected: list[float],
                scale: float, strict: bool):
     """``close`` of many printed numbers at once (a matrix's cells), in NumPy: a boolean array, True

@@ -8,6 +8,7 @@ unlabelled worked lines (``m = max = ..``, ``exp(a - m) = e``, ``tổng = ..``) 
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -585,6 +586,9 @@ class Checker:
         d = num.decimals or 0
         ok = None if self.exact else bounds.close(num.text, bool(sign), num.decimals, num.truncated, expected,
                                                     scale, self.view.strict)
+        if ok is None and not self.exact and self.view.strict and not num.truncated and num.decimals is not None \
+                and math.isfinite(expected):  # 16 decimals of an input: exactly, in integers
+            ok = bounds.close_strict(num.text, bool(sign), num.decimals, expected)
         if ok is None:  # near the rounding boundary (or the reference path): exactly
             ok = _close(num.value * (-1 if sign else 1), num, expected, scale, self.view.strict)
         # a failure's expected value is shown (plain text, for JSON too); a pass's only if asked for
