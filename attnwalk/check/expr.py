@@ -67,8 +67,14 @@ _SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
 ]
 
 
+# A character one of _SUBS's triggers holds: a text without any is left as it is (a table cell, a word).
+_TRIGGER_CHARS = re.compile("[" + re.escape("".join(sorted({t[0] for _, _, tr in _SUBS for t in tr}))) + "]")
+
+
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
+    if _TRIGGER_CHARS.search(text) is None:
+        return text
     out = text
     latex = "\\" in text  # no substitution adds a backslash
     for pat, rep, trigger in _SUBS:
