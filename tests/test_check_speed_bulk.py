@@ -264,3 +264,13 @@ def test_close_strict_is_the_exact_verdict():
         assert bounds.close_strict(text, neg, d, e) == want, (text, neg, e)
         seen.add(want)
     assert seen == {True, False}
+
+
+def test_decimal_numbers_are_number_re_matches_with_a_point():
+    """The reader's last pass (numbers nobody used) finds NUMBER_RE's decimals with a regex of its own."""
+    rng = random.Random(7)
+    alpha = list("0123456789....…ab -_x\n") + ["...", "1.5", "12"]
+    for _ in range(50_000):
+        t = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 25)))
+        want = [(m.start(1), m.group(1), m.group(2)) for m in expr.NUMBER_RE.finditer(t) if "." in m.group(1)]
+        assert [(m.start(1), m.group(1), m.group(2)) for m in checker._DECIMAL_RE.finditer(t)] == want, t
