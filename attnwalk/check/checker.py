@@ -144,6 +144,7 @@ def _by_line(item) -> tuple:
     return item[1].line, item[0]
 
 
+assert len(PHRASE_WORDS) == len(PHRASES), "each summary phrase needs its words (PHRASE_WORDS)"
 _PHRASE_ANY = re.compile("|".join(re.escape(w) for words in PHRASE_WORDS for w in words))
 
 
