@@ -28,7 +28,8 @@ def notes() -> list[tuple[str, Path, dict | None]]:
     out += [(str(p.relative_to(ROOT)), p, None) for p in sorted((ROOT / "examples/notes").glob("*.md"))]
     hand2 = load_scenario(ROOT / "examples/scenarios/hand-2x2.toml")
     for p in sorted((ROOT / "examples/handwritten").glob("*.md")) + sorted(SEEDS.glob("*.md")):
-        out.append((str(p), p, hand2 if p.name.startswith("004_") else SEED_OPTS))
+        name = str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)  # the same in every worktree
+        out.append((name, p, hand2 if p.name.startswith("004_") else SEED_OPTS))
     for p in sorted((ROOT / "tests/corpus").rglob("*.md")):
         toml = p.with_suffix(".toml")
         out.append((str(p.relative_to(ROOT)), p, load_scenario(toml) if toml.exists() else None))
@@ -75,6 +76,12 @@ def record() -> dict:
     return result
 
 
+def _in_repo(name: str) -> str:
+    """A record's note name relative to its checkout (older records hold absolute paths)."""
+    at = name.find("/examples/handwritten/")
+    return name[at + 1:] if name.startswith("/") and at >= 0 else name
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     g = ap.add_mutually_exclusive_group(required=True)
@@ -87,7 +94,7 @@ def main() -> int:
         for k, v in now.items():
             print(k, v)
         return 0
-    before = json.loads(Path(args.compare).read_text(encoding="utf-8"))
+    before = {_in_repo(k): v for k, v in json.loads(Path(args.compare).read_text(encoding="utf-8")).items()}
     bad = 0
     for k in sorted(set(before) | set(now)):
         if before.get(k) != now.get(k):

@@ -160,16 +160,21 @@ for _ in range(repeat):
     t = time.perf_counter()
     check_text(text, exact=exact)
     warm.append(time.perf_counter() - t)
-spent = [0.0]
+spent, inside = [0.0], [0]
 def timed(fn):
     def wrap(self, *a, **k):
-        t = time.perf_counter()
+        if inside[0]:  # called by another verifying function (_arith -> _compare): counted there
+            return fn(self, *a, **k)
+        inside[0], t = 1, time.perf_counter()
         try:
             return fn(self, *a, **k)
         finally:
+            inside[0] = 0
             spent[0] += time.perf_counter() - t
     return wrap
-Checker._compare, Checker._arith = timed(Checker._compare), timed(Checker._arith)
+for name in ("_compare", "_compare_many", "_arith"):  # _compare_many: the bulk comparisons (issue 12)
+    if hasattr(Checker, name):
+        setattr(Checker, name, timed(getattr(Checker, name)))
 check_text(text, exact=exact)
 print(n, cold, statistics.median(warm), spent[0])
 """
@@ -180,7 +185,7 @@ def bench_check(repeat: int, baseline: str | None = None) -> None:
     float-first path against the exact path it replaced (``exact=True``, kept as the reference), each in
     its own processes (the exact path's sympy and mpmath garbage would slow the other down): from a
     cold start (imports included) and warm (median of repeated checks in one process). The verification
-    stage alone (comparisons and arithmetic claims, nested calls counted twice) is printed too, and
+    stage alone (comparisons and arithmetic claims, nested calls counted once) is printed too, and
     where a float-first check's time goes: the rest is reading the note. ``baseline``: a folder holding
     another attnwalk package (the code before a change), whose float-first check runs interleaved."""
     import io
@@ -222,8 +227,13 @@ def bench_check(repeat: int, baseline: str | None = None) -> None:
         report("  float-first vs baseline, warm", f"{w_f * 1e3:.0f} ms vs {w_b * 1e3:.0f} ms", w_b / w_f, "info", None)
         report("check 16x16 note, baseline, cold start", f"{n / c_b:,.0f} numbers/s", None, "before", None)
         report("  float-first vs baseline, cold", f"{c_f * 1e3:.0f} ms vs {c_b * 1e3:.0f} ms", c_b / c_f, "info", None)
-    print(f"  ({n} numbers) where a float-first check's time goes: " + ", ".join(f"{k} {v * 1e3:.0f} ms"
-                                                           for k, v in check_phases(text).items()))
+    phases = [check_phases(text) for _ in range(max(3, repeat))]
+    best = {k: min(p[k] for p in phases) for k in phases[0]}  # the least disturbed run of each phase
+    print(f"  ({n} numbers) where a float-first check's time goes (fastest of {len(phases)} checks, each phase): "
+          + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in best.items()))
+    ours = sum(best[k] for k in ("Markdown", "reading claims", "verifying"))
+    print(f"  Markdown + reading claims + verifying: {ours * 1e3:.0f} ms (issue 12's share of the 100k/s goal: "
+          f"<= 20 ms)")
 
 
 def check_phases(text: str) -> dict[str, float]:
@@ -235,15 +245,22 @@ def check_phases(text: str) -> dict[str, float]:
     phases = [("front matter", C, "resolve"), ("trace", C, "_walk_once"), ("Markdown", C, "segments"),
               ("hand-written forms", human, "find"), ("merging", C, "_merge_human"),
               ("reading claims", checker.Checker, "run"), ("verifying", checker.Checker, "_compare"),
-              ("verifying", checker.Checker, "_arith")]
+              ("verifying", checker.Checker, "_compare_many"), ("verifying", checker.Checker, "_arith")]
+    phases = [p for p in phases if hasattr(p[1], p[2])]  # older code (a baseline) lacks _compare_many
     saved = [(mod, name, getattr(mod, name)) for _, mod, name in phases]
+
+    depth: dict[str, int] = {}
 
     def wrap(label, fn):
         def timed(*a, **k):
+            if depth.get(label):  # inside another function of the same phase (_arith -> _compare): counted there
+                return fn(*a, **k)
+            depth[label] = 1
             start = time.perf_counter()
             try:
                 return fn(*a, **k)
             finally:
+                depth[label] = 0
                 spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
         return timed
 

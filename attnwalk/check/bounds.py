@@ -58,6 +58,39 @@ def close(text: str, neg: bool, decimals: int | None, truncated: bool, expected:
     return None
 
 
+def close_strict(text: str, neg: bool, decimals: int, expected: float) -> bool:
+    """The exact verdict ``checker._close`` gives a printed decimal (not truncated) of a strict note:
+    |p − e| ≤ ½·10^−d, in integers (p = D/10^d, e = num/den with den a power of two), without the
+    Fractions: for numbers printed with more digits than float64 can judge (an input's 16 decimals)."""
+    num, den = expected.as_integer_ratio()
+    digits = int(text.replace(".", ""))
+    return 2 * abs((-digits if neg else digits) * den - num * 10**decimals) <= den
+
+
+def close_many(texts: list[str], neg: list[bool], decimals: list, truncated: list[bool], expected: list[float],
+               scale: float, strict: bool):
+    """``close`` of many printed numbers at once (a matrix's cells), in NumPy: a boolean array, True
+    where ``close`` returns True. False means "not clearly close" (wrong, or too near the boundary):
+    the caller asks ``close`` and the exact path about those one by one."""
+    import numpy as np
+
+    n = len(texts)
+    e = np.array(expected, dtype=float)
+    try:
+        p = np.array(texts, dtype=float)
+    except (ValueError, OverflowError):
+        return np.zeros(n, dtype=bool)
+    usable = [not tr and (d is None or d < len(_HALF)) for d, tr in zip(decimals, truncated)]
+    h = np.array([(_HALF[d] if d is not None else 0.5) if ok else 0.0 for d, ok in zip(decimals, usable)])
+    p = np.where(np.array(neg, dtype=bool), -p, p)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ae = np.abs(e)
+        t = h + (0.0 if strict else F32 * np.maximum(ae, scale))
+        m = t - np.abs(p - e)
+        err = 4 * U * (np.abs(p) + ae + t) + TINY  # as in ``close``
+        return (m > err) & np.isfinite(p) & np.isfinite(e) & np.array(usable, dtype=bool)
+
+
 # ---------------------------------------------------------------- arithmetic claims
 
 

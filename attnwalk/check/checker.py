@@ -8,6 +8,7 @@ unlabelled worked lines (``m = max = ..``, ``exp(a - m) = e``, ``tổng = ..``) 
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -17,16 +18,30 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import bounds, sums
-from .expr import CONSTS, FUNCS, NUMBER_RE, Node, NotEvaluable, evaluate, normalize, parse_chain, tokenize
-from .human import line_of, line_start
-from .labels import Ref, TraceView, hand_label_at, index_base, label_at
+from .expr import (
+    CONSTS,
+    FUNCS,
+    NUMBER_RE,
+    Node,
+    NotEvaluable,
+    Num,
+    evaluate,
+    expand,
+    normalize,
+    parse_chain,
+    token_count,
+    tokenize,
+)
+from .human import line_start
+from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
+BULK_MIN = 8  # values of a matrix or list from which its float-first test runs in NumPy
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 
 
-@dataclass
+@dataclass(slots=True)
 class NumRec:
     line: int
     text: str  # as printed, with its sign
@@ -71,6 +86,10 @@ _ITEM_RE = re.compile(r"(?:(?P<head>[Hh]ead)|(?P<dim>Chiều|Dimension|Dim|dim|C
 _SUM_RE = re.compile(r"(?<![\w])(?:[Tt]ổng|[Ss]um|[Tt]otal)(?:\s*:)?\s*(?:Σ_?\w*\s*exp\s*\([^)\n]*\)\s*)?(?=[=≈])")
 _MAX_RE = re.compile(r"(?<![\w])m(?:_i)?(?:\s*=\s*max)?(?=\s*=)")
 _BIND_RE = re.compile(r"([A-Z])\s*(=)\s*(?=⟦)")
+_NL_RE = re.compile("\n")
+_CLAIM_KINDS = frozenset(("num", "open", "ident", "op", "sqrt", "other"))  # tokens a claim may start at
+_ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE starts with A-Z
+_CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 
 
@@ -97,6 +116,38 @@ PHRASES: list[tuple[re.Pattern, str]] = [
 ]
 
 
+# Words one of which each entry of PHRASES needs (its own literal alternatives), so that a text holding
+# none of them skips that regex: most texts hold no summary figure at all.
+PHRASE_WORDS: list[tuple[str, ...]] = [
+    ("tổng mỗi hàng nằm trong khoảng", "every row sums to a value in"),
+    ("trọng số nhỏ nhất", "smallest weight"),
+    ("trọng số nằm trong khoảng", "the weights lie in"),
+    ("tổng hàng này (trước khi làm tròn) là", "this row sums (before rounding) to"),
+    ("normal_(",),
+    ("độ lệch chuẩn", "standard deviation"),
+    ("mọi giá trị gần", "every weight is close to"),
+    ("không đều", "not uniform"),
+    ("so với mức đều", "against the uniform"),
+    ("√(1 + ε)",),
+    ("→",),
+    ("Tổng từng hàng", "Row sums"),
+]
+
+
+_ROW_WORDS = ("àng", "ow", "ixel", "oken")  # what _ROW_RE needs after its first letter
+# NUMBER_RE's matches that hold a decimal point: the same matches (an integer it finds never hides one)
+_DECIMAL_RE = re.compile(NUMBER_RE.pattern.replace(r"(\d+(?:\.\d+)?)", r"(\d+\.\d+)", 1))
+assert _DECIMAL_RE.pattern != NUMBER_RE.pattern
+
+
+def _by_line(item) -> tuple:
+    return item[1].line, item[0]
+
+
+assert len(PHRASE_WORDS) == len(PHRASES), "each summary phrase needs its words (PHRASE_WORDS)"
+_PHRASE_ANY = re.compile("|".join(re.escape(w) for words in PHRASE_WORDS for w in words))
+
+
 class Checker:
     """``exact=True`` decides every number on the exact path (Fraction, sympy, mpmath): the reference
     the default float-first path (``bounds``) must agree with, verdict for verdict."""
@@ -112,36 +163,46 @@ class Checker:
         self.notes: list[tuple[int, str]] = []
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
+        self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
+        # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
+        # names (not read in attnwalk's own notes) may start with more
+        firsts = label_firsts()
+        self.firsts = firsts | _CTX_FIRSTS if firsts is not None and view.strict else None
+        # the first characters at which ``_at`` may do more than pass a word of prose over: a label's or
+        # context word's (``firsts``), an item's ("Head 1:"), a bound matrix's name (A-Z)
+        self.active = None if self.firsts is None else self.firsts | _ITEM_FIRSTS | frozenset(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
     # ------------------------------------------------------------ driving
 
     def run(self, segs: list[Segment]) -> list[NumRec]:
-        self.base = index_base("\n".join(normalize(seg.text) for seg in segs if seg.text))
-        for seg in segs:
+        texts = [normalize(seg.text) if seg.text else "" for seg in segs]
+        self.base = index_base("\n".join(nt for seg, nt in zip(segs, texts) if seg.text))
+        for seg, nt in zip(segs, texts):
             self.seg_id += 1
             if seg.kind == "heading":
                 self.ctx.row, self.ctx.role, self.ctx.shifted, self.ctx.bound = None, None, False, {}
                 self.ctx.dim_v = None
-                self._context(normalize(seg.text))
+                self._context(nt)
             elif seg.kind == "item_open":
                 self.ctx.roles.append(self.ctx.role)
             elif seg.kind == "item_close":
                 if self.ctx.roles:
                     self.ctx.role = self.ctx.roles.pop()
             elif seg.kind in ("para", "code"):
-                self._text(normalize(seg.text), seg.line, seg.kind)
+                self._text(nt, seg.line, seg.kind)
             elif seg.kind == "row":
                 self._row(seg)
-        return [self.recs[k] for k in sorted(self.recs, key=lambda k: (self.recs[k].line, k))]
+        return [rec for _, rec in sorted(self.recs.items(), key=_by_line)]
 
     def _context(self, nt: str) -> None:
         m = _ROLE_RE.match(nt)
         if m:
             self.ctx.role = m.group(1).lower()
-        heads = _HEAD_RE.findall(nt)
+        heads = _HEAD_RE.findall(nt) if "ead" in nt else None  # the regexes' own words, found by a substring
         if heads:
             self.ctx.head = int(heads[-1])
-        rows = _ROW_RE.findall(nt)
+        rows = _ROW_RE.findall(nt) if any(w in nt for w in _ROW_WORDS) else None  # search first: matrices
         if rows:
             self.ctx.row = int(rows[-1])
             self.ctx.shifted, self.ctx.exp_j = False, 0
@@ -153,9 +214,20 @@ class Checker:
         key = (self.seg_id, node_num.pos)
         rec = self.recs.get(key)
         if rec is None:
-            line = seg_line + line_of(nt, node_num.pos) - 1
+            line = seg_line + self._line_of(nt, node_num.pos) - 1
             rec = self.recs[key] = NumRec(line, sign + node_num.text + ("…" if node_num.truncated else ""))
         return rec
+
+    def _line_of(self, nt: str, pos: int) -> int:
+        """``nt.count("\\n", 0, pos) + 1``, by bisection over the newlines of the text at hand."""
+        return bisect_left(self._newlines(nt), pos) + 1
+
+    def _newlines(self, nt: str) -> list[int]:
+        """Where the newlines of ``nt`` are (kept for the text at hand)."""
+        starts = self.starts
+        if starts[0] is not nt:
+            starts = self.starts = (nt, [m.start() for m in _NL_RE.finditer(nt)])
+        return starts[1]
 
     def _text(self, nt: str, line: int, kind: str) -> None:
         if kind == "para":
@@ -165,12 +237,23 @@ class Checker:
         self._phrases(nt)
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
-        self.last_rel = max((k for k, t in enumerate(toks) if t.kind == "rel"), default=-1)
+        self.last_rel = max((t.pos for t in toks if t.kind == "rel"), default=-1)  # where it starts
         # what the claims of a text may read: every note we have reads at most one atom a token; a text
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
-        self.budget = [PARSE_BUDGET * len(toks) + 1000]
+        self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
         i = 0
+        # a word of prose that starts nothing (what ``_at`` finds after its first tests): passed over here
+        active, symbols = self.active, self.symbols
         while i < len(toks):
+            t = toks[i]
+            if t.kind == "plain":  # a matrix body no claim took: its numbers are tried one by one
+                expand(toks, i, nt)
+                continue
+            if active is not None and (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text
+                                                           not in CONSTS and t.text not in symbols)) \
+                    and t.text[0] not in active:
+                i += 1
+                continue
             try:
                 j = self._at(toks, i)
             except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
@@ -178,22 +261,23 @@ class Checker:
                 j = i + 1
             i = j if j > i else i + 1
         if kind == "para":
-            self._set_caption(nt)
-        # decimals nobody used: not understood
-        for m in NUMBER_RE.finditer(nt):
-            if "." not in m.group(1):
-                continue
-            key = (self.seg_id, m.start(1))
-            if key not in self.recs:
-                sign = "-" if m.start(1) > 0 and nt[m.start(1) - 1] == "-" else ""
-                from .expr import Num
-
-                self._rec(line, nt, Num(m.group(1), m.start(1), bool(m.group(2))), sign)
+            self._set_caption(nt, toks)
+        # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others)
+        seg_id, recs = self.seg_id, self.recs
+        for m in _DECIMAL_RE.finditer(nt):
+            at = m.start(1)
+            if (seg_id, at) not in recs:
+                sign = "-" if at > 0 and nt[at - 1] == "-" else ""
+                self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
 
     def _phrases(self, nt: str) -> None:
         from .expr import Num
 
-        for rx, what in PHRASES:
+        if _PHRASE_ANY.search(nt) is None:
+            return  # no summary phrase's word: most texts
+        for (rx, what), words in zip(PHRASES, PHRASE_WORDS):
+            if not any(w in nt for w in words):
+                continue
             for m in rx.finditer(nt):
                 if what in ("pair_weight", "row_sums"):
                     self._indexed_phrase(m, what)
@@ -256,13 +340,14 @@ class Checker:
             return (a_h[c.row or 0].sum(),)
         return (1.0 / attn.shape[-1],)  # uniform
 
-    def _set_caption(self, nt: str) -> None:
-        """A paragraph ending in ':' that names one label captions the next bare value."""
+    def _set_caption(self, nt: str, toks: list) -> None:
+        """A paragraph ending in ':' that names one label captions the next bare value (``toks``: its
+        tokens; a plain matrix body, expanded or not, holds no label)."""
         self.ctx.caption = None
         if not nt.rstrip().endswith(":"):
             return
         refs = {}
-        for t in tokenize(nt):
+        for t in toks:
             hit = label_at(nt, t.pos)
             if hit:
                 refs[(hit[1].kind, hit[1].index, hit[1].head)] = hit[1]
@@ -290,6 +375,8 @@ class Checker:
                                       f"pe_on = {pe_on}; check with --pe-on {says} for the text's semantics"))
 
     def _label_cb(self, text: str, pos: int):
+        if self.firsts is not None and text[pos:pos + 1] not in self.firsts:
+            return None  # most tokens of prose: no label, context word or hand-written name starts there
         hit = label_at(text, pos)
         if hit is None:
             hit = self._ctx_label(text, pos)
@@ -333,7 +420,10 @@ class Checker:
         """Try the forms that can start at token ``i``; return the next token index."""
         t = toks[i]
         nt = self.nt
-        m = _ITEM_RE.match(nt, t.pos)
+        first = t.text[:1]
+        if t.kind not in _CLAIM_KINDS and first not in _ITEM_FIRSTS and not "A" <= first <= "Z":
+            return i + 1  # a newline, comma, bracket, relation...: no form starts there
+        m = _ITEM_RE.match(nt, t.pos) if first in _ITEM_FIRSTS else None
         if m and (t.pos == 0 or not nt[t.pos - 1].isalnum()):
             n = int(m.group("n"))
             if m.group("head"):
@@ -350,7 +440,7 @@ class Checker:
                     self._check_value(ref, res[0][0])
                 return res[2]
             return j
-        bm = _BIND_RE.match(nt, t.pos)
+        bm = _BIND_RE.match(nt, t.pos) if "A" <= first <= "Z" else None
         if bm and (t.pos == 0 or not nt[t.pos - 1].isalnum()) and label_at(nt, t.pos) is None:
             j = i
             while j < len(toks) and toks[j].pos < bm.end(1):
@@ -362,7 +452,7 @@ class Checker:
             if res and res[0][0].kind == "mat" and res[0][0].is_value:
                 self.ctx.bound[bm.group(1)] = (res[0][0], self.seg_id, self.nt, self.line)
                 return res[2]
-        if t.kind in ("num", "open", "ident", "op", "sqrt", "other"):
+        if t.kind in _CLAIM_KINDS:
             if t.kind == "op" and t.text != "-":
                 return i + 1
             if t.kind == "open" and t.pos and (nt[t.pos - 1].isalnum() or nt[t.pos - 1] == "_"):
@@ -373,7 +463,7 @@ class Checker:
                                       and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
                 return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
             c = self.ctx
-            if i >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
+            if t.pos >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
                 # no relation follows: parse_chain could only find an expression without a claim, which
                 # is dropped below (reading each such token's expression to the end would be quadratic)
                 return i + 1
@@ -478,9 +568,31 @@ class Checker:
         if pairs is None:
             return
         scale = self.view.scale(ref, self.ctx.head)
-        for (num, sign), e in pairs:
-            if num is not None:  # ±∞ cells carry no digits to check
-                self._compare(num, sign, float(e), ref.text, scale)
+        self._compare_many([(num, sign, e) for (num, sign), e in pairs if num is not None],  # ±∞: no digits
+                           ref.text, scale)
+
+    def _compare_many(self, items: list, label: str, scale: float) -> None:
+        """``_compare`` of each (num, sign, expected) of a matrix or list: the float-first test on all of
+        them at once (``bounds.close_many``); a number it does not pass clearly gets ``_compare`` itself."""
+        if self.exact or len(items) < BULK_MIN:
+            for num, sign, e in items:
+                self._compare(num, sign, float(e), label, scale)
+            return
+        nums = [it[0] for it in items]
+        expected = [float(it[2]) for it in items]
+        ok = bounds.close_many([n.text for n in nums], [it[1] == "-" for it in items], [n.decimals for n in nums],
+                               [n.truncated for n in nums], expected, scale, self.view.strict).tolist()
+        recs, seg_id, line = self.recs, self.seg_id, self.line
+        newlines = self._newlines(self.nt)
+        for (num, sign, _), e, good in zip(items, expected, ok):
+            if not good:
+                self._compare(num, sign, e, label, scale)
+                continue
+            key = (seg_id, num.pos)
+            rec = recs.get(key)
+            if rec is None:  # as ``_rec`` makes it (a clear pass is never truncated)
+                rec = recs[key] = NumRec(line + bisect_left(newlines, num.pos), sign + num.text)
+            rec.checks.append((True, label, Shown(e, num.decimals or 0, num.text, sign)))
 
     def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0) -> bool:
         """The one verdict on a printed number against its expected value; every claim kind comes here."""
@@ -488,6 +600,9 @@ class Checker:
         d = num.decimals or 0
         ok = None if self.exact else bounds.close(num.text, bool(sign), num.decimals, num.truncated, expected,
                                                     scale, self.view.strict)
+        if ok is None and not self.exact and self.view.strict and not num.truncated and num.decimals is not None \
+                and math.isfinite(expected):  # 16 decimals of an input: exactly, in integers
+            ok = bounds.close_strict(num.text, bool(sign), num.decimals, expected)
         if ok is None:  # near the rounding boundary (or the reference path): exactly
             ok = _close(num.value * (-1 if sign else 1), num, expected, scale, self.view.strict)
         # a failure's expected value is shown (plain text, for JSON too); a pass's only if asked for
@@ -631,6 +746,11 @@ class Checker:
 
     def _arith(self, exprs: list[Node]) -> None:
         final = exprs[-1]
+        if final.is_value and all(e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num")
+                                  for e in exprs[:-1]) and all(_inert(a, b) for a, b in zip(exprs, exprs[1:])):
+            # ``S_0 = ⟦..⟧``: no side to evaluate, nothing to bind, and a value raises nothing (the paths
+            # below would evaluate the matrix for nothing)
+            return
         if not final.nums() and final.kind != "sym":
             return
         if not self.exact and self._arith_fast(exprs):
@@ -982,6 +1102,12 @@ def _check_word_before(text: str, start: int, pos: int) -> bool:
         words = _CHECKS = (text, [a for a, _ in found], [b for _, b in found])  # replaced whole (threads)
     k = bisect_left(words[1], start)
     return k < len(words[1]) and words[2][k] <= pos
+
+
+def _inert(a: Node, b: Node) -> bool:
+    """Would ``Checker._struct_bind(a, b)`` return at once, binding nothing?"""
+    return a.kind != "sym" and a.kind != "paren" and b.kind != "paren" and (
+        a.kind != b.kind or a.op != b.op or a.name != b.name or len(a.args) != len(b.args))
 
 
 def _close(published: Fraction, num, expected: float, scale: float, strict: bool) -> bool:

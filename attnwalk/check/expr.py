@@ -67,8 +67,14 @@ _SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
 ]
 
 
+# A character one of _SUBS's triggers holds: a text without any is left as it is (a table cell, a word).
+_TRIGGER_CHARS = re.compile("[" + re.escape("".join(sorted({t[0] for _, _, tr in _SUBS for t in tr}))) + "]")
+
+
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
+    if _TRIGGER_CHARS.search(text) is None:
+        return text
     out = text
     latex = "\\" in text  # no substitution adds a backslash
     for pat, rep, trigger in _SUBS:
@@ -118,6 +124,7 @@ class Node:
     name: str = ""
     start: int = 0
     end: int = 0
+    value: bool | None = field(default=None, compare=False, repr=False)  # ``is_value`` of a list, once known
 
     def nums(self) -> list[Num]:
         """Every printed number below this node, in reading order."""
@@ -136,10 +143,10 @@ class Node:
             return True
         if self.kind == "neg":
             return self.args[0].kind == "num" or (self.args[0].kind == "const" and self.args[0].name == "∞")
-        if self.kind in ("list", "mat"):
-            return all(a.kind == "ell" or a.is_value for a in self.args)
-        if self.kind == "row":
-            return all(a.kind == "ell" or a.is_value for a in self.args)
+        if self.kind in ("list", "mat", "row"):
+            if self.value is None:  # asked again and again of a matrix (a claim, its parts, its schemas)
+                self.value = all(a.kind == "ell" or a.is_value for a in self.args)
+            return self.value
         return False
 
 
@@ -176,25 +183,71 @@ CONSTS = {"e", "π", "pi", "∞", "inf"}
 
 @dataclass(slots=True)
 class Tok:
-    kind: str
+    kind: str  # a group of _TOKEN_RE, or "plain": the body of a plain matrix, its tokens not yet made
     text: str
     pos: int
     end: int
     trunc: bool = False
+    count: int = 1  # tokens this one stands for ("plain": the tokens of the body; see ``expand``)
+
+
+# The body of a matrix of plain numbers (``-0.1234 & 2 ⏎``): possessive, so a body that is not plain
+# fails at its first other character without backtracking.
+_PLAIN_RUN = re.compile(r"⟦((?:[ \t\n&⏎]++|-?+\d++(?:\.\d++)?+)*+)⟧")
+_NEG_AFTER_NUM = re.compile(r"\d[ \t]*-")  # "1 -2": a difference, not two cells
+_DIGIT = re.compile(r"\d")
+_BODY_TOK = re.compile(r"\d+(?:\.\d+)?|[-&⏎\n]")  # the tokens ``_tokens`` makes of a plain body
+_PLAIN_ITEM = re.compile(r"-?(\d+(?:\.\d+)?)|⏎")
 
 
 def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
+    """The tokens of ``text[start:stop]``. The body of each matrix of plain numbers is one "plain"
+    token (``Parser.matrix`` reads its cells from the text, and nothing else ever looks inside it:
+    ``expand`` makes its tokens where something would); a 16x16 note's matrices hold half its tokens."""
+    stop = len(text) if stop is None else stop
     toks: list[Tok] = []
-    add = toks.append
-    for m in _TOKEN_RE.finditer(text, start, len(text) if stop is None else stop):
-        kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
-        if kind == "ws":
-            continue
-        if kind == "num" or kind == "trunc":
-            add(Tok("num", m.group("num"), m.start(), m.end(), kind == "trunc"))
-        else:
-            add(Tok(kind, m.group(), m.start(), m.end()))
+    at = start
+    if text.find("⟦", start, stop) >= 0:
+        for m in _PLAIN_RUN.finditer(text, start, stop):
+            a, b = m.span(1)
+            if _NEG_AFTER_NUM.search(text, a, b) or not _DIGIT.search(text, a, b):
+                continue
+            _tokens(text, at, a, toks)  # up to and with the ⟦
+            toks.append(Tok("plain", "", a, b, False, len(_BODY_TOK.findall(text, a, b))))
+            at = b
+    _tokens(text, at, stop, toks)
     return toks
+
+
+# _TOKEN_RE with the blanks before a token in the same match (half the matches of prose were blanks);
+# possessive, so blanks are never read back as an "other" token.
+_TOKEN_WS_RE = re.compile(r"[ \t]*+(?:" + _TOKEN_RE.pattern.split("|", 1)[1] + ")", re.X)
+
+
+def _tokens(text: str, start: int, stop: int, toks: list[Tok]) -> None:
+    """Append the tokens of ``text[start:stop]`` (blanks skipped) to ``toks``."""
+    while stop > start and text[stop - 1] in " \t":  # trailing blanks: no token follows them
+        stop -= 1
+    add = toks.append
+    for m in _TOKEN_WS_RE.finditer(text, start, stop):
+        kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
+        if kind == "num" or kind == "trunc":
+            add(Tok("num", m.group("num"), m.start("num"), m.end(), kind == "trunc"))
+        else:
+            add(Tok(kind, m.group(kind), m.start(kind), m.end()))
+
+
+def expand(toks: list[Tok], k: int, text: str) -> None:
+    """Replace the "plain" token ``toks[k]`` by the tokens of its body, in place."""
+    t = toks[k]
+    body: list[Tok] = []
+    _tokens(text, t.pos, t.end, body)
+    toks[k:k + 1] = body
+
+
+def token_count(toks: list[Tok]) -> int:
+    """How many tokens ``toks`` stands for, every plain body expanded."""
+    return sum(t.count for t in toks)
 
 
 # ---------------------------------------------------------------- parser
@@ -223,7 +276,11 @@ class Parser:
         return t
 
     def _skip_to(self, pos: int) -> None:
-        while self.i < len(self.toks) and self.toks[self.i].pos < pos:
+        toks = self.toks
+        while self.i < len(toks) and toks[self.i].pos < pos:
+            if toks[self.i].kind == "plain" and toks[self.i].end > pos:
+                expand(toks, self.i, self.text)  # stopping inside a plain body: its tokens are needed
+                continue
             self.i += 1
 
     # expr := term (('+'|'-') term)*
@@ -408,6 +465,9 @@ class Parser:
         return Node("list", items, start=open_t.pos, end=end)
 
     def matrix(self, open_t: Tok) -> Node:
+        t = self.peek()
+        if t is not None and t.kind == "plain":
+            return self._plain_matrix(open_t, t)
         rows: list[Node] = []
         cells: list[Node] = []
         save = self.i - 1
@@ -437,6 +497,40 @@ class Parser:
                 self.i = save
                 raise
         return Node("mat", rows, start=open_t.pos, end=self.toks[self.i - 1].end)
+
+
+    def _plain_matrix(self, open_t: Tok, body: Tok) -> Node:
+        """The matrix whose plain body (``tokenize``) follows ``open_t``, read from the text in one pass:
+        the node that reading its tokens one by one would build, at the same cost in atoms."""
+        text = self.text
+        rows: list[Node] = []
+        cells: list[Node] = []
+        row_start = body.pos
+        for c in _PLAIN_ITEM.finditer(text, body.pos, body.end):
+            a = c.start(1)
+            if a < 0:  # ⏎
+                at = c.start()
+                rows.append(Node("row", cells, start=row_start, end=at))
+                cells, row_start = [], at + 1
+                continue
+            node = Node("num", num=Num(c.group(1), a), start=a, end=c.end())
+            cells.append(node if a == c.start() else Node("neg", [node], start=c.start(), end=node.end))
+        if cells:
+            rows.append(Node("row", cells, start=row_start, end=body.end))
+        for r in rows:
+            r.value = True
+        budget = self.budget
+        if budget is not None:
+            n = sum(len(r.args) for r in rows)
+            if budget[0] < n:
+                budget[0] = -1  # where the token path runs out of atoms, at one of the cells
+                self.i -= 1  # back to the ⟦, as ``matrix`` leaves it when a cell stops
+                raise _Stop
+            budget[0] -= n  # one atom a cell, as the token path counts them
+        self.i += 2  # the body and the ⟧
+        return Node("mat", rows, start=open_t.pos, end=body.end + 1, value=True)
+
+
 
 
 def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=frozenset(), budget=None):
@@ -475,6 +569,9 @@ def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=froze
             # follows on the same line, so that ``label = <formula> = value`` still binds the value
             k, depth = p.i, 0
             while k < len(toks):
+                if toks[k].kind == "plain":
+                    expand(toks, k, text)  # the scan stops at a newline inside a body
+                    continue
                 if toks[k].kind == "nl":
                     # a formula may run to the end of its line when the next line starts with a relation
                     n = k

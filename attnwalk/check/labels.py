@@ -72,6 +72,14 @@ def _by_first() -> dict:
     return _BY_FIRST
 
 
+def label_firsts() -> frozenset | None:
+    """The characters ``label_at`` can find a label at; None when some pattern may start with any."""
+    table = _by_first()
+    if table[""]:
+        return None
+    return frozenset(k for k, v in table.items() if k and v) | frozenset("αOVQK")
+
+
 def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
     """The label starting at ``pos`` of normalized ``text``: (end, Ref), or None."""
     if pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] in "_'\\"):

@@ -1,0 +1,276 @@
+"""The bulk paths of the checker give the per-cell path's verdicts, number for number (issue 12).
+
+Two shortcuts read matrices of plain numbers: ``expr.tokenize`` makes a matrix body one "plain" token
+whose cells ``Parser.matrix`` reads from the text in one pass, and ``Checker._compare_many`` runs the
+float-first test of a matrix's or list's cells in NumPy. With both switched off (``per_cell``) every
+cell is a token, parsed and compared on its own, as before issue 12. Both ways must give the same
+records (line, text, status, labels, expected values, fixes) on notes with planted wrong numbers,
+numbers a hair from their rounding boundary, negative zero, truncated and elided cells; and the
+tokenizer and parser must give the same tokens and trees for hostile matrix bodies.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnwalk.api import walk
+from attnwalk.check import check_text, checker, expr
+from attnwalk.check.expr import expand, parse_chain, token_count, tokenize
+from attnwalk.render import render
+from attnwalk.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+NEVER = re.compile(r"(?!)")  # a regex that matches nowhere: no matrix body is ever "plain"
+
+
+@contextmanager
+def per_cell():
+    """Both bulk paths off: every matrix cell tokenized, parsed and compared one by one."""
+    saved = expr._PLAIN_RUN, checker.BULK_MIN
+    expr._PLAIN_RUN, checker.BULK_MIN = NEVER, 10**9
+    try:
+        yield
+    finally:
+        expr._PLAIN_RUN, checker.BULK_MIN = saved
+
+
+def records(text: str, options: dict | None = None) -> list:
+    rep = check_text(text, options)
+    return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
+            for r in rep.recs]
+
+
+def assert_same(text: str, options: dict | None = None) -> list:
+    fast = records(text, options)
+    with per_cell():
+        slow = records(text, options)
+    assert len(fast) == len(slow)
+    for a, b in zip(fast, slow):
+        assert a == b
+    return fast
+
+
+# ---------------------------------------------------------------- tokens and trees
+
+
+def _reference_tokens(text: str) -> list[tuple]:
+    """The tokenizer as it was before issue 12: one token per _TOKEN_RE match, blanks dropped."""
+    out = []
+    for m in expr._TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        if kind == "ws":
+            continue
+        if kind in ("num", "trunc"):
+            out.append(("num", m.group("num"), m.start(), m.end(), kind == "trunc"))
+        else:
+            out.append((kind, m.group(), m.start(), m.end(), False))
+    return out
+
+
+def _expanded(text: str) -> list:
+    toks = tokenize(text)
+    k = 0
+    while k < len(toks):
+        if toks[k].kind == "plain":
+            expand(toks, k, text)
+        k += 1
+    return toks
+
+
+BODIES = ["1 & 2 ⏎ 3 & 4", "-0.5 & 0.25 ⏎\n-1 & 2 ⏎\n", "1 -2", "1 - 2", "1\n-2", "- 1 & 2", "1.2.3 & 4",
+          "1. & 2", "0.1234… & 2", "1 & ⋯ & 3", "⏎ ⏎ 1", "", "   ", "1e-5 & 2", "-0.0000 & 0.0000", "--1", "1 & -",
+          "12 & 3.5 ⏎ -0 & 7", "1 &  & 2", "x & 1", "1 ⏎ 2 ⏎", "0.12345 & -0.12345"]
+
+
+def _texts(rng: random.Random, n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(1, 4)):
+            pre = rng.choice(["S_0 = ", "X[:,0,:,:] =\n", "", "A = ", "1 + ", "f(", "⟦", "P = "])
+            body = rng.choice(BODIES) if rng.random() < 0.5 else " & ".join(
+                rng.choice(["0.1", "-2", "3.25", "-0.0001", "7"]) for _ in range(rng.randint(0, 5)))
+            post = rng.choice(["⟧", "⟧ = 3", "⟧\n= ⟦1 & 2⟧", "", "⟧ ⟧", "⟧ · ⟦1⟧ ≈ 2"])
+            parts.append(pre + "⟦" + body + post)
+        out.append(rng.choice([" ", "\n", " = "]).join(parts))
+    return out + ["⟦" + b + "⟧" for b in BODIES]
+
+
+def _tree(node) -> tuple:
+    if node is None:
+        return None
+    num = (node.num.text, node.num.pos, node.num.truncated) if node.num is not None else None
+    return (node.kind, node.op, node.name, node.start, node.end, num, tuple(_tree(a) for a in node.args))
+
+
+def _parse(text: str, toks: list, i: int, budget: int | None):
+    b = None if budget is None else [budget]
+    res = parse_chain(text, toks, i, None, frozenset({"x"}), b)
+    if res is None:
+        return None, b
+    exprs, rels, j = res
+    # the next token by position: a compact list and an expanded one index it differently
+    return ([_tree(e) for e in exprs], rels, toks[j].pos if j < len(toks) else None), b
+
+
+def test_tokens_expand_to_the_reference():
+    for text in _texts(random.Random(1), 400):
+        toks = tokenize(text)
+        assert token_count(toks) == len(_reference_tokens(text))
+        assert [(t.kind, t.text, t.pos, t.end, t.trunc) for t in _expanded(text)] == _reference_tokens(text), text
+
+
+def test_plain_bodies_are_only_plain_matrices():
+    assert [t.kind for t in tokenize("S = ⟦1 & -2 ⏎\n3 & 4⟧")] == ["ident", "rel", "open", "plain", "close"]
+    for body in ("1 -2", "1.2.3", "0.1…", "1 & ⋯", "1e-5", "x", "--1", "- 1", "", "   "):
+        assert "plain" not in [t.kind for t in tokenize("⟦" + body + "⟧")], body
+
+
+@pytest.mark.parametrize("budget", [None, 0, 3, 10, 1000])
+def test_parse_trees_and_budgets_match_the_token_path(budget):
+    for text in _texts(random.Random(2), 300):
+        compact = tokenize(text)
+        full = _expanded(text)
+        for pos in sorted({t.pos for t in full}):
+            i_full = next(k for k, t in enumerate(full) if t.pos == pos)
+            compact = tokenize(text)  # parsing may expand tokens of the list it is given: start afresh
+            hits = [k for k, t in enumerate(compact) if t.pos == pos and t.kind != "plain"]
+            if not hits:
+                continue  # inside a plain body: nothing starts a parse there until it is expanded
+            got, b_got = _parse(text, compact, hits[0], budget)
+            with per_cell():
+                want, b_want = _parse(text, _expanded(text), i_full, budget)
+            assert got == want, (text, pos)
+            assert b_got == b_want, (text, pos)
+
+
+# ---------------------------------------------------------------- whole notes
+
+
+def _note(**opts) -> str:
+    t = walk(**opts)
+    return render(t, "md", t.config["lang"])
+
+
+MATRIX = re.compile(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", re.S)
+CELL = re.compile(r"-?\d+\.\d+")
+
+
+def plant(text: str, rng: random.Random) -> str:
+    """Change cells of the note's matrices: a wrong last digit, a hair from the rounding boundary
+    (digits appended: x.xxxx5, x.xxxx49999), the sign flipped, negative zero, a truncated number
+    (``0.1234…``), an elided row (``\\cdots``) and an extra blank."""
+    def cell(m):
+        s = m.group(0)
+        kind = rng.randrange(12)
+        if kind == 0:
+            return s[:-1] + str((int(s[-1]) + rng.choice((1, 9))) % 10)
+        if kind == 1:
+            return s + "5"
+        if kind == 2:
+            return s + "49999"
+        if kind == 3:
+            return s[1:] if s.startswith("-") else "-" + s
+        if kind == 4:
+            return "-0.0000"
+        if kind == 5 and rng.random() < 0.3:
+            return s + "…"
+        return s
+
+    def matrix(m):
+        body = m.group(1)
+        if rng.random() < 0.5:
+            return m.group(0)
+        if rng.random() < 0.1:
+            body = body.replace(" & ", " & \\cdots & ", 1)
+        return "\\begin{bmatrix}" + CELL.sub(cell, body) + "\\end{bmatrix}"
+
+    return MATRIX.sub(matrix, text)
+
+
+NOTE_OPTS = [dict(h=4, w=4, dim=8, heads=2, input="normal"),
+             dict(h=3, w=3, heads=2, seed=42, pe_on="o", lang="en"),
+             dict(variant="sdpa", tokens=5, mask="causal")]
+
+
+@pytest.mark.parametrize("opts", NOTE_OPTS, ids=["yolo4x4", "yolo3x3", "sdpa"])
+def test_same_records_with_planted_numbers(opts):
+    text = _note(**opts)
+    recs = assert_same(text)
+    assert sum(r[2] == "verified" for r in recs) > 100 and not any(r[2] == "wrong" for r in recs)
+    rng = random.Random(3)
+    wrong = 0
+    for _ in range(3):
+        planted = plant(text, rng)
+        recs = assert_same(planted)
+        wrong += sum(r[2] == "wrong" for r in recs)
+    assert wrong > 20  # the planted numbers are found, the same way on both paths
+
+
+def test_boundary_cells_both_ways():
+    """Cells set to their expected value ± exactly half a unit of the 4th decimal, ± a hair: on the
+    boundary the exact test decides (0.12345 at 4 decimals may be 0.1234 or 0.1235)."""
+    text = _note(h=3, w=3, heads=2, seed=42, pe_on="o")
+    t = walk(h=3, w=3, heads=2, seed=42, pe_on="o")
+    a = np.asarray(t["attn"])[0, 0]  # head 0's attention matrix, as "A_0 =" prints it
+    deltas = (5e-5, -5e-5, 5.0000001e-5, -4.9999999e-5, 0.0)
+    body = " \\\\\n".join(" & ".join(f"{v + deltas[j % 5]:.4f}" for j, v in enumerate(row)) for row in a)
+    extra = f"\n$$\nA_0 =\n\\begin{{bmatrix}}\n{body}\n\\end{{bmatrix}}\n$$\n"
+    recs = assert_same(text + extra)
+    assert any(r[2] == "wrong" for r in recs) and any(r[2] == "verified" for r in recs)
+
+
+HAND = [(ROOT / "examples/handwritten/000_1990ceb7e4aac7cb.md", dict(h=3, w=3, heads=2, seed=42, pe_on="o")),
+        (ROOT / "examples/handwritten/004_2311b208f99d33c7.md", "examples/scenarios/hand-2x2.toml")]
+
+
+@pytest.mark.parametrize("path,options", HAND, ids=["seed000", "seed004"])
+def test_same_records_on_hand_written_notes(path, options):
+    """Hand-written notes (float32 allowance, not strict) with their own wrong numbers."""
+    if isinstance(options, str):
+        options = load_scenario(ROOT / options)
+    recs = assert_same(path.read_text(encoding="utf-8"), options)
+    assert any(r[2] == "wrong" for r in recs)
+    planted = plant(path.read_text(encoding="utf-8"), random.Random(4))
+    assert_same(planted, options)
+
+
+def test_close_strict_is_the_exact_verdict():
+    """``bounds.close_strict`` (integers) against ``checker._close`` (Fractions) on decimals on, a hair
+    inside and a hair outside half a unit of their last digit, 0 to 20 decimals, negative zero."""
+    from fractions import Fraction
+
+    from attnwalk.check import bounds
+    from attnwalk.check.checker import _close
+    from attnwalk.check.expr import Num
+
+    rng = random.Random(5)
+    seen = set()
+    for _ in range(50_000):
+        e = rng.choice([rng.uniform(-3, 3), rng.uniform(-1e-3, 1e-3), float(rng.randint(-5, 5)), 0.0, -0.0])
+        d = rng.randint(1, 20)
+        p = Fraction(e) + Fraction(rng.choice([0, 1, -1]), 2 * 10**d) + Fraction(rng.randint(-2, 2),
+                                                                                  10 ** (d + rng.randint(0, 25)))
+        q = round(p * 10**d)
+        neg = q < 0 or (q == 0 and rng.random() < 0.3)
+        text = f"{abs(q) // 10**d}.{abs(q) % 10**d:0{d}d}"
+        want = _close(Fraction(text) * (-1 if neg else 1), Num(text, 0), e, 0.0, True)
+        assert bounds.close_strict(text, neg, d, e) == want, (text, neg, e)
+        seen.add(want)
+    assert seen == {True, False}
+
+
+def test_decimal_numbers_are_number_re_matches_with_a_point():
+    """The reader's last pass (numbers nobody used) finds NUMBER_RE's decimals with a regex of its own."""
+    rng = random.Random(7)
+    alpha = list("0123456789....…ab -_x\n") + ["...", "1.5", "12"]
+    for _ in range(50_000):
+        t = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 25)))
+        want = [(m.start(1), m.group(1), m.group(2)) for m in expr.NUMBER_RE.finditer(t) if "." in m.group(1)]
+        assert [(m.start(1), m.group(1), m.group(2)) for m in checker._DECIMAL_RE.finditer(t)] == want, t
