@@ -9,7 +9,7 @@ pages (README, Performance). So within a forward the engine allocates with 4 KiB
 PyTorch does, and the N×N stages come from buffers that go back into use once no array refers
 to them any more: a second forward of the same size touches no fresh page.
 
-Buffers that no array uses are kept until the next forward (which reuses or closes them) or
+Buffers that no array uses are kept until the next forward (which reuses or drops them) or
 ``release()``. None of this changes a computed bit.
 """
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import mmap
 import os
 import sys
 import threading
@@ -29,7 +28,7 @@ POOL_MIN_BYTES = 1 << 25  # smaller arrays come from malloc as usual: their firs
 REUSE = True  # False: every large array fresh (the benchmark's "before")
 HUGE_PAGES = False  # True: NumPy's default, madvise(MADV_HUGEPAGE) on large arrays
 
-_pool: list[mmap.mmap] = []
+_pool: list[np.ndarray] = []  # 1-D float64 buffers; the arrays handed out are views of them
 _lock = threading.Lock()
 
 
@@ -56,24 +55,23 @@ def empty(shape: tuple[int, ...]) -> np.ndarray:
     nbytes = 8 * math.prod(shape)
     if not REUSE or nbytes < POOL_MIN_BYTES:
         return np.empty(shape)
+    n = nbytes // 8
     with _lock:
-        buf = next((_pool[i] for i in range(len(_pool)) if len(_pool[i]) == nbytes and _unused(i)), None)
+        buf = next((_pool[i] for i in range(len(_pool)) if _pool[i].size == n and _unused(i)), None)
         if buf is None:
-            buf = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-            if HUGE_PAGES and hasattr(buf, "madvise"):
-                buf.madvise(mmap.MADV_HUGEPAGE)
+            with _small_pages():
+                buf = np.empty(n)
             _pool.append(buf)
-        return np.frombuffer(buf, dtype=np.float64, count=nbytes // 8).reshape(shape)
+        return buf.reshape(shape)
 
 
 def release() -> int:
-    """Close every buffer no array uses (their memory goes back to the system); bytes released."""
+    """Drop every buffer no array uses (its memory goes back to the system); bytes released."""
     with _lock:
         keep, freed = [], 0
         for i in range(len(_pool)):
             if _unused(i):
-                freed += len(_pool[i])
-                _pool[i].close()
+                freed += _pool[i].nbytes
             else:
                 keep.append(_pool[i])
         _pool[:] = keep
@@ -83,7 +81,7 @@ def release() -> int:
 def retained() -> int:
     """Bytes of buffers kept that no array uses."""
     with _lock:
-        return sum(len(_pool[i]) for i in range(len(_pool)) if _unused(i))
+        return sum(_pool[i].nbytes for i in range(len(_pool)) if _unused(i))
 
 
 @contextlib.contextmanager
