@@ -59,6 +59,8 @@ def empty(shape: tuple[int, ...]) -> np.ndarray:
     with _lock:
         buf = next((_pool[i] for i in range(len(_pool)) if _pool[i].size == n and _unused(i)), None)
         if buf is None:
+            # buffers of another size left by an earlier problem go before this one allocates
+            _pool[:] = [_pool[i] for i in range(len(_pool)) if _pool[i].size == n or not _unused(i)]
             with _small_pages():
                 buf = np.empty(n)
             _pool.append(buf)
