@@ -91,5 +91,5 @@ def test_below_the_threshold_arrays_are_plain_numpy(monkeypatch):
 def test_buffers_of_another_size_go_before_a_new_one_is_allocated():
     attnwalk.walk(**OPTS)
     assert pages.retained() == 4 * 8 * 2 * 256 * 256
-    pages.empty((1 << 14,))  # 128 KiB: another size
-    assert pages.retained() == 0  # the four free buffers were dropped first
+    other = pages.empty((1 << 14,))  # 128 KiB: another size
+    assert pages.retained() == 0 and other.nbytes == 1 << 17  # the four free buffers were dropped first
