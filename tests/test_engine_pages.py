@@ -93,3 +93,36 @@ def test_buffers_of_another_size_go_before_a_new_one_is_allocated():
     assert pages.retained() == 4 * 8 * 2 * 256 * 256
     other = pages.empty((1 << 14,))  # 128 KiB: another size
     assert pages.retained() == 0 and other.nbytes == 1 << 17  # the four free buffers were dropped first
+
+
+def test_concurrent_forwards_restore_numpys_huge_page_setting_and_agree():
+    from concurrent.futures import ThreadPoolExecutor
+
+    switch = (getattr(np, "_core", None) or np.core).multiarray._set_madvise_hugepage
+    before = switch(True)
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            traces = list(pool.map(lambda _: attnwalk.walk(**OPTS), range(8)))
+        assert switch(True) is True  # back to what it was, whatever order the forwards ended in
+    finally:
+        switch(before)
+    for t in traces[1:]:
+        for name in SQUARE:
+            assert np.array_equal(t[name], traces[0][name]) and not np.shares_memory(t[name], traces[0][name])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork on this platform")
+def test_a_forked_child_starts_with_no_buffers_and_computes_the_same_bits():
+    import multiprocessing
+
+    attnwalk.walk(**OPTS)  # leaves four free buffers in the parent
+    assert pages.retained() > 0
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        retained, attn = pool.apply(_child_walk)
+    assert retained == 0
+    assert np.array_equal(attn, attnwalk.walk(**OPTS)["attn"])
+
+
+def _child_walk():
+    retained = pages.retained()
+    return retained, attnwalk.walk(**OPTS)["attn"].copy()

@@ -4,7 +4,7 @@ At N = 4096 a forward records four N×N tensors (2.1 GB), and on a virtual machi
 touch of fresh memory is what costs most: the kernel zeroes every page, and when the VM's
 balloon reports free 2 MiB blocks to the host (virtio free page reporting), the host has to back
 them again. NumPy asks for transparent huge pages on large arrays; those are taken from exactly
-such reported blocks, and faulting them in cost 2.5-3 s per GB here against ~0.4 s for 4 KiB
+such reported blocks, and faulting them in cost 2.5-3 s per GB here against 0.5-1.9 s for 4 KiB
 pages (README, Performance). So within a forward the engine allocates with 4 KiB pages, as
 PyTorch does, and the N×N stages come from buffers that go back into use once no array refers
 to them any more: a second forward of the same size touches no fresh page.
@@ -86,15 +86,26 @@ def retained() -> int:
         return sum(_pool[i].nbytes for i in range(len(_pool)) if _unused(i))
 
 
+_switch_lock = threading.Lock()
+_switch_depth = [0, True]  # forwards inside _small_pages, NumPy's setting before the first
+
+
 @contextlib.contextmanager
 def _small_pages():
-    """NumPy's own large allocations with 4 KiB pages for the duration (process-wide switch)."""
+    """NumPy's own large allocations with 4 KiB pages for the duration. The switch is process-wide:
+    the first of concurrent forwards sets it, the last one restores it."""
     switch = (getattr(np, "_core", None) or np.core).multiarray._set_madvise_hugepage
-    before = switch(HUGE_PAGES)
+    with _switch_lock:
+        if _switch_depth[0] == 0:
+            _switch_depth[1] = switch(HUGE_PAGES)
+        _switch_depth[0] += 1
     try:
         yield
     finally:
-        switch(before)
+        with _switch_lock:
+            _switch_depth[0] -= 1
+            if _switch_depth[0] == 0:
+                switch(_switch_depth[1])
 
 
 def forward_scope(fn):
@@ -112,8 +123,8 @@ def forward_scope(fn):
 def _after_fork() -> None:
     # A child starts with a lock no thread of its own holds and no buffers to share (a reused buffer
     # would be copied page by page on its first write).
-    global _lock
-    _lock = threading.Lock()
+    global _lock, _switch_lock
+    _lock, _switch_lock = threading.Lock(), threading.Lock()
     _pool.clear()
 
 
