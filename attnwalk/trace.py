@@ -42,14 +42,16 @@ class Trace:
             self.memo[key] = compute()
         return self.memo[key]
 
-    def record(self, name: str, data, axes: tuple[str, ...], formula: str) -> np.ndarray:
+    def record(self, name: str, data, axes: tuple[str, ...], formula: str, fresh: bool = False) -> np.ndarray:
         """Store ``data`` as float64 under ``name``; return the stored array.
 
         Copied when it could alias: a view (q, k, v of qkv), a non-float64 or non-contiguous
         array, or an input/weight (the caller's own array). A fresh array the engine just
-        computed is stored as is: copying it would cost as much as computing it.
+        computed is stored as is: copying it would cost as much as computing it. ``fresh``:
+        the engine vouches that ``data`` is its own new array although it is a view (a
+        reused buffer, engine/pages.py).
         """
-        if _owned_result(data, formula):
+        if _owned_result(data, formula, fresh):
             arr = data
         else:
             arr = np.array(data, dtype=np.float64, copy=True)
@@ -133,9 +135,10 @@ class Trace:
         return t
 
 
-def _owned_result(data, formula: str) -> bool:
-    """True for a float64 C-contiguous array that owns its memory and is not an input: safe to keep."""
-    return (isinstance(data, np.ndarray) and data.dtype == np.float64 and data.base is None
+def _owned_result(data, formula: str, fresh: bool = False) -> bool:
+    """True for a float64 C-contiguous array that owns its memory (or is vouched ``fresh``) and is
+    not an input: safe to keep."""
+    return (isinstance(data, np.ndarray) and data.dtype == np.float64 and (fresh or data.base is None)
             and data.flags.c_contiguous and data.flags.writeable and formula not in ("input", "weight"))
 
 

@@ -7,6 +7,8 @@ Run by hand from the repository root (never in CI; timings are not tests):
 
 1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
             N = 1600 (dim 256, 4 heads, 40x40, YOLO11 scale) and N = 4096 (64x64)   target <= 1.0
+            (median); each run's wall and CPU ratio and the rusage/vmstat evidence printed, then (info) the
+            engine before reused buffers, and one forward per fresh process
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
             (`--format npz` and the same floats through json's C encoder printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
@@ -22,6 +24,7 @@ Engine, render and build compare medians of interleaved runs, so machine load hi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -60,13 +63,27 @@ def run_cmd(cmd: list[str], env: dict | None = None) -> None:
 
 # 1. engine -------------------------------------------------------------------------------------
 
-def bench_engine(threads: int, repeat: int) -> None:
-    try:
-        import torch
-        import torch.nn.functional as F
-    except ImportError:
-        report("engine vs torch f64", "skipped: no torch", None, "<= 1.0", None)
-        return
+ENGINE_SIDES = (40, 64)  # N = 1600 (YOLO11 scale) and N = 4096
+VMSTAT = ("thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail")
+# One forward of each side in a fresh process (imports and inputs first, then the forward alone):
+# what `attnwalk render` at that size pays, where no earlier forward left memory to reuse.
+ENGINE_COLD = """import json, os, resource, sys, time
+side, which, threads = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+import run as bench
+os.environ["ATTNWALK_MAX_MEMORY"] = "8G"
+engine, torch_forward = bench.engine_pair(side, threads)
+fn = engine if which == "engine" else torch_forward
+stats = bench.measured(fn)
+print(json.dumps(stats))
+"""
+
+
+def engine_pair(side: int, threads: int):
+    """(engine forward, PyTorch float64 forward) of the yolo benchmark problem, on ``threads``."""
+    import torch
+    import torch.nn.functional as F
+
     from attnwalk.config import make_config
     from attnwalk.engine import blas, yolo
     from attnwalk.inputs import draw
@@ -76,31 +93,151 @@ def bench_engine(threads: int, repeat: int) -> None:
     setter = blas._openblas_setter()
     if setter is not None:
         setter(threads)
-    for side in (40, 64):
-        cfg = make_config(variant="yolo", h=side, w=side, dim=256, heads=4, input="normal", seed=0)
-        weights, x = draw(cfg)
-        d = cfg.derived
-        tw = {k: torch.from_numpy(v) for k, v in weights.items()}
-        tx = torch.from_numpy(x)
+    cfg = make_config(variant="yolo", h=side, w=side, dim=256, heads=4, input="normal", seed=0)
+    weights, x = draw(cfg)
+    d = cfg.derived
+    tw = {k: torch.from_numpy(v) for k, v in weights.items()}
+    tx = torch.from_numpy(x)
 
-        def torch_forward(tw=tw, tx=tx, d=d):
-            with torch.no_grad():
-                B, C, H, W = tx.shape
-                qkv = F.conv2d(tx, tw["w_qkv"], tw["b_qkv"])
-                q, k, v = qkv.view(B, 4, -1, H * W).split([d["key_dim"], d["key_dim"], d["head_dim"]], dim=2)
-                attn = ((q.transpose(-2, -1) @ k) * d["scale"]).softmax(dim=-1)
-                o = (v @ attn.transpose(-2, -1)).view(B, C, H, W)
-                o = o + F.conv2d(v.reshape(B, C, H, W), tw["w_pe"], tw["b_pe"], padding=1, groups=C)
-                return F.conv2d(o, tw["w_proj"], tw["b_proj"])
+    def torch_forward():
+        with torch.no_grad():
+            B, C, H, W = tx.shape
+            qkv = F.conv2d(tx, tw["w_qkv"], tw["b_qkv"])
+            q, k, v = qkv.view(B, 4, -1, H * W).split([d["key_dim"], d["key_dim"], d["head_dim"]], dim=2)
+            attn = ((q.transpose(-2, -1) @ k) * d["scale"]).softmax(dim=-1)
+            o = (v @ attn.transpose(-2, -1)).view(B, C, H, W)
+            o = o + F.conv2d(v.reshape(B, C, H, W), tw["w_pe"], tw["b_pe"], padding=1, groups=C)
+            return F.conv2d(o, tw["w_proj"], tw["b_proj"])
 
-        def engine(cfg=cfg, weights=weights, x=x):
-            yolo.forward(cfg, weights, x)
+    def engine():
+        yolo.forward(cfg, weights, x)  # the trace is dropped, as torch's tensors are
 
-        engine(), torch_forward()  # warm up (page faults, thread pools)
-        t_engine, t_torch = interleaved([engine, torch_forward], repeat)
-        ratio = t_engine / t_torch
-        report(f"engine N={side * side} (dim 256, 4 heads, {threads} thr)",
-               f"{t_engine * 1e3:.0f} ms vs {t_torch * 1e3:.0f} ms", ratio, "<= 1.0", ratio <= 1.0)
+    return engine, torch_forward
+
+
+def vmstat() -> dict[str, int]:
+    """The kernel's memory counters (/proc/vmstat); empty where there are none."""
+    try:
+        with open("/proc/vmstat", encoding="ascii") as fh:
+            return {k: int(v) for k, v in (line.split() for line in fh)}
+    except OSError:
+        return {}
+
+
+def measured(fn) -> dict:
+    """Call ``fn`` once: wall, user and system seconds (all threads), minor page faults, vmstat deltas."""
+    import resource
+
+    r0, v0, t0 = resource.getrusage(resource.RUSAGE_SELF), vmstat(), time.perf_counter()
+    fn()
+    t1, r1, v1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF), vmstat()
+    return {"wall": t1 - t0, "user": r1.ru_utime - r0.ru_utime, "sys": r1.ru_stime - r0.ru_stime,
+            "minflt": r1.ru_minflt - r0.ru_minflt, **{k: v1.get(k, 0) - v0.get(k, 0) for k in VMSTAT}}
+
+
+def page_reporting() -> str:
+    """Whether a virtio balloon reports free pages to the host (they are then backed again on first touch)."""
+    import glob
+
+    for path in glob.glob("/sys/bus/virtio/drivers/virtio_balloon/virtio*/features"):
+        with open(path, encoding="ascii") as fh:
+            bits = fh.read().strip()
+        if len(bits) > 5 and bits[5] == "1":  # VIRTIO_BALLOON_F_REPORTING
+            try:
+                with open("/sys/module/page_reporting/parameters/page_reporting_order", encoding="ascii") as fh:
+                    order = int(fh.read())
+                return f"free page reporting on (blocks of {4 << order >> 10} MiB)"
+            except (OSError, ValueError):
+                return "free page reporting on"
+        return "free page reporting off"
+    return "no virtio balloon"
+
+
+def evidence(label: str, runs: list[dict]) -> str:
+    """One line: medians of a side's runs (CPU, faults) and the vmstat counters summed over them."""
+    med = {k: statistics.median(r[k] for r in runs) for k in ("wall", "user", "sys", "minflt")}
+    counters = " ".join(f"{k} {sum(r[k] for r in runs)}" for k in VMSTAT)
+    return (f"{label}: user {med['user']:.2f} s, sys {med['sys']:.2f} s, {med['minflt']:,.0f} minor faults "
+            f"(medians); {counters}")
+
+
+def compare_runs(name: str, runs_a: list[dict], runs_b: list[dict], what: str, target: str | None) -> None:
+    """Report the ratio of median walls, every run's wall and CPU ratio (sorted: two modes would show as a
+    gap) and the evidence."""
+    wall_a = statistics.median(r["wall"] for r in runs_a)
+    wall_b = statistics.median(r["wall"] for r in runs_b)
+    ratio = wall_a / wall_b
+    report(name, f"{wall_a * 1e3:.0f} ms vs {wall_b * 1e3:.0f} ms", ratio, target or "info",
+           None if target is None else ratio <= 1.0)
+    # Wall time of one pair moves with other jobs' load; CPU time (user + sys, all threads) much less.
+    for kind, cost in (("wall", lambda r: r["wall"]), ("CPU", lambda r: r["user"] + r["sys"])):
+        pairs = sorted(cost(a) / cost(b) for a, b in zip(runs_a, runs_b))
+        print(f"    each run, {kind} ({what}): " + " ".join(f"{p:.2f}" for p in pairs)
+              + f"; {sum(p > 1.0 for p in pairs)} of {len(pairs)} above 1.0")
+    print(f"    {evidence('engine', runs_a)}")
+    print(f"    {evidence('torch', runs_b)}")
+
+
+def bench_engine(threads: int, repeat: int) -> None:
+    """yolo forward recording every tensor against PyTorch float64, interleaved in one process (target:
+    the median ratio <= 1.0; every run's ratio is printed, as the engine was bimodal); then, as
+    information, the engine before reused 4 KiB-page buffers (fresh arrays on NumPy's huge pages) and
+    one forward in a fresh process."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        report("engine vs torch f64", "skipped: no torch", None, "<= 1.0", None)
+        return
+    from attnwalk.engine import pages
+
+    print(f"  machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, {page_reporting()}, "
+          f"THP {_sys_text('/sys/kernel/mm/transparent_hugepage/enabled')}, "
+          f"defrag {_sys_text('/sys/kernel/mm/transparent_hugepage/defrag')}")
+    os.environ.setdefault("ATTNWALK_MAX_MEMORY", "8G")
+    for side in ENGINE_SIDES:
+        engine, torch_forward = engine_pair(side, threads)
+        engine(), torch_forward()  # warm up (thread pools; the engine's buffers)
+        runs_e, runs_t = interleaved_runs([engine, torch_forward], repeat)
+        compare_runs(f"engine N={side * side} (dim 256, 4 heads, {threads} thr)", runs_e, runs_t,
+                     "engine/torch, interleaved", "<= 1.0")
+        if side == ENGINE_SIDES[-1]:
+            pages.release()
+            pages.REUSE, pages.HUGE_PAGES = False, True
+            try:
+                runs_b, runs_t = interleaved_runs([engine, torch_forward], repeat)
+            finally:
+                pages.REUSE, pages.HUGE_PAGES = True, False
+            compare_runs(f"  before: fresh arrays, huge pages N={side * side}", runs_b, runs_t,
+                         "engine/torch, interleaved", None)
+        del engine, torch_forward
+    side = ENGINE_SIDES[-1]
+    cold: dict[str, list[dict]] = {"engine": [], "torch": []}
+    for _ in range(max(3, repeat // 2)):
+        for which in cold:
+            out = subprocess.run([sys.executable, "-c", ENGINE_COLD, str(side), which, str(threads),
+                                  str(Path(__file__).resolve().parent)], capture_output=True, text=True,
+                                 check=True, cwd=REPO).stdout
+            cold[which].append(json.loads(out.strip().splitlines()[-1]))
+    compare_runs(f"  first forward, fresh process N={side * side}", cold["engine"], cold["torch"],
+                 "engine/torch, one process each", None)
+
+
+def interleaved_runs(fns: list, repeat: int) -> list[list[dict]]:
+    """``measured`` runs of each function, the functions called in turn ``repeat`` times."""
+    runs: list[list[dict]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            runs[i].append(measured(fn))
+    return runs
+
+
+def _sys_text(path: str) -> str:
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return "unknown"
+    return text[text.index("[") + 1 : text.index("]")] if "[" in text else text
 
 
 # 2. export -------------------------------------------------------------------------------------

@@ -12,9 +12,11 @@ import numpy as np
 
 from ..config import Config
 from ..trace import Trace
+from . import pages
 from .sdpa import HEADS, SEQ, attend, merge_heads, split_heads
 
 
+@pages.forward_scope
 def forward(cfg: Config, inputs: dict[str, np.ndarray]) -> Trace:
     t = Trace(config=cfg.to_dict(), derived=dict(cfg.derived))
     for name in ("w_qkv", "b_qkv", "w_out", "b_out"):

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..config import MASK_FILL_VALUES, Config
 from ..trace import Trace
+from . import pages
 from .softmax import record_softmax
 
 SEQ = ("batch", "token", "channel")
@@ -86,6 +87,7 @@ def _softmax_empty_rows_zero(t: Trace, s: np.ndarray) -> np.ndarray:
     return t.record("attn", e / safe[..., None], axes + ("key",), "softmax_empty_rows_zero")
 
 
+@pages.forward_scope
 def forward(cfg: Config, inputs: dict[str, np.ndarray]) -> Trace:
     d = cfg.derived
     t = Trace(config=cfg.to_dict(), derived=dict(d))

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..trace import Trace
+from . import pages
 from .blas import worker_count
 
 # exp(x) is exactly 0.0 in float64 for x < -746 (below half the smallest subnormal); NumPy
@@ -32,11 +33,11 @@ def record_softmax(trace: Trace, scores: np.ndarray, row_axes: tuple[str, ...],
     """
     n = scores.shape[-1]
     rows = scores.reshape(-1, n) if scores.size else scores.reshape(0, n)
-    scaled = np.empty(scores.shape) if scale is not None else None
+    scaled = pages.empty(scores.shape) if scale is not None else None
     row_max = np.empty(scores.shape[:-1])
-    e = np.empty(scores.shape)
+    e = pages.empty(scores.shape)
     row_sum = np.empty(scores.shape[:-1])
-    attn = np.empty(scores.shape)
+    attn = pages.empty(scores.shape)
     flat = [None if a is None else a.reshape(-1, n) for a in (scaled, e, attn)]
     rm, rs = row_max.reshape(-1), row_sum.reshape(-1)
 
@@ -56,11 +57,11 @@ def record_softmax(trace: Trace, scores: np.ndarray, row_axes: tuple[str, ...],
     else:
         _run_blocks(block, rows.shape[0], n)
     if scaled is not None:
-        trace.record("scores_scaled", scaled, scaled_axes or row_axes + ("key",), "scale")
+        trace.record("scores_scaled", scaled, scaled_axes or row_axes + ("key",), "scale", fresh=True)
     trace.record("row_max", row_max, row_axes, "row_max")
-    trace.record("exp", e, row_axes + ("key",), "exp")
+    trace.record("exp", e, row_axes + ("key",), "exp", fresh=True)
     trace.record("row_sum", row_sum, row_axes, "row_sum")
-    return trace.record("attn", attn, row_axes + ("key",), "softmax")
+    return trace.record("attn", attn, row_axes + ("key",), "softmax", fresh=True)
 
 
 def _exp_inplace(x: np.ndarray) -> None:

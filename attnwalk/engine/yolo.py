@@ -10,6 +10,7 @@ import numpy as np
 
 from ..config import Config
 from ..trace import Trace
+from . import pages
 from .blas import widen_for
 from .softmax import record_softmax
 
@@ -38,6 +39,7 @@ def depthwise3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out + b[None, :, None, None]
 
 
+@pages.forward_scope
 def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace:
     d = cfg.derived
     B, C, H, W = x.shape
@@ -58,7 +60,8 @@ def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace
     v = t.record("v", per_head[:, :, 2 * key_dim :], HEADS + ("head_dim", "pos"), "split")
 
     # qᵀ copied contiguous first (small): BLAS then reads both operands by rows (~20% faster at N = 4096).
-    scores = t.record("scores", np.ascontiguousarray(np.swapaxes(q, -2, -1)) @ k, HEADS + ("query", "key"), "qt_k")
+    scores = np.matmul(np.ascontiguousarray(np.swapaxes(q, -2, -1)), k, out=pages.empty((B, heads, N, N)))
+    scores = t.record("scores", scores, HEADS + ("query", "key"), "qt_k", fresh=True)
     attn = record_softmax(t, scores, HEADS + ("query",), scale=d["scale"])
 
     # o = v · attnᵀ, computed as (attn · vᵀ)ᵀ: BLAS reads attn row by row (twice as fast at
