@@ -145,7 +145,7 @@ WORDS: dict[str, tuple[str, ...]] = {
              "trọng số chú ý", "trọng số attention", "trọng số", "ma trận attention", "xác suất",
              "注意力权重", "权重", "注意力分布", "概率", "|α|"),
     "scores": ("attention scores", "attention score", "raw scores", "scores", "score", "qk^t", "q·k^t", "q k^t",
-               "q @ k.t", "q@k.t", "dot products", "dot product", "logits", "điểm attention", "điểm chú ý",
+               "q @ k.t", "q@k.t", "dot products", "dot product", "dotproducts", "dot_products", "logits", "điểm attention", "điểm chú ý",
                "điểm số", "|điểm|", "注意力分数", "注意力得分", "分数", "得分", "相似度"),
     "out": ("context vectors", "context vector", "context", "output", "outputs", "|z|", "|out|", "attention output",
             "weighted sum", "tổng có trọng số", "加权求和", "加权和",
