@@ -31,7 +31,7 @@ def course(tmp_path):
     shutil.copytree(ROOT / "examples" / "notes", tmp_path / "notes")
     shutil.copytree(ROOT / "examples" / "scenarios", tmp_path / "scenarios")
     shutil.copy(ROOT / "examples" / "course.toml", tmp_path / "course.toml")
-    for index in (ROOT / "examples").glob("index.*.md"):  # the course index `attnwalk build` writes
+    for index in (ROOT / "examples").glob("index.*.*"):  # the course index `attnwalk build` writes (md, html)
         shutil.copy(index, tmp_path / index.name)
     (tmp_path / ".pre-commit-config.yaml").write_text(_shown_config(), encoding="utf-8")
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / ".cache"), GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
