@@ -1,0 +1,160 @@
+"""The torch truth of a corpus note: which printed numbers are wrong, computed with torch from the
+note's scenario tables (never through attnwalk's engine), and compared with ``attnwalk check``'s verdicts.
+
+Shared by tests/test_check_heldout.py and benchmarks/heldout.py. A note ``NAME.md`` comes with
+``NAME.toml`` (its inputs) and ``NAME.claims.json``: for each claim, the lines of the note, the tensor
+its numbers claim (or ``expr``: an arithmetic expression of the note's own printed operands, for a
+number that is no tensor of the scenario), and how to pick the numbers out of each line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+NUM = re.compile(r"-?\d+(?:\.\d+)?")
+LIST = re.compile(r"\[[^\[\]]*\]")
+
+
+def numpy_legacy_draws(scenario: dict) -> dict:
+    """x and W_Q, W_K, W_V a notebook draws itself: ``np.random.seed(seed)``, then ``np.random.rand``."""
+    import numpy as np
+
+    assert scenario["input"] == "uniform" and scenario.get("weight_init") == "uniform"
+    rs = np.random.RandomState(scenario["seed"])
+    n, d = scenario["tokens"], scenario["dim"]
+    out = {"x": rs.rand(n, d).tolist()}
+    for w in ("w_q", "w_k", "w_v"):
+        out[w] = (rs.rand(d, d) * scenario.get("init_std", 1)).tolist()
+    return out
+
+
+def torch_tensors(scenario: dict) -> dict:
+    """Every tensor a note may claim, in float64: inputs, projections, scores, exponentials and their
+    row sums (e^s, as hand calculations write them: no max subtracted), softmax weights, output, and
+    the scores' row sums and the scores divided by them (the "normalise by the sum" step some notes
+    show before the softmax)."""
+    import torch
+
+    if scenario.get("rng") == "numpy-legacy":
+        scenario = {**scenario, **numpy_legacy_draws(scenario)}
+    f64 = torch.float64
+    t = {n: torch.tensor(scenario[n], dtype=f64) for n in ("x", "q", "k", "v") if n in scenario}
+    if scenario["source"] == "scores":
+        assert scenario.get("scale") == "none"
+        t["scores"] = t["scores_scaled"] = torch.tensor(scenario["scores"], dtype=f64)
+    else:
+        if scenario["source"] == "project":
+            assert scenario["weight_layout"] == "in_out"  # Q = X @ W_Q, W as printed (in, out)
+            for n in ("q", "k", "v"):
+                t[f"w_{n}"] = torch.tensor(scenario[f"w_{n}"], dtype=f64)
+                t[n] = t["x"] @ t[f"w_{n}"]
+        else:
+            t.setdefault("x", t["q"])  # the real corpus's notes with Q = K = V = X claim X too
+        t["scores"] = t["q"] @ t["k"].T
+        scale = 1.0 if scenario.get("scale") == "none" else 1 / math.sqrt(t["q"].shape[-1])
+        t["scores_scaled"] = t["scores"] * scale
+    t["exp"] = torch.exp(t["scores_scaled"])
+    t["row_sum"] = t["exp"].sum(-1, keepdim=True)
+    t["attn"] = torch.softmax(t["scores_scaled"], dim=-1)
+    t["scores_sum"] = t["scores"].sum(-1, keepdim=True)
+    t["scores_over_sum"] = t["scores"] / t["scores_sum"]
+    if "v" in t:
+        t["out"] = t["attn"] @ t["v"]
+    return t
+
+
+def printed(line: str, claim: dict) -> list[str]:
+    """The numbers of ``line`` the claim is about: after / before a marker, the n-th or last ``[..]``
+    list, the last number."""
+    if "after" in claim:
+        line = line.split(claim["after"], 1)[1]
+    if "before" in claim:
+        line = line.split(claim["before"], 1)[0]
+    if "list_index" in claim:
+        lists = LIST.findall(line)
+        line = lists[claim["list_index"]] if len(lists) > claim["list_index"] else ""
+    if claim.get("last_list"):
+        line = LIST.findall(line)[-1]
+    nums = NUM.findall(line)
+    return nums[-1:] if claim.get("last_number") else nums
+
+
+def published(text: str, claim: dict) -> tuple[float, int]:
+    """(value, decimals) of a printed number; a percentage is its fraction with two more decimals."""
+    dec = len(text.split(".")[1]) if "." in text else 0
+    return (float(text) / 100, dec + 2) if claim.get("percent") else (float(text), dec)
+
+
+def expression(expr: str) -> float:
+    """The value of an arithmetic expression of printed decimals: exact (Fraction) for + - * / and
+    parentheses; with ``exp(..)`` or ``sqrt(..)`` in float64 (ample for 2-7 printed decimals)."""
+    assert re.fullmatch(r"(?:[\d.\s+\-*/()]|exp|sqrt)+", expr), expr
+    if "exp" in expr or "sqrt" in expr:
+        return float(eval(expr, {"exp": math.exp, "sqrt": math.sqrt}))
+    return float(eval(re.sub(r"\d+(?:\.\d+)?", lambda m: f"Fraction('{m.group()}')", expr), {"Fraction": Fraction}))
+
+
+def load(folder: Path, name: str) -> tuple[list[str], dict, dict]:
+    """(the note's lines, its claims data, its scenario) for ``folder/name``."""
+    lines = (folder / f"{name}.md").read_text(encoding="utf-8").split("\n")
+    data = json.loads((folder / f"{name}.claims.json").read_text(encoding="utf-8"))
+    with open(folder / f"{name}.toml", "rb") as f:
+        scenario = tomllib.load(f)
+    return lines, data, scenario
+
+
+def torch_wrong(folder: Path, name: str) -> tuple[Counter, Counter]:
+    """(wrong numbers as (line, text), all claimed numbers as (line, text)) of a note, from torch."""
+    lines, data, scenario = load(folder, name)
+    wrong, claimed = Counter(), Counter()
+    if not data["claims"]:
+        return wrong, claimed
+    tensors = torch_tensors(scenario)
+    for claim in data["claims"]:
+        nums = [(ln, t) for ln in range(claim["lines"][0], claim["lines"][1] + 1)
+                for t in printed(lines[ln - 1], claim)]
+        if "expr" in claim:
+            want, slack = [expression(claim["expr"])], 0.0
+        else:
+            full = tensors[claim["tensor"]]
+            full = full.T if claim.get("transpose") else full
+            sel = full[claim["rows"]] if "rows" in claim else full
+            sel = sel[:, claim["cols"]] if "cols" in claim else sel
+            want = sel.reshape(-1).tolist()
+            # the float32 a notebook computed in: a few ulps of the largest value claimed together
+            slack = 2.0**-22 * float(sel.abs().max())
+        whole = len(nums) == len(want) or claim.get("last_number") or claim.get("partial")
+        assert nums and len(nums) <= len(want) and whole, (name, claim, nums, want)
+        for (ln, t), e in zip(nums, want):
+            value, dec = published(t, claim)
+            key = (ln, t + "%" if claim.get("percent") else t)
+            claimed[key] += 1
+            if abs(value - e) > 0.5 * 10.0**-dec + slack:
+                wrong[key] += 1
+    return wrong, claimed
+
+
+def flagged(report) -> Counter:
+    """check's wrong numbers as (line, printed text without a trailing %): a number is matched by where
+    it is printed, whether or not check read it as a percentage."""
+    return Counter((r.line, r.text.rstrip("%")) for r in report.wrong)
+
+
+def measure(folder: Path, name: str) -> dict:
+    """check's verdicts on one note against the torch truth: counts for the held-out table."""
+    from attnwalk.check import check_file
+    from attnwalk.scenario import load_scenario
+
+    report = check_file(folder / f"{name}.md", load_scenario(folder / f"{name}.toml"))
+    truth, claimed = torch_wrong(folder, name)
+    found = flagged(report)
+    truth = Counter({(ln, t.rstrip("%")): n for (ln, t), n in truth.items()})
+    return {"name": name, "truth_wrong": sum(truth.values()), "found": sum((found & truth).values()),
+            "false_pos": sorted((found - truth).elements()), "verified": len(report.verified),
+            "wrong": len(report.wrong), "unknown": len(report.unknown), "claimed": sum(claimed.values())}
