@@ -4,7 +4,6 @@ positives), and how many numbers does it verify or leave not understood.
 
     python benchmarks/heldout.py          # tests/corpus/heldout (notes check was never tuned on)
     python benchmarks/heldout.py --real   # tests/corpus/real (the notes it was tuned on), for comparison
-    python benchmarks/heldout.py --hooks  # as if the hooks of attnwalk/check/notations.py were in place
 
 The truth is torch's (tests/corpus/heldout/truth.py: each note's scenario and claims file), never
 attnwalk's engine. tests/corpus/heldout/FIRST_RUN.md keeps the table of the first run, before any
@@ -31,23 +30,6 @@ def truth_module():
     return module
 
 
-def add_hooks() -> None:
-    """The one-line hooks notations.py asks for, applied in this process only (the lead adds them to
-    forms.py and check/__init__.py): its forms after the others, ``settle`` after ``_merge_human``."""
-    from attnwalk import check
-    from attnwalk.check import forms, notations
-
-    forms.AFTER_FORMS[:] = forms.AFTER_FORMS + [f for f in notations.FORMS if f not in forms.AFTER_FORMS]
-    if not getattr(check._merge_human, "settles", False):
-        merge = check._merge_human
-
-        def merged(body, trace, recs):
-            return notations.settle(body, merge(body, trace, recs))
-
-        merged.settles = True
-        check._merge_human = merged
-
-
 def table(folder: Path) -> tuple[list[str], dict]:
     """The Markdown table of every note in ``folder`` and the totals."""
     truth = truth_module()
@@ -72,10 +54,7 @@ def table(folder: Path) -> tuple[list[str], dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--real", action="store_true", help="measure tests/corpus/real instead")
-    parser.add_argument("--hooks", action="store_true", help="with notations.py's hooks in place (this process only)")
     args = parser.parse_args(argv)
-    if args.hooks:
-        add_hooks()
     rows, _ = table(REAL if args.real else HELDOUT)
     print("\n".join(rows))
     return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .checker import Checker, NumRec
 from .labels import TraceView
+from .notations import settle
 from .source import FRONT_RE, front_matter, is_program, segments
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
@@ -203,6 +204,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
     recs = checker.run(segs)
     recs = _merge_human(body, trace, recs)
+    recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
     return Report(path, recs, checker.notes)
 
 

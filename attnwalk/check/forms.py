@@ -845,5 +845,11 @@ def after(text: str, trace, hits: dict) -> None:
         form(text, trace, hits, foreign)
 
 
+def _heldout_forms() -> list:
+    from .notations import FORMS  # object-literal lists, a weights row named by the score row above it
+
+    return FORMS
+
+
 AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
-               masked_matrices, restated_percentages]
+               masked_matrices, restated_percentages, *_heldout_forms()]

@@ -3,12 +3,13 @@ misread on their first run: one small recogniser each, plain text in, offsets or
 
 Two kinds:
 
-- forms, with the signature of ``forms.AFTER_FORMS`` (``(text, trace, hits, foreign) -> None``): they
-  add verdicts for numbers no reader judged. Hook: append them to ``forms.AFTER_FORMS``.
+- forms, with the signature of ``forms.AFTER_FORMS`` (``(text, trace, hits, foreign) -> None``), run
+  last among them: they add verdicts for numbers no reader judged.
 - spans of numbers that are no claim, or claim something else than they seem (a percentage restating
-  the value before it, ``22,026``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``): the arithmetic
-  reader (``checker.Checker._text`` / ``expr.parse_chain``) must honour them. Hook: there, one line each
-  (see each function's docstring).
+  the value before it, ``22,026``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``): ``settle``, run by
+  ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
+  right depth for each is the reader itself (``checker.Checker._text`` / ``expr.tokenize``, named in
+  each docstring); until it honours them, ``settle`` does.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ _PERCENT_RESTATED = re.compile(r"(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P
 
 def percent_restatements(text: str) -> list[tuple[int, str, str]]:
     """``1.29 / 4.02 = 0.32 = 32%``, ``= 0.9999545 \\approx 99.995\\%``: a percentage that restates the
-    decimal before it: (its offset, the percentage as printed without ``%``, that decimal). Hook: the
+    decimal before it: (its offset, the percentage as printed without ``%``, that decimal). Right depth: the
     arithmetic reader compares such a number as that decimal's percentage (``checker.Checker._text``: a
     chain's ``N%`` / ``N\\%`` after ``=`` or ``≈`` is N/100), instead of reading ``32`` as the chain's value;
     until then ``settle`` judges it again."""
@@ -139,7 +140,7 @@ _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d)")
 
 def thousands_numbers(text: str) -> list[tuple[int, int, float]]:
     """``e^{10} = 22,026``: a number written with thousands separators, outside any ``[..]`` or ``(..)``
-    list: (start, end, value). Hook: ``expr.tokenize`` reads it as one number (today ``22`` is compared
+    list: (start, end, value). Right depth: ``expr.tokenize`` reads it as one number (today ``22`` is compared
     and ``026`` left over)."""
     out = []
     for m in _THOUSANDS.finditer(text):
@@ -157,7 +158,7 @@ _HYPOTHETICAL = re.compile(r"(?i)(?:\bif|\bsuppose|\bassume|\bsay|\be\.g\.|\bfor
 
 def hypothetical_assignments(text: str) -> list[tuple[int, str, str]]:
     """``If $d_k = 4$, …``, ``suppose n = 8``: a symbol given a value for the sake of an example, not the
-    note's own: (offset of the number, symbol, number). Hook: ``checker.Checker._text`` leaves the
+    note's own: (offset of the number, symbol, number). Right depth: ``checker.Checker._text`` leaves the
     number unread (today ``d_k = 4`` is compared with the scenario's d_k)."""
     return [(m.start("num"), m.group("sym"), m.group("num")) for m in _HYPOTHETICAL.finditer(text)]
 
@@ -167,7 +168,7 @@ _SELF_RATIO = re.compile(r"(?P<a>[A-Za-z\\][\w{}^\\]*)\s*/\s*(?P=a)\s*=\s*(?P<nu
 
 def self_ratios(text: str) -> list[int]:
     """``d_k / d_k = 1``: a symbol divided by itself, equal to 1 whatever its value (an identity of a
-    derivation): offsets of the 1. Hook: ``checker.Checker._text`` verifies the number or leaves it unread
+    derivation): offsets of the 1. Right depth: ``checker.Checker._text`` verifies the number or leaves it unread
     (today the chain ``Var(QK^T) / d_k = d_k / d_k = 1`` compares 1 with d_k)."""
     return [m.start("num") for m in _SELF_RATIO.finditer(text)]
 
@@ -182,8 +183,8 @@ def settle(body: str, recs: list) -> list:
     """The numbers above that a reader called wrong, judged again for what they are: a percentage
     restating the decimal before it (right when it rounds that decimal), a number with thousands
     separators (its whole value against the failing check's expected value), a hypothetical or an
-    identity's number (no claim about the note: not understood). Hook: ``check._check_text``, after
-    ``_merge_human``: ``recs = notations.settle(body, recs)``."""
+    identity's number (no claim about the note: not understood). Run by ``check._check_text`` after
+    ``_merge_human``."""
     wrong = {}
     for r in recs:
         if r.status == "wrong":
@@ -222,4 +223,4 @@ def settle(body: str, recs: list) -> list:
     return recs
 
 
-FORMS = [keyed_lists, rows_after_scores]  # Hook: forms.AFTER_FORMS += notations.FORMS (after the others)
+FORMS = [keyed_lists, rows_after_scores]  # run last of forms.AFTER_FORMS
