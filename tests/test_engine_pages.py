@@ -126,3 +126,11 @@ def test_a_forked_child_starts_with_no_buffers_and_computes_the_same_bits():
 def _child_walk():
     retained = pages.retained()
     return retained, attnwalk.walk(**OPTS)["attn"].copy()
+
+
+def test_a_numpy_without_the_huge_page_switch_still_runs_forwards(monkeypatch):
+    """The switch is private NumPy API: where it is missing, forwards run on NumPy's defaults, same bits."""
+    want = attnwalk.walk(h=2, w=2)["attn"]
+    monkeypatch.setattr(pages, "_madvise_switch", lambda: None)
+    got = attnwalk.walk(h=2, w=2)["attn"]
+    assert np.array_equal(got, want) and got.sum(-1).round(12).tolist() == [[[1.0] * 4] * 2]

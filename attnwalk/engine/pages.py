@@ -94,7 +94,10 @@ _switch_depth = [0, True]  # forwards inside _small_pages, NumPy's setting befor
 def _small_pages():
     """NumPy's own large allocations with 4 KiB pages for the duration. The switch is process-wide:
     the first of concurrent forwards sets it, the last one restores it."""
-    switch = (getattr(np, "_core", None) or np.core).multiarray._set_madvise_hugepage
+    switch = _madvise_switch()
+    if switch is None:  # a NumPy without the (private) switch: its own default, nothing to restore
+        yield
+        return
     with _switch_lock:
         if _switch_depth[0] == 0:
             _switch_depth[1] = switch(HUGE_PAGES)
@@ -106,6 +109,12 @@ def _small_pages():
             _switch_depth[0] -= 1
             if _switch_depth[0] == 0:
                 switch(_switch_depth[1])
+
+
+def _madvise_switch():
+    """NumPy's ``_set_madvise_hugepage`` (private: where this NumPy has it), else None."""
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    return getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
 
 
 def forward_scope(fn):
