@@ -52,11 +52,16 @@ def environment():
 
 def render_markdown(trace: Trace, lang: str, figures: dict | None = None) -> str:
     """``figures``: place ("shapes" | "attn") -> [{path, alt, caption}], the figures the note shows."""
+    return _markdown_and_view(trace, lang, figures)[0]
+
+
+def _markdown_and_view(trace: Trace, lang: str, figures: dict | None = None) -> tuple[str, dict]:
+    """The Markdown note and the view it was rendered from (its course links serve the HTML page)."""
     variant = trace.config["variant"]
     view = importlib.import_module(f".views.{variant}", __package__).build(trace)
     view.setdefault("figures", figures or {})
     text = environment().get_template(f"{variant}/{lang}.md.j2").render(**view)
-    return text.rstrip("\n") + "\n"
+    return text.rstrip("\n") + "\n", view
 
 
 def render(trace: Trace, fmt: str, lang: str) -> str:
@@ -129,10 +134,9 @@ def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: s
         path = f"{rel_dir.rstrip('/')}/{name}" if rel_dir not in ("", ".") else name
         src[path] = svgs[name]
         refs.setdefault(spec["place"], []).append({"path": path, "alt": spec["alt"], "caption": spec["caption"]})
-    text = render_markdown(trace, lang, refs)
+    text, view = _markdown_and_view(trace, lang, refs)
     if fmt == "html":
         from .html import page
-        from .views.course import html_links
 
-        text = page(text, lang, src, html_links(trace.config))
+        text = page(text, lang, src, (view.get("course") or {}).get("html_links"))
     return text, svgs

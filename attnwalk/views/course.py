@@ -129,12 +129,6 @@ def _index(root: str) -> tuple[str | None, bool]:
     return str(course["index"]), isinstance(formats, list) and "html" in formats
 
 
-def html_links(cfg: dict) -> dict[str, str]:
-    """{a link of the note's Markdown: the HTML page to link instead} for the note's HTML page."""
-    here = locate(cfg)
-    return here["html_links"] if here else {}
-
-
 def _rel(target: str, here: Path) -> str:
     import os
 
