@@ -228,10 +228,6 @@ def _walk_once(walk, opts: dict, weights: dict | None):
     return trace
 
 
-def _mag(text: str) -> str:
-    return text.lstrip("-−–").rstrip("%…").removesuffix("...")
-
-
 _PROGRAM = re.compile(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", re.S | re.M)  # a fenced block
 
 
@@ -255,7 +251,7 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
         bounds = [x for span in code for x in span]
         keep = [not (b & 1) or p in hits for b, p in zip(map(bisect_right, repeat(bounds), starts), starts)]
         starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
-    # _mag of a printed number: one sign at most, one "%" at most and never "…"
+    # notations._mag of a printed number (one sign at most, one "%" at most, never "…"), by C-level maps
     keys = list(zip(lines, map(str.rstrip, map(str.lstrip, texts, repeat("-−–")), repeat("%"))))
     rec_lines = list(map(attrgetter("line"), recs))
     rkeys = list(zip(rec_lines, map(str.removesuffix, map(str.rstrip, map(

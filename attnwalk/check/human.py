@@ -584,16 +584,18 @@ def _candidates(name: str, trace) -> list[str]:
     return [name]
 
 
-def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool = False) -> list[Hit] | None:
+def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool = False,
+           gated: bool = True) -> list[Hit] | None:
     """Verdicts for ``cells`` read as ``exp``; None when fewer than half agree, unless the label is
-    ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong matrix is wrong."""
+    ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong matrix is wrong.
+    ``gated=False``: no such gate, for cells whose tensor and row are known from elsewhere."""
     flat = exp.reshape(-1)
     if len(flat) != len(cells):
         return None
     ordinary = flat[np.isfinite(flat) & (np.abs(flat) < 1e4)]  # mask fills (-1e9) do not widen the others
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
     oks = [_close(c.text, float(e), scale) for c, e in zip(cells, flat)]
-    if not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
+    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
     out = []
     for c, e, ok in zip(cells, flat, oks):

@@ -38,20 +38,6 @@ def object_literal_lists(text: str) -> list[tuple[str, int, list]]:
     return out
 
 
-def verdicts(cells: list, exp: np.ndarray, label: str, text: str) -> list:
-    """``human._judge``'s verdicts without its majority gate: for lists whose tensor and row are known
-    from elsewhere (a key naming one tensor of that shape, the score row printed above)."""
-    flat = exp.reshape(-1)
-    scale = float(np.max(np.abs(flat[np.isfinite(flat)]), initial=0.0))
-    out = []
-    for c, e in zip(cells, flat):
-        ok = human._close(c.text, float(e), scale)
-        dec = max(human._value(c.text)[1], 0)
-        shown = human.fmt(float(e) * 100, max(dec - 2, 0)) + "%" if c.text.endswith("%") else human.fmt(float(e), dec)
-        out.append(human.Hit(human.line_of(text, c.start), c.text, ok, label, shown,
-                             None if ok else human._fix_text(c.text, float(e))))
-    return out
-
 
 def keyed_lists(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``dotProducts: [..], softmax: [..],`` of one query, named by their keys; a key naming one
@@ -73,7 +59,7 @@ def keyed_lists(text: str, trace, hits: dict, foreign: list) -> None:
         sure = len(names) == 1 and all(np.array_equal(e, shaped[0][1]) for _, e in shaped) \
             and not forms.in_any(start, foreign)
         cand, exp = shaped[0]
-        res = verdicts(cells, exp, cand, text) if sure else human._judge(cells, exp.reshape(1, -1), cand, text)
+        res = human._judge(cells, exp, cand, text, gated=not sure)
         for c, h in zip(cells, res or []):
             hits[c.start] = h
 
@@ -111,7 +97,7 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
         attn = human._expected(trace, "attn", head)
         if attn is None or attn.ndim != 2 or attn.shape[0] < 2 or attn.shape[1] != len(cells):
             continue
-        for c, h in zip(cells, verdicts(cells, attn[row[0]], f"attn[{row[0]}]", text)):
+        for c, h in zip(cells, human._judge(cells, attn[row[0]], f"attn[{row[0]}]", text, gated=False)):
             hits[c.start] = h
 
 
