@@ -20,7 +20,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -585,6 +584,7 @@ def course_index(manifest: Path, jobs: list[Job], texts: dict | None = None) -> 
 def index_pages(manifest: Path, jobs: list[Job], texts: dict | None = None) -> list[tuple]:
     """(shown, path, lang, Markdown text, links) of each index page: ``links`` is None for the Markdown
     page, and for its HTML page the note links to point at each note's HTML page where it has one."""
+    from .views.course import relative_link
     from .views.glossary import index_page
 
     pages = _course_table(Path(manifest), _read_manifest(Path(manifest)), Path(manifest).resolve().parent)
@@ -596,15 +596,12 @@ def index_pages(manifest: Path, jobs: list[Job], texts: dict | None = None) -> l
         text = index_page(lang, notes, path.parent)
         links = None
         if path.suffix == ".html":
-            links = {rel(p, path.parent): rel(p.with_suffix(".html"), path.parent) for _, p, _ in notes
+            here = path.parent
+            links = {relative_link(p, here): relative_link(p.with_suffix(".html"), here) for _, p, _ in notes
                      if p in with_html}
         out.append((shown, path, lang, text, links))
     return out
 
-
-def rel(path: Path, here: Path) -> str:
-    """``path`` relative to the folder ``here``, with forward slashes (a Markdown link)."""
-    return Path(os.path.relpath(path, here)).as_posix()
 
 
 def _title(path: Path, text: str | None = None) -> str:

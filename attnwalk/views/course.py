@@ -97,14 +97,14 @@ def locate(cfg: dict) -> dict | None:
 
         def link(e: tuple, here: Path = here) -> dict:
             md = e[4].format(name=e[0], lang=lang)
-            return {"name": e[0], "file": _rel(md, here),
-                    "html": _rel(str(Path(md).with_suffix(".html")), here) if "html" in e[6] else None}
+            return {"name": e[0], "file": relative_link(md, here),
+                    "html": relative_link(str(Path(md).with_suffix(".html")), here) if "html" in e[6] else None}
         ordered = [e for e in entries if lang in e[3]]
         k = ordered.index(entry)
         prev = link(ordered[k - 1]) if k > 0 else None
         after = link(ordered[k + 1]) if k + 1 < len(ordered) else None
         index, index_html = _index(root)
-        index = _rel(index.format(lang=lang), here) if index else None
+        index = relative_link(index.format(lang=lang), here) if index else None
         # the HTML page of a note links the HTML pages of its neighbours and of the index, where the
         # course writes them (a browser would show a linked .md as plain text)
         html_links = {x["file"]: x["html"] for x in (prev, after) if x and x["html"]}
@@ -129,7 +129,8 @@ def _index(root: str) -> tuple[str | None, bool]:
     return str(course["index"]), isinstance(formats, list) and "html" in formats
 
 
-def _rel(target: str, here: Path) -> str:
+def relative_link(target: str | Path, here: Path) -> str:
+    """``target`` relative to the folder ``here``, with forward slashes: a link between course pages."""
     import os
 
     return Path(os.path.relpath(target, here if str(here) else ".")).as_posix()

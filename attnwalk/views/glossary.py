@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from .course import relative_link
 
 # (English term, Vietnamese term as the course writes it, meaning in en, meaning in vi)
 GLOSSARY = [
@@ -62,7 +63,7 @@ def index_page(lang: str, notes: list[tuple[str, Path, str]], here: Path) -> str
     t = TEXT[lang]
     lines = [f"# {t['title']}", "", t["intro"], "", f"## {t['notes']}", ""]
     for n, (name, path, title) in enumerate(notes, start=1):
-        rel = Path(os.path.relpath(path, here)).as_posix()
+        rel = relative_link(path, here)
         lines.append(f"{n}. [{title}]({rel}) — `{name}`")
     lines += ["", f"## {t['glossary']}", "", t["head"], "|---|---|---|"]
     for en, vi, m_en, m_vi in GLOSSARY:
