@@ -12,8 +12,9 @@ import typer
 
 from .errors import ConfigError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  help="Step-by-step worked examples of attention, with numbers PyTorch agrees with.")
+_APP = dict(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+            help="Step-by-step worked examples of attention, with numbers PyTorch agrees with.")
+app = typer.Typer(**_APP)
 
 # Scenario options shared by render, crosscheck and check. None means "not given": the
 # scenario file's value, else the Config default. Every command taking a scenario lists all of them
@@ -401,13 +402,24 @@ def _usage_line(e, cx) -> str:
     return message
 
 
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app with only the command ``args`` names first, else the whole app (help, typos, --version):
+    typer reads every command's signature to build it, ~10 ms of each start for commands not run."""
+    named = [c for c in app.registered_commands if args and (c.name or c.callback.__name__) == args[0]]
+    if not named:
+        return app
+    one = typer.Typer(**_APP)
+    one.registered_commands, one.registered_callback = named, app.registered_callback
+    return one
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors become one line on stderr, exit 2, no usage dump."""
     from .engine.blas import narrow_for_startup
 
     narrow_for_startup()  # before anything imports NumPy
     cx = _click_exceptions()
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(_app_for(sys.argv[1:] if argv is None else argv))
     try:
         try:
             result = command.main(args=argv, prog_name="attnwalk", standalone_mode=False)
