@@ -70,6 +70,8 @@ VMSTAT = ("thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fai
 ENGINE_COLD = """import json, os, resource, sys, time
 side, which, threads = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, sys.argv[4])
+from attnwalk.engine import blas
+blas.narrow_for_startup()  # BLAS set up as `attnwalk render` sets it up, before NumPy loads
 import run as bench
 os.environ["ATTNWALK_MAX_MEMORY"] = "8G"
 engine, torch_forward = bench.engine_pair(side, threads)
