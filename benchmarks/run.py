@@ -139,8 +139,18 @@ def measured(fn) -> dict:
     fn()
     t1, r1, v1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF), vmstat()
     return {"wall": t1 - t0, "user": r1.ru_utime - r0.ru_utime, "sys": r1.ru_stime - r0.ru_stime,
-            "minflt": r1.ru_minflt - r0.ru_minflt, "peak_rss_mib": r1.ru_maxrss / 1024,
+            "minflt": r1.ru_minflt - r0.ru_minflt, "peak_rss_mib": peak_rss_mib(r1),
             **{k: v1.get(k, 0) - v0.get(k, 0) for k in VMSTAT}}
+
+
+def peak_rss_mib(usage) -> float:
+    """This process's peak resident memory (MiB): VmHWM, which starts afresh at exec (ru_maxrss would
+    carry over a large parent's peak into a subprocess), else ru_maxrss."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration, ValueError):
+        return usage.ru_maxrss / 1024
 
 
 def page_reporting() -> str:
