@@ -7,8 +7,9 @@ Run by hand from the repository root (never in CI; timings are not tests):
 
 1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
             N = 1600 (dim 256, 4 heads, 40x40, YOLO11 scale) and N = 4096 (64x64)   target <= 1.0
-            (median); each run's wall and CPU ratio and the rusage/vmstat evidence printed, then (info) the
-            engine before reused buffers, and one forward per fresh process
+            (median), repeated forwards in one process and one forward per fresh process (>= 5 pairs);
+            each run's wall and CPU ratio and the rusage/vmstat evidence printed, and (info) the engine
+            before reused buffers
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
             (`--format npz` and the same floats through json's C encoder printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
@@ -70,10 +71,14 @@ VMSTAT = ("thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fai
 ENGINE_COLD = """import json, os, resource, sys, time
 side, which, threads = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, sys.argv[4])
+from attnwalk.engine import blas
+blas.narrow_for_startup()  # BLAS set up as `attnwalk render` sets it up, before NumPy loads
 import run as bench
 os.environ["ATTNWALK_MAX_MEMORY"] = "8G"
 engine, torch_forward = bench.engine_pair(side, threads)
 fn = engine if which == "engine" else torch_forward
+import gc
+gc.collect()  # the collection the imports left due runs before either side's forward, not inside it
 stats = bench.measured(fn)
 print(json.dumps(stats))
 """
@@ -125,14 +130,27 @@ def vmstat() -> dict[str, int]:
 
 
 def measured(fn) -> dict:
-    """Call ``fn`` once: wall, user and system seconds (all threads), minor page faults, vmstat deltas."""
+    """Call ``fn`` once: wall, user and system seconds (all threads), minor page faults, vmstat deltas,
+    and the process's peak RSS so far (MiB)."""
     import resource
 
-    r0, v0, t0 = resource.getrusage(resource.RUSAGE_SELF), vmstat(), time.perf_counter()
+    v0 = vmstat()  # read outside the rusage window: its parsing is no part of either side's CPU time
+    r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     fn()
     t1, r1, v1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF), vmstat()
     return {"wall": t1 - t0, "user": r1.ru_utime - r0.ru_utime, "sys": r1.ru_stime - r0.ru_stime,
-            "minflt": r1.ru_minflt - r0.ru_minflt, **{k: v1.get(k, 0) - v0.get(k, 0) for k in VMSTAT}}
+            "minflt": r1.ru_minflt - r0.ru_minflt, "peak_rss_mib": peak_rss_mib(r1),
+            **{k: v1.get(k, 0) - v0.get(k, 0) for k in VMSTAT}}
+
+
+def peak_rss_mib(usage) -> float:
+    """This process's peak resident memory (MiB): VmHWM, which starts afresh at exec (ru_maxrss would
+    carry over a large parent's peak into a subprocess), else ru_maxrss."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration, ValueError):
+        return usage.ru_maxrss / 1024
 
 
 def page_reporting() -> str:
@@ -157,8 +175,9 @@ def evidence(label: str, runs: list[dict]) -> str:
     """One line: medians of a side's runs (CPU, faults) and the vmstat counters summed over them."""
     med = {k: statistics.median(r[k] for r in runs) for k in ("wall", "user", "sys", "minflt")}
     counters = " ".join(f"{k} {sum(r[k] for r in runs)}" for k in VMSTAT)
+    rss = max(r.get("peak_rss_mib", 0) for r in runs)
     return (f"{label}: user {med['user']:.2f} s, sys {med['sys']:.2f} s, {med['minflt']:,.0f} minor faults "
-            f"(medians); {counters}")
+            f"(medians), peak RSS {rss:,.0f} MiB; {counters}")
 
 
 def compare_runs(name: str, runs_a: list[dict], runs_b: list[dict], what: str, target: str | None) -> None:
@@ -179,10 +198,10 @@ def compare_runs(name: str, runs_a: list[dict], runs_b: list[dict], what: str, t
 
 
 def bench_engine(threads: int, repeat: int) -> None:
-    """yolo forward recording every tensor against PyTorch float64, interleaved in one process (target:
-    the median ratio <= 1.0; every run's ratio is printed, as the engine was bimodal); then, as
-    information, the engine before reused 4 KiB-page buffers (fresh arrays on NumPy's huge pages) and
-    one forward in a fresh process."""
+    """yolo forward recording every tensor against PyTorch float64, for each size: repeated forwards
+    interleaved in one process, then one forward per fresh process (what `attnwalk render` pays), each
+    with the target median ratio <= 1.0 and every run's ratio printed; at N = 4096 also, as information,
+    the engine before reused 4 KiB-page buffers (fresh arrays on NumPy's huge pages)."""
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -210,16 +229,21 @@ def bench_engine(threads: int, repeat: int) -> None:
             compare_runs(f"  before: fresh arrays, huge pages N={side * side}", runs_b, runs_t,
                          "engine/torch, interleaved", None)
         del engine, torch_forward
-    side = ENGINE_SIDES[-1]
+        cold = fresh_process_runs(side, threads, max(5, repeat))
+        compare_runs(f"  first forward, fresh process N={side * side}", cold["engine"], cold["torch"],
+                     "engine/torch, one process each", "<= 1.0")
+
+
+def fresh_process_runs(side: int, threads: int, pairs: int) -> dict[str, list[dict]]:
+    """``pairs`` first forwards of each side, each in a fresh process (ENGINE_COLD), the sides in turn."""
     cold: dict[str, list[dict]] = {"engine": [], "torch": []}
-    for _ in range(max(3, repeat // 2)):
+    for _ in range(pairs):
         for which in cold:
             out = subprocess.run([sys.executable, "-c", ENGINE_COLD, str(side), which, str(threads),
                                   str(Path(__file__).resolve().parent)], capture_output=True, text=True,
                                  check=True, cwd=REPO).stdout
             cold[which].append(json.loads(out.strip().splitlines()[-1]))
-    compare_runs(f"  first forward, fresh process N={side * side}", cold["engine"], cold["torch"],
-                 "engine/torch, one process each", None)
+    return cold
 
 
 def interleaved_runs(fns: list, repeat: int) -> list[list[dict]]:

@@ -10,11 +10,19 @@ _MARK = "ATTNWALK_BLAS_NARROWED"  # set when the CLI, not the user, chose one BL
 _SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
             "openblas_set_num_threads64_", "openblas_set_num_threads")
 WIDEN_FLOPS = 5e7  # below this, one thread is as fast as two
+# OpenBLAS's idle workers spin (sched_yield in a loop) for 2**28 TSC cycles (~0.1 s here) after each
+# call before they sleep: after the scores matmul that spinning took a CPU from the softmax threads
+# (0.1-0.2 s of CPU per forward at N = 4096). 2**20 cycles (~0.4 ms) still bridges back-to-back calls.
+SPIN_TIMEOUT = "20"
 
 
 def narrow_for_startup() -> None:
-    """Before NumPy is imported (the CLI's first act): one OpenBLAS thread, unless the user chose."""
-    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+    """Before NumPy is imported (the CLI's first act): one OpenBLAS thread and a short spin of its
+    idle workers, unless the user chose (OPENBLAS_NUM_THREADS, OPENBLAS_THREAD_TIMEOUT)."""
+    if "numpy" in sys.modules:
+        return
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", SPIN_TIMEOUT)
+    if "OPENBLAS_NUM_THREADS" in os.environ:
         return
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     os.environ[_MARK] = "1"

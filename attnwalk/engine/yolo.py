@@ -32,11 +32,16 @@ def depthwise3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """3x3 depthwise convolution (groups = C, zero padding 1), as Conv2d cross-correlates."""
     _, _, h, wd = x.shape
     padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    # out += w·patch tap by tap, each product rounded before it is added (as written out in the
+    # walkthrough); one product buffer for the nine taps instead of a fresh array per tap.
     out = np.zeros_like(x)
+    prod = np.empty_like(x)
     for di in range(3):
         for dj in range(3):
-            out += w[None, :, 0, di, dj, None, None] * padded[:, :, di : di + h, dj : dj + wd]
-    return out + b[None, :, None, None]
+            np.multiply(w[None, :, 0, di, dj, None, None], padded[:, :, di : di + h, dj : dj + wd], out=prod)
+            out += prod
+    out += b[None, :, None, None]
+    return out
 
 
 @pages.forward_scope
@@ -67,8 +72,8 @@ def forward(cfg: Config, weights: dict[str, np.ndarray], x: np.ndarray) -> Trace
     # o = v · attnᵀ, computed as (attn · vᵀ)ᵀ: BLAS reads attn row by row (twice as fast at
     # N = 4096 as reading it transposed); the small (N, head_dim) result is transposed once.
     o_t = np.matmul(attn, np.swapaxes(v, -2, -1))
-    o = np.ascontiguousarray(np.swapaxes(o_t, -2, -1)).reshape(B, C, H, W)
-    o = t.record("o", o, IMAGE, "v_attn_t")
+    o = np.ascontiguousarray(np.swapaxes(o_t, -2, -1)).reshape(B, C, H, W)  # a new array: not copied again
+    o = t.record("o", o, IMAGE, "v_attn_t", fresh=True)
     pe_input = v.reshape(B, C, H, W) if cfg.pe_on == "v" else o
     pe = t.record("pe", depthwise3x3(pe_input, t["w_pe"], t["b_pe"]), IMAGE, f"pe_on_{cfg.pe_on}")
     o_pe = t.record("o_pe", o + pe, IMAGE, "add")
