@@ -154,9 +154,9 @@ WORDS: dict[str, tuple[str, ...]] = {
     "w_q": ("w_q", "w^q", "wq", "w_query", "query weights", "trọng số query", "查询权重"),
     "w_k": ("w_k", "w^k", "wk", "w_key", "key weights", "trọng số key", "键权重"),
     "w_v": ("w_v", "w^v", "wv", "w_value", "value weights", "trọng số value", "值权重"),
-    "q": ("queries", "query", "|q|", "ma trận query", "查询", "查询矩阵"),
-    "k": ("keys", "key", "|k|", "ma trận key", "键", "键矩阵"),
-    "v": ("values", "value", "|v|", "ma trận value", "值矩阵", "值"),
+    "q": ("queries", "query", "|q|", "|q vector|", "|q vectors|", "ma trận query", "查询", "查询矩阵"),
+    "k": ("keys", "key", "|k|", "|k vector|", "|k vectors|", "ma trận key", "键", "键矩阵"),
+    "v": ("values", "value", "|v|", "|v vector|", "|v vectors|", "ma trận value", "值矩阵", "值"),
     "x": ("input embeddings", "embeddings", "embedding", "inputs", "input", "|x|", "đầu vào", "nhúng", "输入",
           "词向量", "嵌入"),
 }

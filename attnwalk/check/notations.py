@@ -101,6 +101,202 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
+_EXP_TERM = re.compile(r"e\^\{?\(?(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+_SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:sum|total|tổng|总和|求和|和|Σ|\\sum)\}?[ \t]*"
+                       r"(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
+
+
+def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``- $e^5 = 148.41$`` / ``- $e^0 = 1.00$`` / ``- $e^{-2.5} = 0.082$`` then ``Sum = 149.492``: a sum
+    alone on its line, below the exponentials of one score row (every exponent of that row, in order, as
+    printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them."""
+    starts = human._line_starts(text)
+    for m in _SUM_LINE.finditer(text):
+        pos = m.start("num")
+        if pos in hits:
+            continue
+        k = human.line_of(text, pos) - 1  # 0-based index of the sum's line
+        exps: list = []
+        for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):  # the run of e^x lines just above it
+            line = text[starts[a]:starts[a + 1] if a + 1 < len(starts) else len(text)]
+            terms = list(_EXP_TERM.finditer(line))
+            if not terms:
+                if exps or not line.strip():
+                    if exps:
+                        break
+                    continue
+                break
+            exps[:0] = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), starts[a] + t.start("x"))
+                        for t in terms]
+        if len(exps) < 2:
+            continue
+        head = human._head_at(text, pos)
+        rows = set()
+        for cand in ("scores_masked", "scores_scaled", "scores"):
+            mat = human._expected(trace, cand, head)
+            if mat is not None and (r := _row_of(exps, mat)) is not None:
+                rows.add((cand, r))
+        if len({r for _, r in rows}) != 1:
+            continue
+        cand, r = sorted(rows)[0]
+        row = human._expected(trace, cand, head)[r]
+        total = float(np.exp(row[np.isfinite(row)]).sum())
+        cell = human.Cell(m.group("num"), pos)
+        (hit,) = human._judge([cell], np.array([total]), f"Σ e^{cand}[{r}]", text, gated=False)
+        hits[pos] = hit
+
+
+_LIST_LINE = re.compile(r"^[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\]", re.M)
+
+
+def cell_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: an HTML table flattened one cell per line, as a page's text gives it: a header cell naming a
+    tensor (``V Vector (4D)``), then rows of a token's word alone on its line and its vector on the next
+    (``I`` / ``[1.290, 0.710, 0.820, 0.950]``): the row of that token in the tensor the header names."""
+    cfg = trace.config
+    labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
+    if not labels and not kv_labels:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    header = None  # (tensor names, line index) of the last line naming a tensor
+    last = -ROW_REACH
+    for i, line in enumerate(lines[:-1]):
+        word = line.strip()
+        m = _LIST_LINE.match(lines[i + 1])
+        if m is None or word not in labels + kv_labels:
+            names = human.tensors_of(word) if word and not _LIST_LINE.match(line) else []
+            if names and len(word) <= 80:
+                header = (names, i)
+            continue
+        if header is None or i - max(header[1], last) > ROW_REACH:
+            continue
+        last = i
+        cells = human._cells(m.group("body").replace(",", " "), starts[i + 1] + m.start("body"))
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        head = human._head_at(text, starts[i])
+        for name in header[0]:
+            table = kv_labels if name in ("k", "v") and kv_labels else labels
+            if word not in table:
+                continue
+            r = table.index(word)
+            res = None
+            for cand in human._candidates(name, trace):
+                mat = human._expected(trace, cand, head)
+                if mat is not None and mat.ndim == 2 and r < mat.shape[0] and mat.shape[1] == len(cells):
+                    res = human._judge(cells, mat[r], f"{cand}[{r}]", text)
+                    if res:
+                        break
+            if res:
+                for c, h in zip(cells, res):
+                    hits[c.start] = h
+                break
+
+
+def _matches(cells_rows: list, mat: np.ndarray) -> bool:
+    """Whether printed rows are ``mat``, every number within its rounding."""
+    if mat is None or mat.ndim != 2 or len(cells_rows) != mat.shape[0]:
+        return False
+    return all(_row_of(row, mat[r:r + 1]) == 0 for r, row in enumerate(cells_rows))
+
+
+def weights_times_values(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``[0.0, 0.5, 0.5] × V = [2.0, 7.0, 1.5]`` in LaTeX matrices, V the note's value matrix as printed:
+    the product is the output row of the query whose score row was printed last above it (a weights row the
+    note chose, rounded or assumed, does not change what attention outputs for that query)."""
+    blocks = human.latex_blocks(text)
+    row = None  # (row index, line) of the last single-row matrix that is one score row
+    for i, b in enumerate(blocks):
+        line = human.line_of(text, b.start)
+        head = human._head_at(text, b.start)
+        if len(b.rows) == 1:
+            found = {_row_of(b.rows[0], m) for cand in ("scores", "scores_scaled")
+                     if (m := human._expected(trace, cand, head)) is not None}
+            found.discard(None)
+            if len(found) == 1:
+                row = (found.pop(), line)
+        if i + 2 >= len(blocks) or row is None or line - row[1] > 2 * ROW_REACH:
+            continue
+        mid, res = blocks[i + 1], blocks[i + 2]
+        if (len(b.rows) != 1 or len(res.rows) != 1 or human.line_of(text, res.start) != line
+                or "\\times" not in text[b.start:mid.start] or "=" not in text[mid.start:res.start]):
+            continue
+        v, out = human._expected(trace, "v", head), human._expected(trace, "out", head)
+        cells = res.rows[0]
+        if (not _matches(mid.rows, v) or out is None or out.ndim != 2 or len(b.rows[0]) != v.shape[0]
+                or out.shape[1] != len(cells) or any(c.start in hits for c in cells)):
+            continue
+        for c, h in zip(cells, human._judge(cells, out[row[0]], f"out[{row[0]}]", text, gated=False)):
+            hits[c.start] = h
+
+
+_ROW_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:tensor\()?\[*(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                          + r")+[ \t]*)\][\]),]*[ \t]*#[ \t]*(?P<name>[^\n#]{1,60}?)[ \t]*(?P<n>\d+)[ \t]*$", re.M)
+
+
+def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a printed matrix pasted as code comments, each row named by a comment after it
+    (``# tensor([[2.0000, 7.0000, 1.5000],  # Output 1``): the row N (1-based) of the tensor the name
+    gives, when the name gives one tensor of that row's width."""
+    from . import forms
+
+    for m in _ROW_COMMENT.finditer(text):
+        names = human.tensors_of(m.group("name"))
+        r = int(m.group("n")) - 1
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if len(names) != 1 or r < 0 or not cells or any(c.start in hits for c in cells):
+            continue
+        head = human._head_at(text, m.start())
+        shaped = [(cand, mat[r]) for cand in human._candidates(names[0], trace)
+                  if (mat := human._expected(trace, cand, head)) is not None and mat.ndim == 2
+                  and r < mat.shape[0] and mat.shape[1] == len(cells)]
+        if not shaped:
+            continue
+        # the comment names the row: one tensor of that width (out and o of one head are one) is sure of it,
+        # a wholly wrong row is wrong; among several (scores before / after scaling), the one the row agrees
+        # with most, by majority
+        cand, exp = max(shaped, key=lambda ce: sum(human._close(c.text, float(e), 0.0) for c, e in zip(cells, ce[1])))
+        sure = all(np.array_equal(e, shaped[0][1]) for _, e in shaped) and not forms.in_any(m.start(), foreign)
+        for c, h in zip(cells, human._judge(cells, exp, f"{cand}[{r}]", text, gated=not sure) or []):
+            hits[c.start] = h
+
+
+_COEF = re.compile(r"(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_\{?(?P<word>[^\s}+·*,$]+)\}?")
+
+
+def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``= 0.15·V_the + 0.59·V_cat + 0.27·V_sat``: the weights written as the coefficients of the
+    values they multiply, each value named by its key's word: the weights of the one query row (or of the
+    query named by ``output_<word>`` on the line or the one above)."""
+    cfg = trace.config
+    keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
+    queries = list(cfg.get("labels") or [])
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for k, line in enumerate(lines):
+        terms = [t for t in _COEF.finditer(line) if t.group("word") in keys]
+        if len(terms) < 2:
+            continue
+        head = human._head_at(text, starts[k])
+        attn = human._expected(trace, "attn", head)
+        if attn is None or attn.ndim != 2:
+            continue
+        row = 0 if attn.shape[0] == 1 else None
+        near = " ".join(lines[max(k - 1, 0):k + 1])
+        named = [w for w in queries if re.search(r"(?:output|out|z)_\{?" + re.escape(w) + r"\b", near)]
+        if row is None and len(named) == 1:
+            row = queries.index(named[0])
+        if row is None or row >= attn.shape[0]:
+            continue
+        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t in terms]
+        if any(c.start in hits for c in cells):
+            continue
+        exp = np.array([attn[row][keys.index(t.group("word"))] for t in terms])
+        for c, h in zip(cells, human._judge(cells, exp, f"attn[{row}]", text) or []):
+            hits[c.start] = h
+
+
 # ---------------------------------------------------------------- numbers that are no claim as read
 
 _PERCENT_RESTATED = re.compile(r"(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
@@ -209,4 +405,5 @@ def settle(body: str, recs: list) -> list:
     return recs
 
 
-FORMS = [keyed_lists, rows_after_scores]  # run last of forms.AFTER_FORMS
+FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
+         value_coefficients]  # run last of forms.AFTER_FORMS
