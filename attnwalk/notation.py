@@ -149,7 +149,7 @@ WORDS: dict[str, tuple[str, ...]] = {
                "điểm số", "|điểm|", "dotproducts", "dot_products", "注意力分数", "注意力得分", "分数", "得分",
                "相似度"),
     "out": ("context vectors", "context vector", "context", "output", "outputs", "|z|", "|out|", "attention output",
-            "weighted sum", "tổng có trọng số", "加权求和", "加权和",
+            "weighted sum", "weighted_values", "|weighted values|", "tổng có trọng số", "加权求和", "加权和",
             "kết quả", "đầu ra", "vector ngữ cảnh", "输出", "上下文向量", "结果"),
     "w_q": ("w_q", "w^q", "wq", "w_query", "query weights", "trọng số query", "查询权重"),
     "w_k": ("w_k", "w^k", "wk", "w_key", "key weights", "trọng số key", "键权重"),

@@ -297,6 +297,109 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
+_REPL = re.compile(r"^>>>[ \t]*(?P<name>[A-Za-z_][\w.]*)[ \t]*\n(?P<mat>(?:tensor|array)\(\[\[[^()]*?\]\][^\n]*)", re.M)
+_ROW = re.compile(r"\[(?P<body>[^\[\]]*)\]")
+
+
+def identifier_tensor(name: str) -> str | None:
+    """The tensor a variable's name gives: the one of its longest phrase (``attn_scores_softmax``: softmax, the
+    weights; ``context_value4``: context, the output; ``weighted_values``: the output), None at a tie."""
+    from ..notation import WORDS
+
+    flat = human._flatten(name)
+    best: dict[str, int] = {}
+    for tensor, phrases in WORDS.items():
+        for p in phrases:
+            body = p.strip("|").replace(" ", "")
+            if human._find_phrase(flat, body, p.startswith("|") and p.endswith("|")) >= 0:
+                best[tensor] = max(best.get(tensor, 0), len(body))
+    if not best:
+        return None
+    top = max(best.values())
+    named = [t for t, n in best.items() if n == top]
+    return named[0] if len(named) == 1 else None
+
+
+def _sure_judge(cells: list, names: list, shape: tuple, trace, text: str, pos: int, foreign: list,
+                label_row: int | None = None) -> list | None:
+    """Verdicts for ``cells`` (a matrix of ``shape``, or row ``label_row`` of one) read as the one tensor
+    ``names`` gives: ungated (a wholly wrong matrix is wrong) when that tensor's candidates of this shape are
+    one (out and o of one head are one) and the place is not another example's; else by majority."""
+    from . import forms
+
+    if len(names) != 1:
+        return None
+    head = human._head_at(text, pos)
+    shaped = []
+    for cand in human._candidates(names[0], trace):
+        mat = human._expected(trace, cand, head)
+        if mat is None or mat.ndim != 2:
+            continue
+        if label_row is not None:
+            if label_row < mat.shape[0] and mat.shape[1] == shape[-1]:
+                shaped.append((cand, mat[label_row]))
+        elif mat.shape == shape:
+            shaped.append((cand, mat))
+    if not shaped:
+        return None
+    sure = all(np.array_equal(e, shaped[0][1]) for _, e in shaped) and not forms.in_any(pos, foreign)
+    cand, exp = shaped[0]
+    where = f"{cand}[{label_row}]" if label_row is not None else cand
+    return human._judge(cells, exp, where, text, gated=not sure)
+
+
+def repl_echoes(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``>>> weighted_values`` then ``tensor([[2.0000, 7.0000, 1.5000], ...])``: a REPL's echo of one
+    variable, named by that variable alone: the tensor its name gives."""
+    for m in _REPL.finditer(text):
+        rows = [human._cells(r.group("body").replace(",", " "), m.start("mat") + r.start("body"))
+                for r in _ROW.finditer(m.group("mat"))]
+        if not rows or any(not r for r in rows) or len({len(r) for r in rows}) != 1:
+            continue
+        cells = [c for r in rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        named = identifier_tensor(m.group("name"))
+        res = _sure_judge(cells, [named] if named else [], (len(rows), len(rows[0])), trace, text, m.start(), foreign)
+        for c, h in zip(cells, res or []):
+            hits[c.start] = h
+
+
+_PRINT_COMMENT = re.compile(r"^[ \t]*#[ \t]*print\((?P<args>[^()\n]*)\)[ \t]*(?:#(?P<tail>[^\n]*))?$", re.M)
+_LIST_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?P<tail>\[[^\n]*)$", re.M)
+
+
+def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: results pasted as comments after the print that made them, ``# print(weight1)   # [0.3655 ...]``
+    or ``# print(weight2, weight3, weight4)`` and one ``# [..]`` line each: each list is the row its
+    variable's number names (1-based, 0-based where a name ends in 0) of the tensor its name gives."""
+    found = []  # (names, lists of cells, offset)
+    for m in _PRINT_COMMENT.finditer(text):
+        names = [a.strip() for a in m.group("args").split(",")]
+        if not all(re.fullmatch(r"[A-Za-z_]\w*?\d+", n) for n in names):
+            continue
+        tail, base = m.group("tail") or "", m.start("tail") if m.group("tail") else m.end()
+        lists = [human._cells(r.group("body").replace(",", " "), base + r.start("body")) for r in _ROW.finditer(tail)]
+        nxt = m.end() + 1
+        while len(lists) < len(names) and (c := _LIST_COMMENT.match(text, nxt)):
+            lists += [human._cells(r.group("body").replace(",", " "), c.start("tail") + r.start("body"))
+                      for r in _ROW.finditer(c.group("tail"))]
+            nxt = c.end() + 1
+        if len(lists) == len(names) and all(lists):
+            found.append((names, lists, m.start()))
+    zero = any(n.endswith("0") and not n.endswith("10") for names, _, _ in found for n in names)
+    for names, lists, pos in found:
+        for name, cells in zip(names, lists):
+            row = int(re.search(r"\d+$", name).group()) - (0 if zero else 1)
+            if row < 0 or any(c.start in hits for c in cells):
+                continue
+            named = identifier_tensor(re.sub(r"\d+$", "", name))
+            res = _sure_judge(cells, [named] if named else [], (1, len(cells)), trace, text, pos, foreign,
+                              label_row=row)
+            for c, h in zip(cells, res or []):
+                hits[c.start] = h
+
+
 # ---------------------------------------------------------------- numbers that are no claim as read
 
 _PERCENT_RESTATED = re.compile(r"(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
@@ -450,4 +553,4 @@ def settle(body: str, recs: list) -> list:
 
 
 FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
-         value_coefficients]  # run last of forms.AFTER_FORMS
+         value_coefficients, repl_echoes, printed_comments]  # run last of forms.AFTER_FORMS
