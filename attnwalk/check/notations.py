@@ -400,6 +400,41 @@ def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
                 hits[c.start] = h
 
 
+_OUTPUT_N = re.compile(r"(?i)(?:输出|output|đầu ra|kết quả)[ \t]*(?P<n>\d+)(?![\d.])")
+_RESULT_LIST = re.compile(r"^[ \t]*=[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                          + r")+[ \t]*)\][ \t]*$")
+
+
+def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a vector the note calls "output N" (``得到的向量[2.0, 7.0, 1.5] (深绿)是输出 1``, ``[..] is output 2``),
+    or the ``= [..]`` result of a step whose title calls it so (``7. ... 求和以得到输出1`` above a column sum):
+    the output row N (1-based)."""
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for k, line in enumerate(lines):
+        lists = [m for m in _FLAT_LIST.finditer(line)]
+        if len(lists) != 1:
+            continue
+        named = [m for m in _OUTPUT_N.finditer(line) if not lists[0].start() <= m.start() < lists[0].end()]
+        if not named and _RESULT_LIST.match(line):
+            for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):
+                named = list(_OUTPUT_N.finditer(lines[a]))
+                if named or re.match(r"^\s*(?:#+\s|\d+\.\s|\*\*)", lines[a]):
+                    break
+        if len(named) != 1:
+            continue
+        cells = human._cells(lists[0].group("body").replace(",", " "), starts[k] + lists[0].start("body"))
+        row = int(named[0].group("n")) - 1
+        if not cells or row < 0 or any(c.start in hits for c in cells):
+            continue
+        res = _sure_judge(cells, ["out"], (1, len(cells)), trace, text, starts[k], foreign, label_row=row)
+        for c, h in zip(cells, res or []):
+            hits[c.start] = h
+
+
+_FLAT_LIST = re.compile(r"\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\]")
+
+
 # ---------------------------------------------------------------- numbers that are no claim as read
 
 _PERCENT_RESTATED = re.compile(r"(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
@@ -553,4 +588,4 @@ def settle(body: str, recs: list) -> list:
 
 
 FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
-         value_coefficients, repl_echoes, printed_comments]  # run last of forms.AFTER_FORMS
+         value_coefficients, repl_echoes, printed_comments, named_output_rows]  # run last of forms.AFTER_FORMS
