@@ -265,4 +265,6 @@ def test_a_vector_the_note_calls_output_n_is_that_output_row():
     want = [f"{e:.1f}" for e in out0[0].tolist()]
     assert want == ["1.9", "6.7", "1.6"]
     # "= [2.0, 7.0, 1.5]" under the step "7. 对加权后的`value`求和以得到输出1", and "[2.0, 7.0, 1.5] ... 是输出 1"
-    assert got == {ln: [(p, False, e) for p, e in zip(["2.0", "7.0", "1.5"], want)] for ln in (122, 125)}
+    for ln in (122, 125):
+        assert got[ln] == [(p, False, e) for p, e in zip(["2.0", "7.0", "1.5"], want)]
+    assert sorted(got) == [122, 125, 186, 187, 188]  # and step 7's "# tensor([[..]],  # Output 1" rows, as above
