@@ -155,9 +155,10 @@ def cell_rows(text: str, trace, hits: dict, foreign: list) -> None:
     (``I`` / ``[1.290, 0.710, 0.820, 0.950]``): the row of that token in the tensor the header names."""
     cfg = trace.config
     labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
-    if not labels and not kv_labels:
-        return
     lines = text.split("\n")
+    words = set(labels + kv_labels)
+    if not any(line.strip() in words and _LIST_LINE.match(nxt) for line, nxt in zip(lines, lines[1:])):
+        return  # no word alone on its line above a vector: no such table (most notes; read fast)
     starts = human._line_starts(text)
     header = None  # (tensor names, line index) of the last line naming a tensor
     last = -ROW_REACH
@@ -205,6 +206,8 @@ def weights_times_values(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``[0.0, 0.5, 0.5] × V = [2.0, 7.0, 1.5]`` in LaTeX matrices, V the note's value matrix as printed:
     the product is the output row of the query whose score row was printed last above it (a weights row the
     note chose, rounded or assumed, does not change what attention outputs for that query)."""
+    if "\\times" not in text:
+        return
     blocks = human.latex_blocks(text)
     row = None  # (row index, line) of the last single-row matrix that is one score row
     for i, b in enumerate(blocks):
@@ -272,9 +275,13 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
     cfg = trace.config
     keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
     queries = list(cfg.get("labels") or [])
+    if not keys or "V_" not in text:
+        return
     lines = text.split("\n")
     starts = human._line_starts(text)
     for k, line in enumerate(lines):
+        if "V_" not in line:
+            continue
         terms = [t for t in _COEF.finditer(line) if t.group("word") in keys]
         if len(terms) < 2:
             continue
@@ -409,6 +416,8 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: a vector the note calls "output N" (``得到的向量[2.0, 7.0, 1.5] (深绿)是输出 1``, ``[..] is output 2``),
     or the ``= [..]`` result of a step whose title calls it so (``7. ... 求和以得到输出1`` above a column sum):
     the output row N (1-based)."""
+    if _OUTPUT_N.search(text) is None:
+        return
     lines = text.split("\n")
     starts = human._line_starts(text)
     for k, line in enumerate(lines):
