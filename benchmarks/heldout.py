@@ -4,6 +4,7 @@ positives), and how many numbers does it verify or leave not understood.
 
     python benchmarks/heldout.py          # tests/corpus/heldout (notes check was never tuned on)
     python benchmarks/heldout.py --real   # tests/corpus/real (the notes it was tuned on), for comparison
+    python benchmarks/heldout.py --dir tests/corpus/heldout2   # the second held-out round
 
 The truth is torch's (tests/corpus/heldout/truth.py: each note's scenario and claims file), never
 attnwalk's engine. tests/corpus/heldout/FIRST_RUN.md keeps the table of the first run, before any
@@ -54,8 +55,11 @@ def table(folder: Path) -> tuple[list[str], dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--real", action="store_true", help="measure tests/corpus/real instead")
+    parser.add_argument("--dir", type=Path, help="measure this folder of notes (NAME.md, NAME.toml, NAME.claims.json)")
     args = parser.parse_args(argv)
-    rows, _ = table(REAL if args.real else HELDOUT)
+    if args.dir is not None and not args.dir.is_dir():
+        parser.error(f"--dir: {args.dir} is not a folder")
+    rows, _ = table(args.dir if args.dir is not None else REAL if args.real else HELDOUT)
     print("\n".join(rows))
     return 0
 

@@ -1,5 +1,5 @@
-"""Hand-written notations of the held-out notes (tests/corpus/heldout) that check's readers missed or
-misread on their first run: one small recogniser each, plain text in, offsets or verdicts out.
+"""Hand-written notations of the held-out notes (tests/corpus/heldout, tests/corpus/heldout2) that check's
+readers missed or misread on their first run: one small recogniser each, plain text in, offsets or verdicts out.
 
 Two kinds:
 
@@ -9,7 +9,8 @@ Two kinds:
   the value before it, ``22,026``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``): ``settle``, run by
   ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
   right depth for each is the reader itself (``checker.Checker._text`` / ``expr.tokenize``, named in
-  each docstring); until it honours them, ``settle`` does.
+  each docstring); until it honours them, ``settle`` does. ``unread_operands`` (a mis-decoded ``×``) and
+  ``function_results`` (softmax of expressions) are of this kind and wait for their line in ``settle``.
 """
 
 from __future__ import annotations
@@ -101,6 +102,349 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
+_EXP_TERM = re.compile(r"e\^\{?\(?(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+_SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:sum|total|tổng|总和|求和|和|Σ|\\sum)\}?[ \t]*"
+                       r"(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
+
+
+def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``- $e^5 = 148.41$`` / ``- $e^0 = 1.00$`` / ``- $e^{-2.5} = 0.082$`` then ``Sum = 149.492``: a sum
+    alone on its line, below the exponentials of one score row (every exponent of that row, in order, as
+    printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them."""
+    starts = human._line_starts(text)
+    for m in _SUM_LINE.finditer(text):
+        pos = m.start("num")
+        if pos in hits:
+            continue
+        k = human.line_of(text, pos) - 1  # 0-based index of the sum's line
+        exps: list = []
+        for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):  # the run of e^x lines just above it
+            line = text[starts[a]:starts[a + 1] if a + 1 < len(starts) else len(text)]
+            terms = list(_EXP_TERM.finditer(line))
+            if not terms:
+                if exps or not line.strip():
+                    if exps:
+                        break
+                    continue
+                break
+            exps[:0] = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), starts[a] + t.start("x"))
+                        for t in terms]
+        if len(exps) < 2:
+            continue
+        head = human._head_at(text, pos)
+        rows = set()
+        for cand in ("scores_masked", "scores_scaled", "scores"):
+            mat = human._expected(trace, cand, head)
+            if mat is not None and (r := _row_of(exps, mat)) is not None:
+                rows.add((cand, r))
+        if len({r for _, r in rows}) != 1:
+            continue
+        cand, r = sorted(rows)[0]
+        row = human._expected(trace, cand, head)[r]
+        total = float(np.exp(row[np.isfinite(row)]).sum())
+        cell = human.Cell(m.group("num"), pos)
+        (hit,) = human._judge([cell], np.array([total]), f"Σ e^{cand}[{r}]", text, gated=False)
+        hits[pos] = hit
+
+
+_LIST_LINE = re.compile(r"^[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\]", re.M)
+
+
+def cell_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: an HTML table flattened one cell per line, as a page's text gives it: a header cell naming a
+    tensor (``V Vector (4D)``), then rows of a token's word alone on its line and its vector on the next
+    (``I`` / ``[1.290, 0.710, 0.820, 0.950]``): the row of that token in the tensor the header names."""
+    cfg = trace.config
+    labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
+    lines = text.split("\n")
+    words = set(labels + kv_labels)
+    if not any(line.strip() in words and _LIST_LINE.match(nxt) for line, nxt in zip(lines, lines[1:])):
+        return  # no word alone on its line above a vector: no such table (most notes; read fast)
+    starts = human._line_starts(text)
+    header = None  # (tensor names, line index) of the last line naming a tensor
+    last = -ROW_REACH
+    for i, line in enumerate(lines[:-1]):
+        word = line.strip()
+        m = _LIST_LINE.match(lines[i + 1])
+        if m is None or word not in labels + kv_labels:
+            names = human.tensors_of(word) if word and not _LIST_LINE.match(line) else []
+            if names and len(word) <= 80:
+                header = (names, i)
+            continue
+        if header is None or i - max(header[1], last) > ROW_REACH:
+            continue
+        last = i
+        cells = human._cells(m.group("body").replace(",", " "), starts[i + 1] + m.start("body"))
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        head = human._head_at(text, starts[i])
+        for name in header[0]:
+            table = kv_labels if name in ("k", "v") and kv_labels else labels
+            if word not in table:
+                continue
+            r = table.index(word)
+            res = None
+            for cand in human._candidates(name, trace):
+                mat = human._expected(trace, cand, head)
+                if mat is not None and mat.ndim == 2 and r < mat.shape[0] and mat.shape[1] == len(cells):
+                    res = human._judge(cells, mat[r], f"{cand}[{r}]", text)
+                    if res:
+                        break
+            if res:
+                for c, h in zip(cells, res):
+                    hits[c.start] = h
+                break
+
+
+def _matches(cells_rows: list, mat: np.ndarray) -> bool:
+    """Whether printed rows are ``mat``, every number within its rounding."""
+    if mat is None or mat.ndim != 2 or len(cells_rows) != mat.shape[0]:
+        return False
+    return all(_row_of(row, mat[r:r + 1]) == 0 for r, row in enumerate(cells_rows))
+
+
+def weights_times_values(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``[0.0, 0.5, 0.5] × V = [2.0, 7.0, 1.5]`` in LaTeX matrices, V the note's value matrix as printed:
+    the product is the output row of the query whose score row was printed last above it (a weights row the
+    note chose, rounded or assumed, does not change what attention outputs for that query)."""
+    if "\\times" not in text:
+        return
+    blocks = human.latex_blocks(text)
+    row = None  # (row index, line) of the last single-row matrix that is one score row
+    for i, b in enumerate(blocks):
+        line = human.line_of(text, b.start)
+        head = human._head_at(text, b.start)
+        if len(b.rows) == 1:
+            found = {_row_of(b.rows[0], m) for cand in ("scores", "scores_scaled")
+                     if (m := human._expected(trace, cand, head)) is not None}
+            found.discard(None)
+            if len(found) == 1:
+                row = (found.pop(), line)
+        if i + 2 >= len(blocks) or row is None or line - row[1] > 2 * ROW_REACH:
+            continue
+        mid, res = blocks[i + 1], blocks[i + 2]
+        if (len(b.rows) != 1 or len(res.rows) != 1 or human.line_of(text, res.start) != line
+                or "\\times" not in text[b.start:mid.start] or "=" not in text[mid.start:res.start]):
+            continue
+        v, out = human._expected(trace, "v", head), human._expected(trace, "out", head)
+        cells = res.rows[0]
+        if (not _matches(mid.rows, v) or out is None or out.ndim != 2 or len(b.rows[0]) != v.shape[0]
+                or out.shape[1] != len(cells) or any(c.start in hits for c in cells)):
+            continue
+        for c, h in zip(cells, human._judge(cells, out[row[0]], f"out[{row[0]}]", text, gated=False)):
+            hits[c.start] = h
+
+
+_ROW_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:tensor\()?\[*(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                          + r")+[ \t]*)\][\]),]*[ \t]*#[ \t]*(?P<name>[^\n#]{1,60}?)[ \t]*(?P<n>\d+)[ \t]*$", re.M)
+
+
+def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a printed matrix pasted as code comments, each row named by a comment after it
+    (``# tensor([[2.0000, 7.0000, 1.5000],  # Output 1``): the row N (1-based) of the tensor the name
+    gives, when the name gives one tensor of that row's width."""
+    from . import forms
+
+    for m in _ROW_COMMENT.finditer(text):
+        names = human.tensors_of(m.group("name"))
+        r = int(m.group("n")) - 1
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if len(names) != 1 or r < 0 or not cells or any(c.start in hits for c in cells):
+            continue
+        head = human._head_at(text, m.start())
+        shaped = [(cand, mat[r]) for cand in human._candidates(names[0], trace)
+                  if (mat := human._expected(trace, cand, head)) is not None and mat.ndim == 2
+                  and r < mat.shape[0] and mat.shape[1] == len(cells)]
+        if not shaped:
+            continue
+        # the comment names the row: one tensor of that width (out and o of one head are one) is sure of it,
+        # a wholly wrong row is wrong; among several (scores before / after scaling), the one the row agrees
+        # with most, by majority
+        cand, exp = max(shaped, key=lambda ce: sum(human._close(c.text, float(e), 0.0) for c, e in zip(cells, ce[1])))
+        sure = all(np.array_equal(e, shaped[0][1]) for _, e in shaped) and not forms.in_any(m.start(), foreign)
+        for c, h in zip(cells, human._judge(cells, exp, f"{cand}[{r}]", text, gated=not sure) or []):
+            hits[c.start] = h
+
+
+_COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_\{?(?P<word>[^\s}+·*,$]+)\}?")
+
+
+def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``= 0.15·V_the + 0.59·V_cat + 0.27·V_sat``: the weights written as the coefficients of the
+    values they multiply, each value named by its key's word: the weights of the one query row (or of the
+    query named by ``output_<word>`` on the line or the one above)."""
+    cfg = trace.config
+    keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
+    queries = list(cfg.get("labels") or [])
+    if not keys or "V_" not in text:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for k, line in enumerate(lines):
+        if "V_" not in line:
+            continue
+        terms = [t for t in _COEF.finditer(line) if t.group("word") in keys]
+        if len(terms) < 2:
+            continue
+        head = human._head_at(text, starts[k])
+        attn = human._expected(trace, "attn", head)
+        if attn is None or attn.ndim != 2:
+            continue
+        row = 0 if attn.shape[0] == 1 else None
+        near = " ".join(lines[max(k - 1, 0):k + 1])
+        named = [w for w in queries if re.search(r"(?:output|out|z)_\{?" + re.escape(w) + r"\b", near)]
+        if row is None and len(named) == 1:
+            row = queries.index(named[0])
+        if row is None or row >= attn.shape[0]:
+            continue
+        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t in terms]
+        if any(c.start in hits for c in cells):
+            continue
+        exp = np.array([attn[row][keys.index(t.group("word"))] for t in terms])
+        for c, h in zip(cells, human._judge(cells, exp, f"attn[{row}]", text) or []):
+            hits[c.start] = h
+
+
+_REPL = re.compile(r"^>>>[ \t]*(?P<name>[A-Za-z_][\w.]*)[ \t]*\n(?P<mat>(?:tensor|array)\(\[\[[^()]*?\]\][^\n]*)", re.M)
+_ROW = re.compile(r"\[(?P<body>[^\[\]]*)\]")
+
+
+def identifier_tensor(name: str) -> str | None:
+    """The tensor a variable's name gives: the one of its longest phrase (``attn_scores_softmax``: softmax, the
+    weights; ``context_value4``: context, the output; ``weighted_values``: the output), None at a tie."""
+    from ..notation import WORDS
+
+    flat = human._flatten(name)
+    best: dict[str, int] = {}
+    for tensor, phrases in WORDS.items():
+        for p in phrases:
+            body = p.strip("|").replace(" ", "")
+            if human._find_phrase(flat, body, p.startswith("|") and p.endswith("|")) >= 0:
+                best[tensor] = max(best.get(tensor, 0), len(body))
+    if not best:
+        return None
+    top = max(best.values())
+    named = [t for t, n in best.items() if n == top]
+    return named[0] if len(named) == 1 else None
+
+
+def _sure_judge(cells: list, names: list, shape: tuple, trace, text: str, pos: int, foreign: list,
+                label_row: int | None = None) -> list | None:
+    """Verdicts for ``cells`` (a matrix of ``shape``, or row ``label_row`` of one) read as the one tensor
+    ``names`` gives: ungated (a wholly wrong matrix is wrong) when that tensor's candidates of this shape are
+    one (out and o of one head are one) and the place is not another example's; else by majority."""
+    from . import forms
+
+    if len(names) != 1:
+        return None
+    head = human._head_at(text, pos)
+    shaped = []
+    for cand in human._candidates(names[0], trace):
+        mat = human._expected(trace, cand, head)
+        if mat is None or mat.ndim != 2:
+            continue
+        if label_row is not None:
+            if label_row < mat.shape[0] and mat.shape[1] == shape[-1]:
+                shaped.append((cand, mat[label_row]))
+        elif mat.shape == shape:
+            shaped.append((cand, mat))
+    if not shaped:
+        return None
+    sure = all(np.array_equal(e, shaped[0][1]) for _, e in shaped) and not forms.in_any(pos, foreign)
+    cand, exp = shaped[0]
+    where = f"{cand}[{label_row}]" if label_row is not None else cand
+    return human._judge(cells, exp, where, text, gated=not sure)
+
+
+def repl_echoes(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``>>> weighted_values`` then ``tensor([[2.0000, 7.0000, 1.5000], ...])``: a REPL's echo of one
+    variable, named by that variable alone: the tensor its name gives."""
+    for m in _REPL.finditer(text):
+        rows = [human._cells(r.group("body").replace(",", " "), m.start("mat") + r.start("body"))
+                for r in _ROW.finditer(m.group("mat"))]
+        if not rows or any(not r for r in rows) or len({len(r) for r in rows}) != 1:
+            continue
+        cells = [c for r in rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        named = identifier_tensor(m.group("name"))
+        res = _sure_judge(cells, [named] if named else [], (len(rows), len(rows[0])), trace, text, m.start(), foreign)
+        for c, h in zip(cells, res or []):
+            hits[c.start] = h
+
+
+_PRINT_COMMENT = re.compile(r"^[ \t]*#[ \t]*print\((?P<args>[^()\n]*)\)[ \t]*(?:#(?P<tail>[^\n]*))?$", re.M)
+_LIST_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?P<tail>\[[^\n]*)$", re.M)
+
+
+def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: results pasted as comments after the print that made them, ``# print(weight1)   # [0.3655 ...]``
+    or ``# print(weight2, weight3, weight4)`` and one ``# [..]`` line each: each list is the row its
+    variable's number names (1-based, 0-based where a name ends in 0) of the tensor its name gives."""
+    found = []  # (names, lists of cells, offset)
+    for m in _PRINT_COMMENT.finditer(text):
+        names = [a.strip() for a in m.group("args").split(",")]
+        if not all(re.fullmatch(r"[A-Za-z_]\w*?\d+", n) for n in names):
+            continue
+        tail, base = m.group("tail") or "", m.start("tail") if m.group("tail") else m.end()
+        lists = [human._cells(r.group("body").replace(",", " "), base + r.start("body")) for r in _ROW.finditer(tail)]
+        nxt = m.end() + 1
+        while len(lists) < len(names) and (c := _LIST_COMMENT.match(text, nxt)):
+            lists += [human._cells(r.group("body").replace(",", " "), c.start("tail") + r.start("body"))
+                      for r in _ROW.finditer(c.group("tail"))]
+            nxt = c.end() + 1
+        if len(lists) == len(names) and all(lists):
+            found.append((names, lists, m.start()))
+    zero = any(n.endswith("0") and not n.endswith("10") for names, _, _ in found for n in names)
+    for names, lists, pos in found:
+        for name, cells in zip(names, lists):
+            row = int(re.search(r"\d+$", name).group()) - (0 if zero else 1)
+            if row < 0 or any(c.start in hits for c in cells):
+                continue
+            named = identifier_tensor(re.sub(r"\d+$", "", name))
+            res = _sure_judge(cells, [named] if named else [], (1, len(cells)), trace, text, pos, foreign,
+                              label_row=row)
+            for c, h in zip(cells, res or []):
+                hits[c.start] = h
+
+
+_OUTPUT_N = re.compile(r"(?i)(?:输出|output|đầu ra|kết quả)[ \t]*(?P<n>\d+)(?![\d.])")
+_RESULT_LIST = re.compile(r"^[ \t]*=[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                          + r")+[ \t]*)\][ \t]*$")
+
+
+def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a vector the note calls "output N" (``得到的向量[2.0, 7.0, 1.5] (深绿)是输出 1``, ``[..] is output 2``),
+    or the ``= [..]`` result of a step whose title calls it so (``7. ... 求和以得到输出1`` above a column sum):
+    the output row N (1-based)."""
+    if _OUTPUT_N.search(text) is None:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for k, line in enumerate(lines):
+        lists = [m for m in _FLAT_LIST.finditer(line)]
+        if len(lists) != 1:
+            continue
+        named = [m for m in _OUTPUT_N.finditer(line) if not lists[0].start() <= m.start() < lists[0].end()]
+        if not named and _RESULT_LIST.match(line):
+            for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):
+                named = list(_OUTPUT_N.finditer(lines[a]))
+                if named or re.match(r"^\s*(?:#+\s|\d+\.\s|\*\*)", lines[a]):
+                    break
+        if len(named) != 1:
+            continue
+        cells = human._cells(lists[0].group("body").replace(",", " "), starts[k] + lists[0].start("body"))
+        row = int(named[0].group("n")) - 1
+        if not cells or row < 0 or any(c.start in hits for c in cells):
+            continue
+        res = _sure_judge(cells, ["out"], (1, len(cells)), trace, text, starts[k], foreign, label_row=row)
+        for c, h in zip(cells, res or []):
+            hits[c.start] = h
+
+
+_FLAT_LIST = re.compile(r"\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\]")
+
+
 # ---------------------------------------------------------------- numbers that are no claim as read
 
 _PERCENT_RESTATED = re.compile(r"(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
@@ -159,6 +503,50 @@ def self_ratios(text: str) -> list[int]:
     return [m.start("num") for m in _SELF_RATIO.finditer(text)]
 
 
+# ``×`` or ``÷`` mis-decoded between two numbers: their UTF-8 lead byte C3 read as cp1252 / Latin-1 (``Ã``) or
+# cp874 / TIS-620 (``ร``), the second byte as what those code pages make of it (``—``, ``·``), or lost.
+_UNREAD_OP = re.compile(r"(?P<a>(?<![\w.])\d+(?:\.\d+)?)[ \t]*(?P<op>[Ãร][\u0080-\u00ff\u2013-\u2022]?)[ \t]*"
+                        r"(?P<b>\d+(?:\.\d+)?)(?![\w.]\d)")
+_CHAIN_RESULT = re.compile(r"[ \t]*=[ \t]*(?P<c>\d+(?:\.\d+)?)")
+
+
+def unread_operands(text: str) -> list[int]:
+    """``0.6ร—0.8 = 0.48``, ``Q[0] = 0.6ร—0.8 + ...``: numbers joined by a mis-decoded ``×`` (a glyph the
+    arithmetic reader does not read as an operator), and the result after them: offsets of the operands and
+    of that result. Read without the glyph, ``0.8 = 0.48`` or ``[0] = 0.6`` is a claim the note does not make.
+    Right depth: ``expr.tokenize`` reads the glyph as an unknown operator (the chain unread); until then the
+    hook ``settle`` needs is one line: its last loop over ``hypothetical_assignments(body) + self_ratios(body)``
+    also over ``unread_operands(body)``."""
+    out = []
+    for m in _UNREAD_OP.finditer(text):
+        out += [m.start("a"), m.start("b")]
+        if r := _CHAIN_RESULT.match(text, m.end()):
+            out.append(r.start("c"))
+    return sorted(set(out))
+
+
+_FUNC_OF_EXPRS = re.compile(r"(?:\\text\{|\\operatorname\{|\\mathrm\{)?softmax\}?[ \t]*\\?(?:left)?\([ \t]*"
+                            r"\\?\[(?P<args>[^\]\n]*)\\?\][ \t]*\\?(?:right)?\)[ \t]*(?:=|≈|\\approx)[ \t]*"
+                            r"\\?\[(?P<res>[^\]\n]*)\\?\]")
+_ARG_EXPR = re.compile(r"\\frac|\\sqrt|√|/")
+
+
+def function_results(text: str) -> list[int]:
+    """``\\text{softmax} ([ \\frac{2}{\\sqrt{3}}, \\frac{4}{\\sqrt{3}}, ... ]) = [ 0.1361, 0.4319, ... ]``: the
+    results of softmax applied to a list of expressions: offsets of the result's numbers. The arithmetic
+    reader evaluates the list and compares the results with it (``[1.1547, 2.3094, ...]``), softmax unread.
+    Plain-number arguments (``softmax([2, 4, 4]) = [..]``) are left to the weights readers, which judge them
+    right. Right depth: ``expr`` applies softmax; until then the hook ``settle`` needs is the one line of
+    ``unread_operands`` with ``function_results(body)`` too."""
+    out = []
+    for m in _FUNC_OF_EXPRS.finditer(text):
+        args = [a for a in m.group("args").split(",") if a.strip()]
+        res = list(human.NUM_RE.finditer(m.group("res")))
+        if args and len(args) == len(res) and any(_ARG_EXPR.search(a) for a in args):
+            out += [m.start("res") + r.start() for r in res]
+    return out
+
+
 # ---------------------------------------------------------------- settling the verdicts they concern
 
 def _mag(text: str) -> str:
@@ -209,4 +597,5 @@ def settle(body: str, recs: list) -> list:
     return recs
 
 
-FORMS = [keyed_lists, rows_after_scores]  # run last of forms.AFTER_FORMS
+FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
+         value_coefficients, repl_echoes, printed_comments, named_output_rows]  # run last of forms.AFTER_FORMS

@@ -18,6 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 
 NUM = re.compile(r"-?\d+(?:\.\d+)?")
+NUM_SCI = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")  # NumPy's / torch's 1.27232943e+00 (claims with "sci")
 LIST = re.compile(r"\[[^\[\]]*\]")
 
 
@@ -45,27 +46,48 @@ def torch_tensors(scenario: dict) -> dict:
         scenario = {**scenario, **numpy_legacy_draws(scenario)}
     f64 = torch.float64
     t = {n: torch.tensor(scenario[n], dtype=f64) for n in ("x", "q", "k", "v") if n in scenario}
+    heads = scenario.get("heads", 1)
     if scenario["source"] == "scores":
-        assert scenario.get("scale") == "none"
+        assert scenario.get("scale", "none") == "none"
         t["scores"] = t["scores_scaled"] = torch.tensor(scenario["scores"], dtype=f64)
     else:
+        if scenario["source"] == "project" and "w_q" not in scenario:
+            return t  # weights drawn by attnwalk (a note kept as a false-positive test): its inputs only
         if scenario["source"] == "project":
-            assert scenario["weight_layout"] == "in_out"  # Q = X @ W_Q, W as printed (in, out)
             for n in ("q", "k", "v"):
                 t[f"w_{n}"] = torch.tensor(scenario[f"w_{n}"], dtype=f64)
-                t[n] = t["x"] @ t[f"w_{n}"]
+                # in_out: Q = X @ W_Q, W as printed (in, out); out_in: nn.Linear's (out, in), Q = X W_Qᵀ
+                w = t[f"w_{n}"] if scenario["weight_layout"] == "in_out" else t[f"w_{n}"].T
+                t[n] = t["x"] @ w
         else:
             t.setdefault("x", t["q"])  # the real corpus's notes with Q = K = V = X claim X too
-        t["scores"] = t["q"] @ t["k"].T
-        scale = 1.0 if scenario.get("scale") == "none" else 1 / math.sqrt(t["q"].shape[-1])
+        # heads split the widths evenly (b n (h d) -> b h n d); with one head, plain (n, d) tables
+        split = (lambda a: a.reshape(a.shape[0], heads, -1).transpose(0, 1)) if heads > 1 else (lambda a: a)
+        q, k = split(t["q"]), split(t["k"])
+        t["scores"] = q @ k.transpose(-1, -2)
+        scale = scenario.get("scale", "sqrt_dk")
+        scale = 1.0 if scale == "none" else scale if isinstance(scale, (int, float)) else 1 / math.sqrt(q.shape[-1])
         t["scores_scaled"] = t["scores"] * scale
+        # a note without a scaling step may still show QKᵀ/√d_k aside ("Trick 2")
+        t["scores_over_sqrt_dk"] = t["scores"] / math.sqrt(q.shape[-1])
+    if scenario.get("mask", "none") == "causal":
+        # a note may show the weights before the mask too (softmax, then zeroed above the diagonal)
+        keep = torch.ones(t["scores"].shape[-2:], dtype=torch.bool).tril()
+        t["attn_unmasked"] = torch.softmax(t["scores_scaled"], dim=-1)
+        t["attn_unmasked_tril"] = t["attn_unmasked"] * keep
+        t["scores_scaled"] = t["scores_scaled"].masked_fill(~keep, -math.inf)
     t["exp"] = torch.exp(t["scores_scaled"])
     t["row_sum"] = t["exp"].sum(-1, keepdim=True)
     t["attn"] = torch.softmax(t["scores_scaled"], dim=-1)
     t["scores_sum"] = t["scores"].sum(-1, keepdim=True)
     t["scores_over_sum"] = t["scores"] / t["scores_sum"]
     if "v" in t:
-        t["out"] = t["attn"] @ t["v"]
+        v = split(t["v"]) if heads > 1 and scenario["source"] != "scores" else t["v"]
+        t["out"] = t["attn"] @ v
+        # each value times its weight, before they are summed ("weighted values"): (n, m, d_v)
+        t["weighted"] = t["attn"].unsqueeze(-1) * v.unsqueeze(-3)
+        if heads > 1:  # the heads' outputs side by side again (b h n d -> b n (h d))
+            t["out_concat"] = t["out"].transpose(0, 1).reshape(t["out"].shape[1], -1)
     return t
 
 
@@ -81,13 +103,15 @@ def printed(line: str, claim: dict) -> list[str]:
         line = lists[claim["list_index"]] if len(lists) > claim["list_index"] else ""
     if claim.get("last_list"):
         line = LIST.findall(line)[-1]
-    nums = NUM.findall(line)
+    nums = (NUM_SCI if claim.get("sci") else NUM).findall(line)
     return nums[-1:] if claim.get("last_number") else nums
 
 
 def published(text: str, claim: dict) -> tuple[float, int]:
-    """(value, decimals) of a printed number; a percentage is its fraction with two more decimals."""
-    dec = len(text.split(".")[1]) if "." in text else 0
+    """(value, decimals) of a printed number; a percentage is its fraction with two more decimals; in
+    e-notation the decimals are counted from the unit (``3.9987e-05``: 9 decimals)."""
+    mantissa, _, exponent = text.partition("e")
+    dec = (len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent or 0)
     return (float(text) / 100, dec + 2) if claim.get("percent") else (float(text), dec)
 
 
@@ -123,6 +147,7 @@ def torch_wrong(folder: Path, name: str) -> tuple[Counter, Counter]:
             want, slack = [expression(claim["expr"])], 0.0
         else:
             full = tensors[claim["tensor"]]
+            full = full[claim["head"]] if "head" in claim else full
             full = full.T if claim.get("transpose") else full
             sel = full[claim["rows"]] if "rows" in claim else full
             sel = sel[:, claim["cols"]] if "cols" in claim else sel
