@@ -25,6 +25,7 @@ from .expr import (
     Node,
     NotEvaluable,
     Num,
+    PlainMat,
     evaluate,
     expand,
     normalize,
@@ -560,6 +561,9 @@ class Checker:
         return [self._leaves(a) for a in node.args]
 
     def _check_value(self, ref: Ref, node: Node) -> None:
+        if type(node) is PlainMat and not node.built and not self.exact:
+            self._check_plain(ref, node)
+            return
         exp = self._expected(ref)
         leaves = self._leaves(node)
         if exp is None:
@@ -570,6 +574,40 @@ class Checker:
         scale = self.view.scale(ref, self.ctx.head)
         self._compare_many([(num, sign, e) for (num, sign), e in pairs if num is not None],  # ±∞: no digits
                            ref.text, scale)
+
+    def _check_plain(self, ref: Ref, node: PlainMat) -> None:
+        """``_check_value`` of a plain matrix, its cells read from the text as columns (``PlainMat.cells``)
+        instead of nodes: the same pairing (rows x columns, or one row against a vector), the same
+        float-first test and records; only the cells it does not pass clearly get a ``Num``."""
+        exp = self._expected(ref)
+        if exp is None:
+            return
+        texts, starts, negs, rows = node.cells()
+        exp = np.asarray(exp)
+        e2 = exp if exp.ndim == 2 else (exp.reshape(1, -1) if exp.ndim == 1 else None)
+        if e2 is None or len(rows) != e2.shape[0] or any(n != e2.shape[1] for n in rows):
+            return  # ``_align``: the shapes disagree
+        label, scale = ref.text, self.view.scale(ref, self.ctx.head)
+        if len(texts) < BULK_MIN:
+            for text, at, neg, e in zip(texts, starts, negs, e2.reshape(-1).tolist()):
+                self._compare(Num(text, at), "-" if neg else "", float(e), label, scale)
+            return
+        expected = list(map(float, e2.reshape(-1).tolist()))
+        decimals = [None if "." not in t else len(t) - t.index(".") - 1 for t in texts]
+        ok = bounds.close_many(texts, negs, decimals, [False] * len(texts), expected, scale,
+                               self.view.strict).tolist()
+        recs, seg_id, line = self.recs, self.seg_id, self.line
+        newlines = self._newlines(self.nt)
+        for text, at, neg, d, e, good in zip(texts, starts, negs, decimals, expected, ok):
+            sign = "-" if neg else ""
+            if not good:
+                self._compare(Num(text, at), sign, e, label, scale)
+                continue
+            key = (seg_id, at)
+            rec = recs.get(key)
+            if rec is None:  # as ``_rec`` makes it (a clear pass is never truncated)
+                rec = recs[key] = NumRec(line + bisect_left(newlines, at), sign + text)
+            rec.checks.append((True, label, Shown(e, d or 0, text, sign)))
 
     def _compare_many(self, items: list, label: str, scale: float) -> None:
         """``_compare`` of each (num, sign, expected) of a matrix or list: the float-first test on all of

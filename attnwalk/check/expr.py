@@ -98,6 +98,7 @@ class Num:
     truncated: bool = False  # printed with a trailing ellipsis: 16.778…
     decimals: int | None = field(init=False, compare=False, repr=False)
     """Digits after the point; None for an integer or 1e9 (taken as exact)."""
+    exact: Fraction | None = field(default=None, init=False, compare=False, repr=False)  # ``value``, once asked
 
     def __post_init__(self):
         t = self.text
@@ -105,7 +106,12 @@ class Num:
 
     @property
     def value(self) -> Fraction:
-        return Fraction(self.text)
+        v = self.exact
+        if v is None:
+            d = self.decimals
+            # digits over a power of ten: the Fraction that parsing the text gives, without its regex
+            v = self.exact = Fraction(self.text) if d is None else Fraction(int(self.text.replace(".", "")), 10**d)
+        return v
 
     def half_unit(self) -> Fraction:
         d = self.decimals
@@ -148,6 +154,56 @@ class Node:
                 self.value = all(a.kind == "ell" or a.is_value for a in self.args)
             return self.value
         return False
+
+
+_NODE_ARGS = Node.__dict__["args"]  # the slot itself, for PlainMat's lazy rows
+
+
+class PlainMat(Node):
+    """The "mat" node of a plain matrix body (``Parser._plain_matrix``) whose rows and cells are made
+    only when something reads ``args``: checking it against a labelled value reads its cells in bulk
+    from the text instead (``cells``), the one thing a note's matrices are read for."""
+
+    __slots__ = ("text", "body")
+
+    def __init__(self, text: str, open_pos: int, body_pos: int, body_end: int):
+        Node.__init__(self, "mat", None, start=open_pos, end=body_end + 1, value=True)
+        self.text, self.body = text, (body_pos, body_end)
+
+    @property
+    def args(self) -> list:
+        rows = _NODE_ARGS.__get__(self)
+        if rows is None:
+            rows = _plain_rows(self.text, *self.body)
+            _NODE_ARGS.__set__(self, rows)
+        return rows
+
+    @args.setter
+    def args(self, rows) -> None:
+        _NODE_ARGS.__set__(self, rows)
+
+    @property
+    def built(self) -> bool:
+        return _NODE_ARGS.__get__(self) is not None
+
+    def cells(self) -> tuple[list[str], list[int], list[bool], list[int]]:
+        """(texts, positions, negative?, cells of each row) of the body's numbers, in reading order:
+        what ``args`` holds, without its nodes."""
+        texts, starts, negs, rows = [], [], [], []
+        n = 0
+        for c in _PLAIN_ITEM.finditer(self.text, *self.body):
+            a = c.start(1)
+            if a < 0:  # ⏎
+                rows.append(n)
+                n = 0
+                continue
+            texts.append(c.group(1))
+            starts.append(a)
+            negs.append(a != c.start())
+            n += 1
+        if n:
+            rows.append(n)
+        return texts, starts, negs, rows
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -200,6 +256,17 @@ _BODY_TOK = re.compile(r"\d+(?:\.\d+)?|[-&⏎\n]")  # the tokens ``_tokens`` mak
 _PLAIN_ITEM = re.compile(r"-?(\d+(?:\.\d+)?)|⏎")
 
 
+def _body_count(text: str, a: int, b: int) -> int:
+    """``len(_BODY_TOK.findall(text, a, b))`` of a plain body (``_PLAIN_RUN``'s group), counted with
+    C-level scans: a number starts at each digit that follows no digit or point (its digits are
+    one-character strings, which CPython never allocates)."""
+    return (len(_NUM_START.findall(text, a, b)) + text.count("-", a, b) + text.count("&", a, b)
+            + text.count("⏎", a, b) + text.count("\n", a, b))
+
+
+_NUM_START = re.compile(r"(?<![\d.])\d")
+
+
 def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
     """The tokens of ``text[start:stop]``. The body of each matrix of plain numbers is one "plain"
     token (``Parser.matrix`` reads its cells from the text, and nothing else ever looks inside it:
@@ -213,7 +280,8 @@ def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
             if _NEG_AFTER_NUM.search(text, a, b) or not _DIGIT.search(text, a, b):
                 continue
             _tokens(text, at, a, toks)  # up to and with the ⟦
-            toks.append(Tok("plain", "", a, b, False, len(_BODY_TOK.findall(text, a, b))))
+            # the tokens of the body: its numbers, signs, "&", "⏎" and newlines (_BODY_TOK's matches)
+            toks.append(Tok("plain", "", a, b, False, _body_count(text, a, b)))
             at = b
     _tokens(text, at, stop, toks)
     return toks
@@ -500,35 +568,39 @@ class Parser:
 
 
     def _plain_matrix(self, open_t: Tok, body: Tok) -> Node:
-        """The matrix whose plain body (``tokenize``) follows ``open_t``, read from the text in one pass:
-        the node that reading its tokens one by one would build, at the same cost in atoms."""
+        """The matrix whose plain body (``tokenize``) follows ``open_t``: the node that reading its tokens
+        one by one would build, at the same cost in atoms, its rows made only when read (``PlainMat``)."""
         text = self.text
-        rows: list[Node] = []
-        cells: list[Node] = []
-        row_start = body.pos
-        for c in _PLAIN_ITEM.finditer(text, body.pos, body.end):
-            a = c.start(1)
-            if a < 0:  # ⏎
-                at = c.start()
-                rows.append(Node("row", cells, start=row_start, end=at))
-                cells, row_start = [], at + 1
-                continue
-            node = Node("num", num=Num(c.group(1), a), start=a, end=c.end())
-            cells.append(node if a == c.start() else Node("neg", [node], start=c.start(), end=node.end))
-        if cells:
-            rows.append(Node("row", cells, start=row_start, end=body.end))
-        for r in rows:
-            r.value = True
         budget = self.budget
         if budget is not None:
-            n = sum(len(r.args) for r in rows)
+            # its cells: the body's tokens less its signs, "&", "⏎" and newlines
+            n = body.count - sum(text.count(ch, body.pos, body.end) for ch in "-&⏎\n")
             if budget[0] < n:
                 budget[0] = -1  # where the token path runs out of atoms, at one of the cells
                 self.i -= 1  # back to the ⟦, as ``matrix`` leaves it when a cell stops
                 raise _Stop
             budget[0] -= n  # one atom a cell, as the token path counts them
         self.i += 2  # the body and the ⟧
-        return Node("mat", rows, start=open_t.pos, end=body.end + 1, value=True)
+        return PlainMat(text, open_t.pos, body.pos, body.end)
+
+
+def _plain_rows(text: str, pos: int, end: int) -> list[Node]:
+    """The rows of the plain body ``text[pos:end]``, read in one pass (``PlainMat.args``)."""
+    rows: list[Node] = []
+    cells: list[Node] = []
+    row_start = pos
+    for c in _PLAIN_ITEM.finditer(text, pos, end):
+        a = c.start(1)
+        if a < 0:  # ⏎
+            at = c.start()
+            rows.append(Node("row", cells, start=row_start, end=at, value=True))
+            cells, row_start = [], at + 1
+            continue
+        node = Node("num", num=Num(c.group(1), a), start=a, end=c.end())
+        cells.append(node if a == c.start() else Node("neg", [node], start=c.start(), end=node.end))
+    if cells:
+        rows.append(Node("row", cells, start=row_start, end=end, value=True))
+    return rows
 
 
 
