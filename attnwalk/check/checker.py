@@ -165,6 +165,7 @@ class Checker:
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
+        self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
         # names (not read in attnwalk's own notes) may start with more
         firsts = label_firsts()
@@ -960,30 +961,8 @@ class Checker:
                 handled.update(range(1, len(cells)))
         if pm or kv_row or (qm and qm[1].kind == "q_pix"):
             i = int(pm.group(1)) if pm else int(kv_row.group(1)) if kv_row else qm[1].index[0]
-            out_k = 0
-            for k, cell in enumerate(cells[1:], start=1):
-                head = cols[k] if k < len(cols) else ""
-                ref = None
-                cm = re.fullmatch(r"c_?(\d+)", head)
-                pj = re.fullmatch(r"[pm]_?(\d+)", head)
-                kh = label_at(head, 0)
-                if re.fullmatch(r"\((?:row|hàng),\s*(?:col|cột)\)", head) and self.view.cfg.get("w"):
-                    ref = ("rc", None)
-                elif cm:
-                    ref = ("x", int(cm.group(1)))
-                    if kv_row:
-                        ref = ("x_kv", int(cm.group(1)))
-                elif pj:
-                    hint = getattr(c, "table_hint", "") + " " + (cols[0] if cols else "")
-                    ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", hint)
-                           else None, int(pj.group(1)))
-                elif kh and kh[1].kind == "k_pix":
-                    ref = ("scores", kh[1].index[0])
-                elif re.fullmatch(r"out_?c?\d*", head, re.I):
-                    ref = ("out_k", out_k)
-                    out_k += 1
-                elif re.match(r"(Q|K|V)\b", head):
-                    ref = (head[0].lower() + "_pix", None)
+            for k, (cell, ref) in enumerate(zip(cells[1:], self._column_refs(cols, len(cells), bool(kv_row))),
+                                            start=1):
                 if ref is None or ref[0] is None:
                     continue
                 self.nt, self.line = cell, seg.line
@@ -1026,6 +1005,44 @@ class Checker:
         for k, cell in enumerate(seg.cells):
             if k not in handled:
                 self._cell(cell, seg.line)
+
+    def _column_refs(self, cols: list[str], n: int, kv_row: bool) -> list:
+        """What cells 1..n-1 of a pixel row hold, by their column's header (the same for every row of a
+        table, so found once per table): (kind, index) or None."""
+        hint = getattr(self.ctx, "table_hint", "")
+        key = (tuple(cols), n, kv_row, hint)
+        memo = self.col_memo
+        refs = memo.get(key)
+        if refs is not None:
+            return refs
+        refs = []
+        out_k = 0
+        for k in range(1, n):
+            head = cols[k] if k < len(cols) else ""
+            ref = None
+            cm = re.fullmatch(r"c_?(\d+)", head)
+            pj = re.fullmatch(r"[pm]_?(\d+)", head)
+            kh = label_at(head, 0)
+            if re.fullmatch(r"\((?:row|hàng),\s*(?:col|cột)\)", head) and self.view.cfg.get("w"):
+                ref = ("rc", None)
+            elif cm:
+                ref = ("x", int(cm.group(1)))
+                if kv_row:
+                    ref = ("x_kv", int(cm.group(1)))
+            elif pj:
+                hint_ = hint + " " + (cols[0] if cols else "")
+                ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", hint_)
+                       else None, int(pj.group(1)))
+            elif kh and kh[1].kind == "k_pix":
+                ref = ("scores", kh[1].index[0])
+            elif re.fullmatch(r"out_?c?\d*", head, re.I):
+                ref = ("out_k", out_k)
+                out_k += 1
+            elif re.match(r"(Q|K|V)\b", head):
+                ref = (head[0].lower() + "_pix", None)
+            refs.append(ref)
+        memo[key] = refs
+        return refs
 
     def _cell(self, cell: str, line: int) -> None:
         self.seg_id += 1

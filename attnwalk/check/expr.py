@@ -358,7 +358,7 @@ class Parser:
             save = self.i
             self._nl(allow_nl)
             self._continued()
-            t = self.peek()
+            t = self.toks[self.i] if self.i < len(self.toks) else None  # peek(), inline: the parser's hottest call
             if t and t.kind == "op" and t.text in "+-":
                 self.take()
                 self._nl(allow_nl)
@@ -383,13 +383,16 @@ class Parser:
                 self.i = j
 
     def _nl(self, allow: bool) -> None:
-        while allow and self.peek() and self.peek().kind == "nl":
-            self.take()
+        if allow:
+            toks, i = self.toks, self.i
+            while i < len(toks) and toks[i].kind == "nl":
+                i += 1
+            self.i = i
 
     def term(self, allow_nl: bool = False) -> Node:
         node = self.unary(allow_nl)
         while True:
-            t = self.peek()
+            t = self.toks[self.i] if self.i < len(self.toks) else None
             save = self.i
             if t and t.kind == "op" and t.text in ("*", "/", "·", "×", "÷", "//"):
                 self.take()
@@ -421,7 +424,7 @@ class Parser:
         return False
 
     def unary(self, allow_nl: bool = False) -> Node:
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t and t.kind == "op" and t.text in "+-":
             self.take()
             arg = self.unary(allow_nl)
@@ -432,7 +435,7 @@ class Parser:
 
     def power(self) -> Node:
         base = self.atom()
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t and t.kind == "op" and t.text in ("^", "**"):
             save = self.i
             self.take()
@@ -445,7 +448,7 @@ class Parser:
         return base
 
     def atom(self) -> Node:
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t is None:
             raise _Stop
         if self.budget is not None:
@@ -507,7 +510,7 @@ class Parser:
         try:
             while True:
                 self._nl(True)
-                t = self.peek()
+                t = self.toks[self.i] if self.i < len(self.toks) else None
                 if t is None:
                     raise _Stop
                 if t.kind == "close" and t.text == close and (items or open_t.text == "["):
@@ -515,7 +518,7 @@ class Parser:
                     break
                 items.append(self.expr(allow_nl=True))
                 self._nl(True)
-                t = self.peek()
+                t = self.toks[self.i] if self.i < len(self.toks) else None
                 if t and t.kind == "comma":
                     self.take()
                     continue
@@ -533,7 +536,7 @@ class Parser:
         return Node("list", items, start=open_t.pos, end=end)
 
     def matrix(self, open_t: Tok) -> Node:
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t is not None and t.kind == "plain":
             return self._plain_matrix(open_t, t)
         rows: list[Node] = []
@@ -542,7 +545,7 @@ class Parser:
         row_start = open_t.end
         while True:
             self._nl(True)
-            t = self.peek()
+            t = self.toks[self.i] if self.i < len(self.toks) else None
             if t is None:
                 self.i = save
                 raise _Stop
