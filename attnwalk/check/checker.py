@@ -165,6 +165,7 @@ class Checker:
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
+        self.scales: dict = {}  # (kind, index, head, current head) -> view.scale (``_scale``)
         self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
         # names (not read in attnwalk's own notes) may start with more
@@ -239,7 +240,7 @@ class Checker:
         self._phrases(nt)
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
-        self.last_rel = max((t.pos for t in toks if t.kind == "rel"), default=-1)  # where it starts
+        self.last_rel = next((t.pos for t in reversed(toks) if t.kind == "rel"), -1)  # where it starts
         # what the claims of a text may read: every note we have reads at most one atom a token; a text
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
         self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
@@ -572,9 +573,18 @@ class Checker:
         pairs = _align(leaves, np.asarray(exp))
         if pairs is None:
             return
-        scale = self.view.scale(ref, self.ctx.head)
+        scale = self._scale(ref)
         self._compare_many([(num, sign, e) for (num, sign), e in pairs if num is not None],  # ±∞: no digits
                            ref.text, scale)
+
+    def _scale(self, ref: Ref) -> float:
+        """``view.scale`` of ``ref`` in the current head, once per tensor and head (the largest value of
+        the whole tensor: a 16x16 note checks dozens of matrices and rows of the same few tensors)."""
+        key = (ref.kind, ref.index, ref.head, self.ctx.head)
+        scale = self.scales.get(key)
+        if scale is None:
+            scale = self.scales[key] = self.view.scale(ref, self.ctx.head)
+        return scale
 
     def _check_plain(self, ref: Ref, node: PlainMat) -> None:
         """``_check_value`` of a plain matrix, its cells read from the text as columns (``PlainMat.cells``)
@@ -588,7 +598,7 @@ class Checker:
         e2 = exp if exp.ndim == 2 else (exp.reshape(1, -1) if exp.ndim == 1 else None)
         if e2 is None or len(rows) != e2.shape[0] or any(n != e2.shape[1] for n in rows):
             return  # ``_align``: the shapes disagree
-        label, scale = ref.text, self.view.scale(ref, self.ctx.head)
+        label, scale = ref.text, self._scale(ref)
         if len(texts) < BULK_MIN:
             for text, at, neg, e in zip(texts, starts, negs, e2.reshape(-1).tolist()):
                 self._compare(Num(text, at), "-" if neg else "", float(e), label, scale)
