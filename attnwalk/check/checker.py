@@ -34,7 +34,7 @@ from .expr import (
     tokenize,
 )
 from .human import line_start
-from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts
+from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts, whole_index
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
@@ -52,9 +52,11 @@ class NumRec:
 
     @property
     def status(self) -> str:
-        if any(not ok for ok, _, _ in self.checks):
-            return "wrong"
-        if self.checks or self.operand:
+        checks = self.checks
+        for ok, _, _ in checks:  # asked of every record several times (reports, the merge): no generator
+            if not ok:
+                return "wrong"
+        if checks or self.operand:
             return "verified"
         return "unknown"
 
@@ -578,9 +580,9 @@ class Checker:
                            ref.text, scale)
 
     def _scale(self, ref: Ref) -> float:
-        """``view.scale`` of ``ref`` in the current head, once per tensor and head (the largest value of
-        the whole tensor: a 16x16 note checks dozens of matrices and rows of the same few tensors)."""
-        key = (ref.kind, ref.index, ref.head, self.ctx.head)
+        """``view.scale`` of ``ref`` in the current head, once per whole tensor and head (its largest value:
+        a 16x16 note checks hundreds of matrices, rows and elements of the same few tensors)."""
+        key = (ref.kind, whole_index(ref), ref.head, self.ctx.head)
         scale = self.scales.get(key)
         if scale is None:
             scale = self.scales[key] = self.view.scale(ref, self.ctx.head)
