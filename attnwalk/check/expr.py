@@ -20,13 +20,43 @@ from operator import attrgetter
 
 def _trigger(pattern: str) -> tuple[str, ...]:
     """Substrings one of which a text must hold for ``pattern`` to match it (a cheap test that skips
-    most of the substitutions on most lines): a LaTeX command needs a backslash."""
+    most of the substitutions on most lines): a LaTeX command's own name, backslash included (every
+    match of its pattern starts with one of them)."""
     if pattern.startswith("\\\\"):
-        return ("\\",)
+        return _LATEX_TRIGGERS[pattern]
     return {"->": ("->",), r"_\{([^{}\n]*)\}": ("_{",), r"\^\{([^{}\n]*)\}": ("^{",),
             r"(?<=\S)\*\*|\*\*(?=\S)": ("**",), "−|–": ("−", "–"), "²": ("²",), "³": ("³",),
             r"\$": ("$",), "`": ("`",)}[pattern]
 
+
+_LATEX_TRIGGERS = {
+    r"\\(?:text|mathrm|operatorname|mathbf|textbf|mathit|textit|boldsymbol)\s*\{([^{}\n]*)\}":
+        ("\\text", "\\mathrm", "\\operatorname", "\\mathbf", "\\mathit", "\\boldsymbol"),
+    r"\\(?:hat|widehat)\s*\{\s*S\s*\}|\\hat\s+S": ("\\hat", "\\widehat"),
+    r"\\(?:tilde|widetilde)\s*\{\s*S\s*\}": ("\\tilde", "\\widetilde"),
+    r"\\begin\{[bpvB]?matrix\}": ("\\begin",),
+    r"\\end\{[bpvB]?matrix\}": ("\\end",),
+    r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}": ("\\begin", "\\end"),
+    r"\\approx": ("\\approx",),
+    r"\\cdot(?![a-z])": ("\\cdot",),
+    r"\\times": ("\\times",),
+    r"\\div": ("\\div",),
+    r"\\(?:left|right|big|Big|bigg|Bigg)(?![a-z])": ("\\left", "\\right", "\\big", "\\Big"),
+    r"\\[,;!: ]|\\qquad|\\quad": ("\\,", "\\;", "\\!", "\\:", "\\ ", "\\qquad", "\\quad"),
+    r"\\(?:cdots|ldots|dots)": ("\\cdots", "\\ldots", "\\dots"),
+    r"\\(?:vdots|ddots)": ("\\vdots", "\\ddots"),
+    r"\\(exp|ln|log|max|min)(?![a-z])": ("\\exp", "\\ln", "\\log", "\\max", "\\min"),
+    r"\\sqrt\s*\{([^{}\n]*)\}": ("\\sqrt",),
+    r"\\frac\s*\{([^{}\n]*)\}\s*\{([^{}\n]*)\}": ("\\frac",),
+    r"\\alpha": ("\\alpha",),
+    r"\\infty": ("\\infty",),
+    r"\\(?:to|rightarrow)(?![a-z])": ("\\to", "\\rightarrow"),
+    r"\\pi(?![a-z])": ("\\pi",),
+    r"\\sum": ("\\sum",),
+    r"\\(?:varepsilon|epsilon)": ("\\varepsilon", "\\epsilon"),
+    r"\\vert": ("\\vert",),
+    r"\\\\": ("\\\\",),
+}
 
 _SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
     (re.compile(p), r, _trigger(p)) for p, r in [
@@ -79,10 +109,12 @@ def normalize(text: str) -> str:
     out = text
     latex = "\\" in text  # no substitution adds a backslash
     for pat, rep, trigger in _SUBS:
-        if trigger[0] == "\\" and not latex:
+        if trigger[0][0] == "\\" and not latex:
             continue
-        if trigger[0] in out or (len(trigger) > 1 and trigger[1] in out):
-            out = pat.sub(rep, out)
+        for t in trigger:
+            if t in out:
+                out = pat.sub(rep, out)
+                break
     assert out.count("\n") == text.count("\n")
     return out
 
