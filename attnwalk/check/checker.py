@@ -167,6 +167,7 @@ class Checker:
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
+        self.plain_done: list = []  # (segment, body start, end) of plain matrices all of whose cells have records
         self.scales: dict = {}  # (kind, index, head, current head) -> view.scale (``_scale``)
         self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
@@ -267,13 +268,20 @@ class Checker:
             i = j if j > i else i + 1
         if kind == "para":
             self._set_caption(nt, toks)
-        # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others)
+        # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others),
+        # looked for outside the plain bodies whose every cell has a record already (``_check_plain``):
+        # a body lies between ⟦ and ⟧, which no number touches
         seg_id, recs = self.seg_id, self.recs
-        for m in _DECIMAL_RE.finditer(nt):
-            at = m.start(1)
-            if (seg_id, at) not in recs:
-                sign = "-" if at > 0 and nt[at - 1] == "-" else ""
-                self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
+        done = [(a, b) for s, a, b in self.plain_done if s == seg_id]
+        self.plain_done.clear()
+        lo = 0
+        for a, b in sorted(done) + [(len(nt), len(nt))]:
+            for m in _DECIMAL_RE.finditer(nt, lo, a):
+                at = m.start(1)
+                if (seg_id, at) not in recs:
+                    sign = "-" if at > 0 and nt[at - 1] == "-" else ""
+                    self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
+            lo = max(lo, b)
 
     def _phrases(self, nt: str) -> None:
         from .expr import Num
@@ -610,6 +618,7 @@ class Checker:
         ok = bounds.close_many(texts, negs, decimals, [False] * len(texts), expected, scale,
                                self.view.strict).tolist()
         recs, seg_id, line = self.recs, self.seg_id, self.line
+        self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
         newlines = self._newlines(self.nt)
         for text, at, neg, d, e, good in zip(texts, starts, negs, decimals, expected, ok):
             sign = "-" if neg else ""
