@@ -102,6 +102,14 @@ _SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
 _TRIGGER_CHARS = re.compile("[" + re.escape("".join(sorted({t[0] for _, _, tr in _SUBS for t in tr}))) + "]")
 
 
+# _SUBS patterns that are fixed strings (or a choice of them) with plain replacements, and those strings
+_LITERAL = {r"\\approx": ("\\approx",), r"\\times": ("\\times",), r"\\div": ("\\div",), r"\\alpha": ("\\alpha",),
+            r"\\infty": ("\\infty",), r"->": ("->",), r"\\sum": ("\\sum",), r"\\vert": ("\\vert",),
+            r"\\\\": ("\\\\",), r"−|–": ("−", "–"), r"²": ("²",), r"³": ("³",), r"\$": ("$",), r"`": ("`",)}
+assert all(re.compile(p).sub("x", " ".join(lits) + " ¶") == " ".join("x" for _ in lits) + " ¶"
+           for p, lits in _LITERAL.items())
+
+
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
     if _TRIGGER_CHARS.search(text) is None:
@@ -113,7 +121,11 @@ def normalize(text: str) -> str:
             continue
         for t in trigger:
             if t in out:
-                out = pat.sub(rep, out)
+                if pat.pattern in _LITERAL:  # a fixed string: str.replace, the same replacements
+                    for lit in _LITERAL[pat.pattern]:
+                        out = out.replace(lit, rep)
+                else:
+                    out = pat.sub(rep, out)
                 break
     assert out.count("\n") == text.count("\n")
     return out
