@@ -13,6 +13,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import repeat
+from operator import add
 
 import numpy as np
 
@@ -168,6 +170,7 @@ class Checker:
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
+        self.label_memo: tuple | None = None  # (text, pos, _label_cb's answer) found by ``_at``, for parse_chain
         self.plain_done: list = []  # (segment, body start, end) of plain matrices all of whose cells have records
         self.scales: dict = {}  # (kind, index, head, current head) -> view.scale (``_scale``)
         self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
@@ -389,6 +392,10 @@ class Checker:
                                       f"pe_on = {pe_on}; check with --pe-on {says} for the text's semantics"))
 
     def _label_cb(self, text: str, pos: int):
+        memo = self.label_memo
+        if memo is not None and memo[1] == pos and memo[0] is text:
+            self.label_memo = None
+            return memo[2]
         if self.firsts is not None and text[pos:pos + 1] not in self.firsts:
             return None  # most tokens of prose: no label, context word or hand-written name starts there
         hit = label_at(text, pos)
@@ -473,15 +480,23 @@ class Checker:
                 return i + 1  # the arguments of a call (softmax([2.0, 1.0]) = [..]): not a value on their own
             if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
-            if (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
-                                      and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
-                return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
+            memo = None
+            if t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
+                                     and t.text not in self.symbols):
+                memo = self._label_cb(nt, t.pos)
+                if memo is None:
+                    return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
             c = self.ctx
             if t.pos >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
                 # no relation follows: parse_chain could only find an expression without a claim, which
                 # is dropped below (reading each such token's expression to the end would be quadratic)
                 return i + 1
-            res = parse_chain(nt, toks, i, self._label_cb, self.symbols, self.budget)
+            # the label just found is the first thing parse_chain asks for: given, not looked for again
+            self.label_memo = None if memo is None else (nt, t.pos, memo)
+            try:
+                res = parse_chain(nt, toks, i, self._label_cb, self.symbols, self.budget)
+            finally:
+                self.label_memo = None
             if not res:
                 return i + 1
             exprs, rels, j = res
@@ -620,17 +635,20 @@ class Checker:
                                self.view.strict).tolist()
         recs, seg_id, line = self.recs, self.seg_id, self.line
         self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
-        newlines = self._newlines(self.nt)
-        for text, at, neg, d, e, good in zip(texts, starts, negs, decimals, expected, ok):
-            sign = "-" if neg else ""
+        # each cell's line (its offset among the text's newlines) and sign, by C-level maps
+        lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
+        signs = ["-" if neg else "" for neg in negs]
+        for text, at, sign, d, e, good, ln in zip(texts, starts, signs, decimals, expected, ok, lines):
             if not good:
                 self._compare(Num(text, at), sign, e, label, scale)
                 continue
             key = (seg_id, at)
+            check = (True, label, Shown(e, d or 0, text, sign))
             rec = recs.get(key)
             if rec is None:  # as ``_rec`` makes it (a clear pass is never truncated)
-                rec = recs[key] = NumRec(line + bisect_left(newlines, at), sign + text)
-            rec.checks.append((True, label, Shown(e, d or 0, text, sign)))
+                recs[key] = NumRec(ln, sign + text, [check])
+            else:
+                rec.checks.append(check)
 
     def _compare_many(self, items: list, label: str, scale: float) -> None:
         """``_compare`` of each (num, sign, expected) of a matrix or list: the float-first test on all of
