@@ -348,3 +348,16 @@ def test_normalize_is_every_substitution_in_order():
     texts += ["".join(rng.choice(parts) for _ in range(rng.randint(1, 14))) for _ in range(30_000)]
     for t in texts:
         assert expr.normalize(t) == _normalize_reference(t), t
+
+
+def test_tokens_read_in_windows(monkeypatch):
+    """The tokenizer reads long texts a window at a time, cut after a comma or a newline: with windows of
+    a few characters, the same tokens as _TOKEN_RE's matches (blanks dropped)."""
+    monkeypatch.setattr(expr, "_WINDOW", 7)
+    rng = random.Random(10)
+    alpha = list("0123456789.,\n \tab…x&⏎-=[]()") + ["...", "1.5", "ồ", "  ", "e-3"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 80)))
+        toks: list = []
+        expr._tokens(text, 0, len(text), toks)
+        assert [(t.kind, t.text, t.pos, t.end, t.trunc) for t in toks] == _reference_tokens(text), text

@@ -341,13 +341,20 @@ def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
     return toks
 
 
-# _TOKEN_RE with the blanks before a token in the same match (half the matches of prose were blanks);
-# possessive, so blanks are never read back as an "other" token. Its alternatives begin with disjoint
-# characters (but "other", kept last, and "ell" before it), so they are tried most frequent first: the
-# same tokens (``tests/test_check_speed_bulk.py`` compares them with _TOKEN_RE's).
-_TOKEN_ORDER = ["ident", "num", "open", "close", "comma", "rel", "op", "nl", "ell", "sqrt", "amp", "rowsep", "other"]
-assert sorted(_TOKEN_ORDER + ["ws"]) == sorted(k for k, _ in _TOKEN_KINDS)
-_TOKEN_WS_RE = re.compile(r"[ \t]*+(?:" + _alternation(_TOKEN_ORDER) + ")")
+# _TOKEN_RE as one findall: (blanks, number, its ellipsis, any other token) for each token, made in C,
+# with the token's kind from its first character (the kinds' first characters are disjoint, but "..."
+# an ellipsis and "." other) and offsets from the lengths (the matches tile the text, blanks and all).
+# Its alternatives are tried most frequent first: the same tokens as _TOKEN_RE's
+# (``tests/test_check_speed_bulk.py`` compares them).
+_TOKEN_ORDER = ["ident", "open", "close", "comma", "rel", "op", "nl", "ell", "sqrt", "amp", "rowsep", "other"]
+assert sorted(_TOKEN_ORDER + ["ws", "num"]) == sorted(k for k, _ in _TOKEN_KINDS)
+_TOKEN_ALL_RE = re.compile(r"([ \t]*+)(?:(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(…|\.\.\.)?|("
+                           + "|".join(dict(_TOKEN_KINDS)[k] for k in _TOKEN_ORDER) + "))")
+_KIND_OF_FIRST = {ch: kind for kind, chars in [
+    ("ident", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzŜαεπ_∞"), ("ell", "…⋯⋮"), ("rel", "≈=:"),
+    ("op", "*/-+·×÷^"), ("sqrt", "√"), ("open", "([⟦"), ("close", ")]⟧"), ("amp", "&"), ("rowsep", "⏎"),
+    ("comma", ","), ("nl", "\n")] for ch in chars}
+assert all(_TOKEN_RE.match(ch).lastgroup == kind for ch, kind in _KIND_OF_FIRST.items())
 
 
 def _tokens(text: str, start: int, stop: int, toks: list[Tok]) -> None:
@@ -355,12 +362,28 @@ def _tokens(text: str, start: int, stop: int, toks: list[Tok]) -> None:
     while stop > start and text[stop - 1] in " \t":  # trailing blanks: no token follows them
         stop -= 1
     add = toks.append
-    for m in _TOKEN_WS_RE.finditer(text, start, stop):
-        kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
-        if kind == "num" or kind == "trunc":
-            add(Tok("num", m.group("num"), m.start("num"), m.end(), kind == "trunc"))
-        else:
-            add(Tok(kind, m.group(kind), m.start(kind), m.end()))
+    kind_of = _KIND_OF_FIRST.get
+    while start < stop:
+        # a window of the text at a time (the matches' tuples of a megabyte of numbers would double the
+        # tokens' memory), cut after a comma or a newline: tokens of their own, no blanks before the cut
+        cut = stop
+        if stop - start > _WINDOW:
+            commas, newlines = text.find(",", start + _WINDOW, stop), text.find("\n", start + _WINDOW, stop)
+            cut = min((k + 1 for k in (commas, newlines) if k >= 0), default=stop)
+        at = start
+        for blanks, num, trunc, tok in _TOKEN_ALL_RE.findall(text, start, cut):
+            pos = at + len(blanks)
+            if num:
+                at = pos + len(num) + len(trunc)
+                add(Tok("num", num, pos, at, trunc != ""))
+            else:
+                at = pos + len(tok)
+                kind = kind_of(tok[0], "other")
+                add(Tok("ell" if kind == "other" and tok == "..." else kind, tok, pos, at))
+        start = cut
+
+
+_WINDOW = 1 << 16
 
 
 def expand(toks: list[Tok], k: int, text: str) -> None:
