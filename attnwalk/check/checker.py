@@ -954,15 +954,16 @@ class Checker:
 
     def _row(self, seg: Segment) -> None:
         c = self.ctx
+        normed = [normalize(x) for x in seg.cells]  # each cell normalized once (``_cell`` reads them too)
         if seg.header:
-            c.table_cols = [normalize(x).strip() for x in seg.cells]
+            c.table_cols = [x.strip() for x in normed]
             c.table_hint = c.hint
             c.table_line = seg.line
-            for cell in seg.cells:
-                self._cell(cell, seg.line)
+            for nt in normed:
+                self._cell(nt, seg.line)
             return
         cols = getattr(c, "table_cols", [])
-        cells = [normalize(x).strip() for x in seg.cells]
+        cells = [x.strip() for x in normed]
         first = cells[0] if cells else ""
         pm = re.fullmatch(r"p_?(\d+)", first)
         # a key/value token (m0, m1, ...) of a cross-attention input table: its row of x_kv
@@ -1042,9 +1043,9 @@ class Checker:
                 handled.add(k)
                 for (num, sign), e in pairs:
                     self._compare(num, sign, float(e), r.text)
-        for k, cell in enumerate(seg.cells):
+        for k, nt in enumerate(normed):
             if k not in handled:
-                self._cell(cell, seg.line)
+                self._cell(nt, seg.line)
 
     def _column_refs(self, cols: list[str], n: int, kv_row: bool) -> list:
         """What cells 1..n-1 of a pixel row hold, by their column's header (the same for every row of a
@@ -1084,9 +1085,9 @@ class Checker:
         memo[key] = refs
         return refs
 
-    def _cell(self, cell: str, line: int) -> None:
+    def _cell(self, nt: str, line: int) -> None:
+        """A table cell (``nt``: normalized) read as a text of its own."""
         self.seg_id += 1
-        nt = normalize(cell)
         sym = self._config_cell(nt)
         if sym:
             return
