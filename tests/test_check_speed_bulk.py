@@ -361,3 +361,12 @@ def test_tokens_read_in_windows(monkeypatch):
         toks: list = []
         expr._tokens(text, 0, len(text), toks)
         assert [(t.kind, t.text, t.pos, t.end, t.trunc) for t in toks] == _reference_tokens(text), text
+
+
+def test_plain_body_counts_its_tokens():
+    """A plain body's token count (``_body_count``: C-level scans) is the number of _BODY_TOK's matches."""
+    rng = random.Random(11)
+    for text in _texts(rng, 400) + ["⟦" + "0.25 & -1 ⏎\n" * 50 + "7⟧"]:
+        for m in expr._PLAIN_RUN.finditer(text):
+            a, b = m.span(1)
+            assert expr._body_count(text, a, b) == len(expr._BODY_TOK.findall(text, a, b)), text

@@ -253,11 +253,12 @@ class PlainMat(Node):
 
 # ---------------------------------------------------------------- tokenizer
 
-# The token kinds, each with its pattern, in the order _TOKEN_RE tries them; "num" holds a "trunc" group
-# (a number's trailing ellipsis).
+# The token kinds, each with its pattern, in the order _TOKEN_RE tries them; a number may end in an
+# ellipsis (its "trunc" group: 16.778…).
+_TRUNC = r"…|\.\.\."
 _TOKEN_KINDS: list[tuple[str, str]] = [
     ("ws", r"[ \t]+"),
-    ("num", r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?P<trunc>…|\.\.\.)?"),
+    ("num", r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"),
     ("ell", r"\.\.\.|…|⋯|⋮"),
     ("rel", r"≈|==|=|:"),
     ("op", r"\*\*|//|[-+*/·×÷^]"),
@@ -273,12 +274,8 @@ _TOKEN_KINDS: list[tuple[str, str]] = [
 ]
 
 
-def _alternation(kinds: list[str]) -> str:
-    pats = dict(_TOKEN_KINDS)
-    return "|".join(f"(?P<{k}>{pats[k]}" + ("" if k == "num" else ")") for k in kinds)
-
-
-_TOKEN_RE = re.compile(_alternation([k for k, _ in _TOKEN_KINDS]))
+_TOKEN_RE = re.compile("|".join(f"(?P<{k}>{p})" + (f"(?P<trunc>{_TRUNC})?" if k == "num" else "")
+                                for k, p in _TOKEN_KINDS))
 
 # Bounds that keep hostile claims ("10^99999999", "1e100000000", 5000 nested parentheses) from
 # hanging or overflowing: such a claim is "not understood", never evaluated.
@@ -348,7 +345,7 @@ def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
 # (``tests/test_check_speed_bulk.py`` compares them).
 _TOKEN_ORDER = ["ident", "open", "close", "comma", "rel", "op", "nl", "ell", "sqrt", "amp", "rowsep", "other"]
 assert sorted(_TOKEN_ORDER + ["ws", "num"]) == sorted(k for k, _ in _TOKEN_KINDS)
-_TOKEN_ALL_RE = re.compile(r"([ \t]*+)(?:(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(…|\.\.\.)?|("
+_TOKEN_ALL_RE = re.compile(f"([ \\t]*+)(?:({dict(_TOKEN_KINDS)['num']})({_TRUNC})?|("
                            + "|".join(dict(_TOKEN_KINDS)[k] for k in _TOKEN_ORDER) + "))")
 _KIND_OF_FIRST = {ch: kind for kind, chars in [
     ("ident", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzŜαεπ_∞"), ("ell", "…⋯⋮"), ("rel", "≈=:"),
