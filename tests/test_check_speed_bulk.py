@@ -40,6 +40,18 @@ def per_cell():
         expr._PLAIN_RUN, checker.BULK_MIN = saved
 
 
+@contextmanager
+def node_cells():
+    """Plain matrices still one token, but checked through their cells' nodes (``_leaves``, ``_align``,
+    ``_compare_many``) instead of the columns of ``Checker._check_plain``."""
+    saved = checker.PLAIN_COLUMNS
+    checker.PLAIN_COLUMNS = False
+    try:
+        yield
+    finally:
+        checker.PLAIN_COLUMNS = saved
+
+
 def records(text: str, options: dict | None = None) -> list:
     rep = check_text(text, options)
     return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
@@ -50,9 +62,11 @@ def assert_same(text: str, options: dict | None = None) -> list:
     fast = records(text, options)
     with per_cell():
         slow = records(text, options)
-    assert len(fast) == len(slow)
-    for a, b in zip(fast, slow):
-        assert a == b
+    with node_cells():
+        nodes = records(text, options)
+    assert len(fast) == len(slow) == len(nodes)
+    for a, b, c in zip(fast, slow, nodes):
+        assert a == b == c
     return fast
 
 
@@ -274,3 +288,85 @@ def test_decimal_numbers_are_number_re_matches_with_a_point():
         t = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 25)))
         want = [(m.start(1), m.group(1), m.group(2)) for m in expr.NUMBER_RE.finditer(t) if "." in m.group(1)]
         assert [(m.start(1), m.group(1), m.group(2)) for m in checker._DECIMAL_RE.finditer(t)] == want, t
+
+
+def test_plain_matrix_rows_made_when_read():
+    """A plain matrix's node (``PlainMat``) makes its rows only when ``args`` is read; they are the rows
+    the token path builds, and ``cells`` lists the same numbers, positions and signs row by row."""
+    seen = 0
+    for text in _texts(random.Random(8), 300):
+        toks = tokenize(text)
+        for k, t in enumerate(toks):
+            if t.kind != "plain":
+                continue
+            res = parse_chain(text, toks, k - 1, None, frozenset(), [10**6])
+            node = res[0][0] if res else None
+            if not isinstance(node, expr.PlainMat):
+                continue
+            assert not node.built and node.is_value
+            texts, starts, negs, rows = node.cells()
+            with per_cell():
+                full = _expanded(text)
+                i = next(j for j, u in enumerate(full) if u.pos == toks[k - 1].pos)
+                want = parse_chain(text, full, i, None, frozenset(), [10**6])[0][0]
+            assert _tree(node) == _tree(want), text  # reading args builds them
+            assert node.built
+            assert [len(r.args) for r in node.args] == rows
+            flat = [c for r in node.args for c in r.args]
+            assert [(c.args[0] if c.kind == "neg" else c).num.text for c in flat] == texts
+            assert [(c.args[0] if c.kind == "neg" else c).num.pos for c in flat] == starts
+            assert [c.kind == "neg" for c in flat] == negs
+            seen += 1
+            break
+    assert seen > 50
+
+
+def _normalize_reference(text: str) -> str:
+    """``normalize`` as it was before issue 12: every substitution a regex, tried on every text."""
+    out = text
+    for pat, rep, _ in expr._SUBS:
+        out = pat.sub(rep, out)
+    return out
+
+
+def test_normalize_is_every_substitution_in_order():
+    """``normalize`` skips a substitution when the text lacks its command's name and replaces fixed
+    strings with str.replace: the same text as all substitutions applied in order, on every note's
+    paragraphs and on random soups of LaTeX commands, prefixes of them and their neighbours."""
+    texts = []
+    for p in sorted((ROOT / "examples").rglob("*.md")) + sorted((ROOT / "tests/corpus").rglob("*.md")):
+        texts += p.read_text(encoding="utf-8").split("\n\n")
+    parts = [r"\text{a}", r"\textbf{b}", r"\hat{S}", r"\hat S", r"\widetilde{S}", r"\begin{bmatrix}", r"\end{pmatrix}",
+             r"\begin{aligned}", r"\approx", r"\cdot", r"\cdotp", r"\times", r"\div", r"\left(", r"\right)", r"\bigg",
+             r"\Bigl", r"\,", r"\;", r"\!", r"\:", "\\ ", r"\qquad", r"\quad", r"\cdots", r"\ldots", r"\dots",
+             r"\vdots", r"\ddots", r"\exp", r"\expo", r"\ln", r"\log", r"\max", r"\min", r"\sqrt{2}",
+             r"\frac{1}{2}", r"\alpha", r"\infty", r"\to", r"\top", r"\rightarrow", r"\pi", r"\pix", r"\sum",
+             r"\epsilon", r"\varepsilon", r"\vert", "\\\\", "->", "_{ab}", "^{2}", "**x**", "a ** b", "−", "–", "²",
+             "³", "$", "`", "x", " ", "\n", "\\", "{", "}", "\\le\\leftft", "S", "l", "e", "ft", "te", "xt", "-", ">",
+             "*", "_", "^"]
+    rng = random.Random(9)
+    texts += ["".join(rng.choice(parts) for _ in range(rng.randint(1, 14))) for _ in range(30_000)]
+    for t in texts:
+        assert expr.normalize(t) == _normalize_reference(t), t
+
+
+def test_tokens_read_in_windows(monkeypatch):
+    """The tokenizer reads long texts a window at a time, cut after a comma or a newline: with windows of
+    a few characters, the same tokens as _TOKEN_RE's matches (blanks dropped)."""
+    monkeypatch.setattr(expr, "_WINDOW", 7)
+    rng = random.Random(10)
+    alpha = list("0123456789.,\n \tab…x&⏎-=[]()") + ["...", "1.5", "ồ", "  ", "e-3"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 80)))
+        toks: list = []
+        expr._tokens(text, 0, len(text), toks)
+        assert [(t.kind, t.text, t.pos, t.end, t.trunc) for t in toks] == _reference_tokens(text), text
+
+
+def test_plain_body_counts_its_tokens():
+    """A plain body's token count (``_body_count``: C-level scans) is the number of _BODY_TOK's matches."""
+    rng = random.Random(11)
+    for text in _texts(rng, 400) + ["⟦" + "0.25 & -1 ⏎\n" * 50 + "7⟧"]:
+        for m in expr._PLAIN_RUN.finditer(text):
+            a, b = m.span(1)
+            assert expr._body_count(text, a, b) == len(expr._BODY_TOK.findall(text, a, b)), text

@@ -13,6 +13,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import repeat
+from operator import add
 
 import numpy as np
 
@@ -25,6 +27,7 @@ from .expr import (
     Node,
     NotEvaluable,
     Num,
+    PlainMat,
     evaluate,
     expand,
     normalize,
@@ -33,11 +36,12 @@ from .expr import (
     tokenize,
 )
 from .human import line_start
-from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts
+from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts, whole_index
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
 BULK_MIN = 8  # values of a matrix or list from which its float-first test runs in NumPy
+PLAIN_COLUMNS = True  # a plain matrix checked from columns of its cells (``_check_plain``); False: its nodes
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 
 
@@ -51,9 +55,11 @@ class NumRec:
 
     @property
     def status(self) -> str:
-        if any(not ok for ok, _, _ in self.checks):
-            return "wrong"
-        if self.checks or self.operand:
+        checks = self.checks
+        for ok, _, _ in checks:  # asked of every record several times (reports, the merge): no generator
+            if not ok:
+                return "wrong"
+        if checks or self.operand:
             return "verified"
         return "unknown"
 
@@ -164,6 +170,10 @@ class Checker:
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.hand_keys: set[str] = set()
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
+        self.label_memo: tuple | None = None  # (text, pos, _label_cb's answer) found by ``_at``, for parse_chain
+        self.plain_done: list = []  # (segment, body start, end) of plain matrices all of whose cells have records
+        self.scales: dict = {}  # (kind, index, head, current head) -> view.scale (``_scale``)
+        self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
         # names (not read in attnwalk's own notes) may start with more
         firsts = label_firsts()
@@ -237,7 +247,7 @@ class Checker:
         self._phrases(nt)
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
-        self.last_rel = max((t.pos for t in toks if t.kind == "rel"), default=-1)  # where it starts
+        self.last_rel = next((t.pos for t in reversed(toks) if t.kind == "rel"), -1)  # where it starts
         # what the claims of a text may read: every note we have reads at most one atom a token; a text
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
         self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
@@ -262,13 +272,20 @@ class Checker:
             i = j if j > i else i + 1
         if kind == "para":
             self._set_caption(nt, toks)
-        # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others)
+        # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others),
+        # looked for outside the plain bodies whose every cell has a record already (``_check_plain``):
+        # a body lies between ⟦ and ⟧, which no number touches
         seg_id, recs = self.seg_id, self.recs
-        for m in _DECIMAL_RE.finditer(nt):
-            at = m.start(1)
-            if (seg_id, at) not in recs:
-                sign = "-" if at > 0 and nt[at - 1] == "-" else ""
-                self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
+        done = [(a, b) for s, a, b in self.plain_done if s == seg_id]
+        self.plain_done.clear()
+        lo = 0
+        for a, b in sorted(done) + [(len(nt), len(nt))]:
+            for m in _DECIMAL_RE.finditer(nt, lo, a):
+                at = m.start(1)
+                if (seg_id, at) not in recs:
+                    sign = "-" if at > 0 and nt[at - 1] == "-" else ""
+                    self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
+            lo = max(lo, b)
 
     def _phrases(self, nt: str) -> None:
         from .expr import Num
@@ -375,6 +392,10 @@ class Checker:
                                       f"pe_on = {pe_on}; check with --pe-on {says} for the text's semantics"))
 
     def _label_cb(self, text: str, pos: int):
+        memo = self.label_memo
+        if memo is not None and memo[1] == pos and memo[0] is text:
+            self.label_memo = None
+            return memo[2]
         if self.firsts is not None and text[pos:pos + 1] not in self.firsts:
             return None  # most tokens of prose: no label, context word or hand-written name starts there
         hit = label_at(text, pos)
@@ -459,15 +480,23 @@ class Checker:
                 return i + 1  # the arguments of a call (softmax([2.0, 1.0]) = [..]): not a value on their own
             if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
-            if (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
-                                      and t.text not in self.symbols)) and self._label_cb(nt, t.pos) is None:
-                return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
+            memo = None
+            if t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS
+                                     and t.text not in self.symbols):
+                memo = self._label_cb(nt, t.pos)
+                if memo is None:
+                    return i + 1  # a word of prose: no claim starts here (what parse_chain would find)
             c = self.ctx
             if t.pos >= self.last_rel and (c.caption is None or c.caption_seg == self.seg_id):
                 # no relation follows: parse_chain could only find an expression without a claim, which
                 # is dropped below (reading each such token's expression to the end would be quadratic)
                 return i + 1
-            res = parse_chain(nt, toks, i, self._label_cb, self.symbols, self.budget)
+            # the label just found is the first thing parse_chain asks for: given, not looked for again
+            self.label_memo = None if memo is None else (nt, t.pos, memo)
+            try:
+                res = parse_chain(nt, toks, i, self._label_cb, self.symbols, self.budget)
+            finally:
+                self.label_memo = None
             if not res:
                 return i + 1
             exprs, rels, j = res
@@ -560,6 +589,9 @@ class Checker:
         return [self._leaves(a) for a in node.args]
 
     def _check_value(self, ref: Ref, node: Node) -> None:
+        if type(node) is PlainMat and PLAIN_COLUMNS and not node.built and not self.exact:
+            self._check_plain(ref, node)
+            return
         exp = self._expected(ref)
         leaves = self._leaves(node)
         if exp is None:
@@ -567,9 +599,56 @@ class Checker:
         pairs = _align(leaves, np.asarray(exp))
         if pairs is None:
             return
-        scale = self.view.scale(ref, self.ctx.head)
+        scale = self._scale(ref)
         self._compare_many([(num, sign, e) for (num, sign), e in pairs if num is not None],  # ±∞: no digits
                            ref.text, scale)
+
+    def _scale(self, ref: Ref) -> float:
+        """``view.scale`` of ``ref`` in the current head, once per whole tensor and head (its largest value:
+        a 16x16 note checks hundreds of matrices, rows and elements of the same few tensors)."""
+        key = (ref.kind, whole_index(ref), ref.head, self.ctx.head)
+        scale = self.scales.get(key)
+        if scale is None:
+            scale = self.scales[key] = self.view.scale(ref, self.ctx.head)
+        return scale
+
+    def _check_plain(self, ref: Ref, node: PlainMat) -> None:
+        """``_check_value`` of a plain matrix, its cells read from the text as columns (``PlainMat.cells``)
+        instead of nodes: the same pairing (rows x columns, or one row against a vector), the same
+        float-first test and records; only the cells it does not pass clearly get a ``Num``."""
+        exp = self._expected(ref)
+        if exp is None:
+            return
+        texts, starts, negs, rows = node.cells()
+        exp = np.asarray(exp)
+        e2 = exp if exp.ndim == 2 else (exp.reshape(1, -1) if exp.ndim == 1 else None)
+        if e2 is None or len(rows) != e2.shape[0] or any(n != e2.shape[1] for n in rows):
+            return  # ``_align``: the shapes disagree
+        label, scale = ref.text, self._scale(ref)
+        if len(texts) < BULK_MIN:
+            for text, at, neg, e in zip(texts, starts, negs, e2.reshape(-1).tolist()):
+                self._compare(Num(text, at), "-" if neg else "", float(e), label, scale)
+            return
+        expected = list(map(float, e2.reshape(-1).tolist()))
+        decimals = [None if "." not in t else len(t) - t.index(".") - 1 for t in texts]
+        ok = bounds.close_many(texts, negs, decimals, [False] * len(texts), expected, scale,
+                               self.view.strict).tolist()
+        recs, seg_id, line = self.recs, self.seg_id, self.line
+        self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
+        # each cell's line (its offset among the text's newlines) and sign, by C-level maps
+        lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
+        signs = ["-" if neg else "" for neg in negs]
+        for text, at, sign, d, e, good, ln in zip(texts, starts, signs, decimals, expected, ok, lines):
+            if not good:
+                self._compare(Num(text, at), sign, e, label, scale)
+                continue
+            key = (seg_id, at)
+            check = (True, label, Shown(e, d or 0, text, sign))
+            rec = recs.get(key)
+            if rec is None:  # as ``_rec`` makes it (a clear pass is never truncated)
+                recs[key] = NumRec(ln, sign + text, [check])
+            else:
+                rec.checks.append(check)
 
     def _compare_many(self, items: list, label: str, scale: float) -> None:
         """``_compare`` of each (num, sign, expected) of a matrix or list: the float-first test on all of
@@ -875,15 +954,16 @@ class Checker:
 
     def _row(self, seg: Segment) -> None:
         c = self.ctx
+        normed = [normalize(x) for x in seg.cells]  # each cell normalized once (``_cell`` reads them too)
         if seg.header:
-            c.table_cols = [normalize(x).strip() for x in seg.cells]
+            c.table_cols = [x.strip() for x in normed]
             c.table_hint = c.hint
             c.table_line = seg.line
-            for cell in seg.cells:
-                self._cell(cell, seg.line)
+            for nt in normed:
+                self._cell(nt, seg.line)
             return
         cols = getattr(c, "table_cols", [])
-        cells = [normalize(x).strip() for x in seg.cells]
+        cells = [x.strip() for x in normed]
         first = cells[0] if cells else ""
         pm = re.fullmatch(r"p_?(\d+)", first)
         # a key/value token (m0, m1, ...) of a cross-attention input table: its row of x_kv
@@ -922,30 +1002,8 @@ class Checker:
                 handled.update(range(1, len(cells)))
         if pm or kv_row or (qm and qm[1].kind == "q_pix"):
             i = int(pm.group(1)) if pm else int(kv_row.group(1)) if kv_row else qm[1].index[0]
-            out_k = 0
-            for k, cell in enumerate(cells[1:], start=1):
-                head = cols[k] if k < len(cols) else ""
-                ref = None
-                cm = re.fullmatch(r"c_?(\d+)", head)
-                pj = re.fullmatch(r"[pm]_?(\d+)", head)
-                kh = label_at(head, 0)
-                if re.fullmatch(r"\((?:row|hàng),\s*(?:col|cột)\)", head) and self.view.cfg.get("w"):
-                    ref = ("rc", None)
-                elif cm:
-                    ref = ("x", int(cm.group(1)))
-                    if kv_row:
-                        ref = ("x_kv", int(cm.group(1)))
-                elif pj:
-                    hint = getattr(c, "table_hint", "") + " " + (cols[0] if cols else "")
-                    ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", hint)
-                           else None, int(pj.group(1)))
-                elif kh and kh[1].kind == "k_pix":
-                    ref = ("scores", kh[1].index[0])
-                elif re.fullmatch(r"out_?c?\d*", head, re.I):
-                    ref = ("out_k", out_k)
-                    out_k += 1
-                elif re.match(r"(Q|K|V)\b", head):
-                    ref = (head[0].lower() + "_pix", None)
+            for k, (cell, ref) in enumerate(zip(cells[1:], self._column_refs(cols, len(cells), bool(kv_row))),
+                                            start=1):
                 if ref is None or ref[0] is None:
                     continue
                 self.nt, self.line = cell, seg.line
@@ -985,13 +1043,51 @@ class Checker:
                 handled.add(k)
                 for (num, sign), e in pairs:
                     self._compare(num, sign, float(e), r.text)
-        for k, cell in enumerate(seg.cells):
+        for k, nt in enumerate(normed):
             if k not in handled:
-                self._cell(cell, seg.line)
+                self._cell(nt, seg.line)
 
-    def _cell(self, cell: str, line: int) -> None:
+    def _column_refs(self, cols: list[str], n: int, kv_row: bool) -> list:
+        """What cells 1..n-1 of a pixel row hold, by their column's header (the same for every row of a
+        table, so found once per table): (kind, index) or None."""
+        hint = getattr(self.ctx, "table_hint", "")
+        key = (tuple(cols), n, kv_row, hint)
+        memo = self.col_memo
+        refs = memo.get(key)
+        if refs is not None:
+            return refs
+        refs = []
+        out_k = 0
+        for k in range(1, n):
+            head = cols[k] if k < len(cols) else ""
+            ref = None
+            cm = re.fullmatch(r"c_?(\d+)", head)
+            pj = re.fullmatch(r"[pm]_?(\d+)", head)
+            kh = label_at(head, 0)
+            if re.fullmatch(r"\((?:row|hàng),\s*(?:col|cột)\)", head) and self.view.cfg.get("w"):
+                ref = ("rc", None)
+            elif cm:
+                ref = ("x", int(cm.group(1)))
+                if kv_row:
+                    ref = ("x_kv", int(cm.group(1)))
+            elif pj:
+                hint_ = hint + " " + (cols[0] if cols else "")
+                ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", hint_)
+                       else None, int(pj.group(1)))
+            elif kh and kh[1].kind == "k_pix":
+                ref = ("scores", kh[1].index[0])
+            elif re.fullmatch(r"out_?c?\d*", head, re.I):
+                ref = ("out_k", out_k)
+                out_k += 1
+            elif re.match(r"(Q|K|V)\b", head):
+                ref = (head[0].lower() + "_pix", None)
+            refs.append(ref)
+        memo[key] = refs
+        return refs
+
+    def _cell(self, nt: str, line: int) -> None:
+        """A table cell (``nt``: normalized) read as a text of its own."""
         self.seg_id += 1
-        nt = normalize(cell)
         sym = self._config_cell(nt)
         if sym:
             return

@@ -13,19 +13,50 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import attrgetter
 
 # ---------------------------------------------------------------- normalization
 
 
 def _trigger(pattern: str) -> tuple[str, ...]:
     """Substrings one of which a text must hold for ``pattern`` to match it (a cheap test that skips
-    most of the substitutions on most lines): a LaTeX command needs a backslash."""
+    most of the substitutions on most lines): a LaTeX command's own name, backslash included (every
+    match of its pattern starts with one of them)."""
     if pattern.startswith("\\\\"):
-        return ("\\",)
+        return _LATEX_TRIGGERS[pattern]
     return {"->": ("->",), r"_\{([^{}\n]*)\}": ("_{",), r"\^\{([^{}\n]*)\}": ("^{",),
             r"(?<=\S)\*\*|\*\*(?=\S)": ("**",), "−|–": ("−", "–"), "²": ("²",), "³": ("³",),
             r"\$": ("$",), "`": ("`",)}[pattern]
 
+
+_LATEX_TRIGGERS = {
+    r"\\(?:text|mathrm|operatorname|mathbf|textbf|mathit|textit|boldsymbol)\s*\{([^{}\n]*)\}":
+        ("\\text", "\\mathrm", "\\operatorname", "\\mathbf", "\\mathit", "\\boldsymbol"),
+    r"\\(?:hat|widehat)\s*\{\s*S\s*\}|\\hat\s+S": ("\\hat", "\\widehat"),
+    r"\\(?:tilde|widetilde)\s*\{\s*S\s*\}": ("\\tilde", "\\widetilde"),
+    r"\\begin\{[bpvB]?matrix\}": ("\\begin",),
+    r"\\end\{[bpvB]?matrix\}": ("\\end",),
+    r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}": ("\\begin", "\\end"),
+    r"\\approx": ("\\approx",),
+    r"\\cdot(?![a-z])": ("\\cdot",),
+    r"\\times": ("\\times",),
+    r"\\div": ("\\div",),
+    r"\\(?:left|right|big|Big|bigg|Bigg)(?![a-z])": ("\\left", "\\right", "\\big", "\\Big"),
+    r"\\[,;!: ]|\\qquad|\\quad": ("\\,", "\\;", "\\!", "\\:", "\\ ", "\\qquad", "\\quad"),
+    r"\\(?:cdots|ldots|dots)": ("\\cdots", "\\ldots", "\\dots"),
+    r"\\(?:vdots|ddots)": ("\\vdots", "\\ddots"),
+    r"\\(exp|ln|log|max|min)(?![a-z])": ("\\exp", "\\ln", "\\log", "\\max", "\\min"),
+    r"\\sqrt\s*\{([^{}\n]*)\}": ("\\sqrt",),
+    r"\\frac\s*\{([^{}\n]*)\}\s*\{([^{}\n]*)\}": ("\\frac",),
+    r"\\alpha": ("\\alpha",),
+    r"\\infty": ("\\infty",),
+    r"\\(?:to|rightarrow)(?![a-z])": ("\\to", "\\rightarrow"),
+    r"\\pi(?![a-z])": ("\\pi",),
+    r"\\sum": ("\\sum",),
+    r"\\(?:varepsilon|epsilon)": ("\\varepsilon", "\\epsilon"),
+    r"\\vert": ("\\vert",),
+    r"\\\\": ("\\\\",),
+}
 
 _SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
     (re.compile(p), r, _trigger(p)) for p, r in [
@@ -71,6 +102,14 @@ _SUBS: list[tuple[re.Pattern, str, tuple[str, ...]]] = [
 _TRIGGER_CHARS = re.compile("[" + re.escape("".join(sorted({t[0] for _, _, tr in _SUBS for t in tr}))) + "]")
 
 
+# _SUBS patterns that are fixed strings (or a choice of them) with plain replacements, and those strings
+_LITERAL = {r"\\approx": ("\\approx",), r"\\times": ("\\times",), r"\\div": ("\\div",), r"\\alpha": ("\\alpha",),
+            r"\\infty": ("\\infty",), r"->": ("->",), r"\\sum": ("\\sum",), r"\\vert": ("\\vert",),
+            r"\\\\": ("\\\\",), r"−|–": ("−", "–"), r"²": ("²",), r"³": ("³",), r"\$": ("$",), r"`": ("`",)}
+assert all(re.compile(p).sub("x", " ".join(lits) + " ¶") == " ".join("x" for _ in lits) + " ¶"
+           for p, lits in _LITERAL.items())
+
+
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
     if _TRIGGER_CHARS.search(text) is None:
@@ -78,10 +117,16 @@ def normalize(text: str) -> str:
     out = text
     latex = "\\" in text  # no substitution adds a backslash
     for pat, rep, trigger in _SUBS:
-        if trigger[0] == "\\" and not latex:
+        if trigger[0][0] == "\\" and not latex:
             continue
-        if trigger[0] in out or (len(trigger) > 1 and trigger[1] in out):
-            out = pat.sub(rep, out)
+        for t in trigger:
+            if t in out:
+                if pat.pattern in _LITERAL:  # a fixed string: str.replace, the same replacements
+                    for lit in _LITERAL[pat.pattern]:
+                        out = out.replace(lit, rep)
+                else:
+                    out = pat.sub(rep, out)
+                break
     assert out.count("\n") == text.count("\n")
     return out
 
@@ -98,6 +143,7 @@ class Num:
     truncated: bool = False  # printed with a trailing ellipsis: 16.778…
     decimals: int | None = field(init=False, compare=False, repr=False)
     """Digits after the point; None for an integer or 1e9 (taken as exact)."""
+    exact: Fraction | None = field(default=None, init=False, compare=False, repr=False)  # ``value``, once asked
 
     def __post_init__(self):
         t = self.text
@@ -105,7 +151,12 @@ class Num:
 
     @property
     def value(self) -> Fraction:
-        return Fraction(self.text)
+        v = self.exact
+        if v is None:
+            d = self.decimals
+            # digits over a power of ten: the Fraction that parsing the text gives, without its regex
+            v = self.exact = Fraction(self.text) if d is None else Fraction(int(self.text.replace(".", "")), 10**d)
+        return v
 
     def half_unit(self) -> Fraction:
         d = self.decimals
@@ -150,25 +201,81 @@ class Node:
         return False
 
 
+_NODE_ARGS = Node.__dict__["args"]  # the slot itself, for PlainMat's lazy rows
+
+
+class PlainMat(Node):
+    """The "mat" node of a plain matrix body (``Parser._plain_matrix``) whose rows and cells are made
+    only when something reads ``args``: checking it against a labelled value reads its cells in bulk
+    from the text instead (``cells``), the one thing a note's matrices are read for."""
+
+    __slots__ = ("text", "body")
+
+    def __init__(self, text: str, open_pos: int, body_pos: int, body_end: int):
+        Node.__init__(self, "mat", None, start=open_pos, end=body_end + 1, value=True)
+        self.text, self.body = text, (body_pos, body_end)
+
+    @property
+    def args(self) -> list:
+        rows = _NODE_ARGS.__get__(self)
+        if rows is None:
+            rows = _plain_rows(self.text, *self.body)
+            _NODE_ARGS.__set__(self, rows)
+        return rows
+
+    @args.setter
+    def args(self, rows) -> None:
+        _NODE_ARGS.__set__(self, rows)
+
+    @property
+    def built(self) -> bool:
+        return _NODE_ARGS.__get__(self) is not None
+
+    def cells(self) -> tuple[list[str], list[int], list[bool], list[int]]:
+        """(texts, positions, negative?, cells of each row) of the body's numbers, in reading order:
+        what ``args`` holds, without its nodes."""
+        texts, starts, negs, rows = [], [], [], []
+        n = 0
+        for c in _PLAIN_ITEM.finditer(self.text, *self.body):
+            a = c.start(1)
+            if a < 0:  # ⏎
+                rows.append(n)
+                n = 0
+                continue
+            texts.append(c.group(1))
+            starts.append(a)
+            negs.append(a != c.start())
+            n += 1
+        if n:
+            rows.append(n)
+        return texts, starts, negs, rows
+
+
 # ---------------------------------------------------------------- tokenizer
 
-_TOKEN_RE = re.compile(
-    r"""(?P<ws>[ \t]+)
-    |(?P<num>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?P<trunc>…|\.\.\.)?
-    |(?P<ell>\.\.\.|…|⋯|⋮)
-    |(?P<rel>≈|==|=|:)
-    |(?P<op>\*\*|//|[-+*/·×÷^])
-    |(?P<sqrt>√)
-    |(?P<open>[(\[⟦])
-    |(?P<close>[)\]⟧])
-    |(?P<amp>&)
-    |(?P<rowsep>⏎)
-    |(?P<comma>,)
-    |(?P<nl>\n)
-    |(?P<ident>[A-Za-zŜαεπ_∞][A-Za-z0-9Ŝ_']*)
-    |(?P<other>.)""",
-    re.X,
-)
+# The token kinds, each with its pattern, in the order _TOKEN_RE tries them; a number may end in an
+# ellipsis (its "trunc" group: 16.778…).
+_TRUNC = r"…|\.\.\."
+_TOKEN_KINDS: list[tuple[str, str]] = [
+    ("ws", r"[ \t]+"),
+    ("num", r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"),
+    ("ell", r"\.\.\.|…|⋯|⋮"),
+    ("rel", r"≈|==|=|:"),
+    ("op", r"\*\*|//|[-+*/·×÷^]"),
+    ("sqrt", r"√"),
+    ("open", r"[(\[⟦]"),
+    ("close", r"[)\]⟧]"),
+    ("amp", r"&"),
+    ("rowsep", r"⏎"),
+    ("comma", r","),
+    ("nl", r"\n"),
+    ("ident", r"[A-Za-zŜαεπ_∞][A-Za-z0-9Ŝ_']*"),
+    ("other", r"."),
+]
+
+
+_TOKEN_RE = re.compile("|".join(f"(?P<{k}>{p})" + (f"(?P<trunc>{_TRUNC})?" if k == "num" else "")
+                                for k, p in _TOKEN_KINDS))
 
 # Bounds that keep hostile claims ("10^99999999", "1e100000000", 5000 nested parentheses) from
 # hanging or overflowing: such a claim is "not understood", never evaluated.
@@ -200,6 +307,17 @@ _BODY_TOK = re.compile(r"\d+(?:\.\d+)?|[-&⏎\n]")  # the tokens ``_tokens`` mak
 _PLAIN_ITEM = re.compile(r"-?(\d+(?:\.\d+)?)|⏎")
 
 
+def _body_count(text: str, a: int, b: int) -> int:
+    """``len(_BODY_TOK.findall(text, a, b))`` of a plain body (``_PLAIN_RUN``'s group), counted with
+    C-level scans: a number starts at each digit that follows no digit or point (its digits are
+    one-character strings, which CPython never allocates)."""
+    return (len(_NUM_START.findall(text, a, b)) + text.count("-", a, b) + text.count("&", a, b)
+            + text.count("⏎", a, b) + text.count("\n", a, b))
+
+
+_NUM_START = re.compile(r"(?<![\d.])\d")
+
+
 def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
     """The tokens of ``text[start:stop]``. The body of each matrix of plain numbers is one "plain"
     token (``Parser.matrix`` reads its cells from the text, and nothing else ever looks inside it:
@@ -213,15 +331,27 @@ def tokenize(text: str, start: int = 0, stop: int | None = None) -> list[Tok]:
             if _NEG_AFTER_NUM.search(text, a, b) or not _DIGIT.search(text, a, b):
                 continue
             _tokens(text, at, a, toks)  # up to and with the ⟦
-            toks.append(Tok("plain", "", a, b, False, len(_BODY_TOK.findall(text, a, b))))
+            # the tokens of the body: its numbers, signs, "&", "⏎" and newlines (_BODY_TOK's matches)
+            toks.append(Tok("plain", "", a, b, False, _body_count(text, a, b)))
             at = b
     _tokens(text, at, stop, toks)
     return toks
 
 
-# _TOKEN_RE with the blanks before a token in the same match (half the matches of prose were blanks);
-# possessive, so blanks are never read back as an "other" token.
-_TOKEN_WS_RE = re.compile(r"[ \t]*+(?:" + _TOKEN_RE.pattern.split("|", 1)[1] + ")", re.X)
+# _TOKEN_RE as one findall: (blanks, number, its ellipsis, any other token) for each token, made in C,
+# with the token's kind from its first character (the kinds' first characters are disjoint, but "..."
+# an ellipsis and "." other) and offsets from the lengths (the matches tile the text, blanks and all).
+# Its alternatives are tried most frequent first: the same tokens as _TOKEN_RE's
+# (``tests/test_check_speed_bulk.py`` compares them).
+_TOKEN_ORDER = ["ident", "open", "close", "comma", "rel", "op", "nl", "ell", "sqrt", "amp", "rowsep", "other"]
+assert sorted(_TOKEN_ORDER + ["ws", "num"]) == sorted(k for k, _ in _TOKEN_KINDS)
+_TOKEN_ALL_RE = re.compile(f"([ \\t]*+)(?:({dict(_TOKEN_KINDS)['num']})({_TRUNC})?|("
+                           + "|".join(dict(_TOKEN_KINDS)[k] for k in _TOKEN_ORDER) + "))")
+_KIND_OF_FIRST = {ch: kind for kind, chars in [
+    ("ident", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzŜαεπ_∞"), ("ell", "…⋯⋮"), ("rel", "≈=:"),
+    ("op", "*/-+·×÷^"), ("sqrt", "√"), ("open", "([⟦"), ("close", ")]⟧"), ("amp", "&"), ("rowsep", "⏎"),
+    ("comma", ","), ("nl", "\n")] for ch in chars}
+assert all(_TOKEN_RE.match(ch).lastgroup == kind for ch, kind in _KIND_OF_FIRST.items())
 
 
 def _tokens(text: str, start: int, stop: int, toks: list[Tok]) -> None:
@@ -229,12 +359,28 @@ def _tokens(text: str, start: int, stop: int, toks: list[Tok]) -> None:
     while stop > start and text[stop - 1] in " \t":  # trailing blanks: no token follows them
         stop -= 1
     add = toks.append
-    for m in _TOKEN_WS_RE.finditer(text, start, stop):
-        kind = m.lastgroup  # "trunc" when a number's ellipsis matched (the group closed last)
-        if kind == "num" or kind == "trunc":
-            add(Tok("num", m.group("num"), m.start("num"), m.end(), kind == "trunc"))
-        else:
-            add(Tok(kind, m.group(kind), m.start(kind), m.end()))
+    kind_of = _KIND_OF_FIRST.get
+    while start < stop:
+        # a window of the text at a time (the matches' tuples of a megabyte of numbers would double the
+        # tokens' memory), cut after a comma or a newline: tokens of their own, no blanks before the cut
+        cut = stop
+        if stop - start > _WINDOW:
+            commas, newlines = text.find(",", start + _WINDOW, stop), text.find("\n", start + _WINDOW, stop)
+            cut = min((k + 1 for k in (commas, newlines) if k >= 0), default=stop)
+        at = start
+        for blanks, num, trunc, tok in _TOKEN_ALL_RE.findall(text, start, cut):
+            pos = at + len(blanks)
+            if num:
+                at = pos + len(num) + len(trunc)
+                add(Tok("num", num, pos, at, trunc != ""))
+            else:
+                at = pos + len(tok)
+                kind = kind_of(tok[0], "other")
+                add(Tok("ell" if kind == "other" and tok == "..." else kind, tok, pos, at))
+        start = cut
+
+
+_WINDOW = 1 << 16
 
 
 def expand(toks: list[Tok], k: int, text: str) -> None:
@@ -247,7 +393,10 @@ def expand(toks: list[Tok], k: int, text: str) -> None:
 
 def token_count(toks: list[Tok]) -> int:
     """How many tokens ``toks`` stands for, every plain body expanded."""
-    return sum(t.count for t in toks)
+    return sum(map(_COUNT, toks))
+
+
+_COUNT = attrgetter("count")
 
 
 # ---------------------------------------------------------------- parser
@@ -290,7 +439,7 @@ class Parser:
             save = self.i
             self._nl(allow_nl)
             self._continued()
-            t = self.peek()
+            t = self.toks[self.i] if self.i < len(self.toks) else None  # peek(), inline: the parser's hottest call
             if t and t.kind == "op" and t.text in "+-":
                 self.take()
                 self._nl(allow_nl)
@@ -315,13 +464,16 @@ class Parser:
                 self.i = j
 
     def _nl(self, allow: bool) -> None:
-        while allow and self.peek() and self.peek().kind == "nl":
-            self.take()
+        if allow:
+            toks, i = self.toks, self.i
+            while i < len(toks) and toks[i].kind == "nl":
+                i += 1
+            self.i = i
 
     def term(self, allow_nl: bool = False) -> Node:
         node = self.unary(allow_nl)
         while True:
-            t = self.peek()
+            t = self.toks[self.i] if self.i < len(self.toks) else None
             save = self.i
             if t and t.kind == "op" and t.text in ("*", "/", "·", "×", "÷", "//"):
                 self.take()
@@ -353,7 +505,7 @@ class Parser:
         return False
 
     def unary(self, allow_nl: bool = False) -> Node:
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t and t.kind == "op" and t.text in "+-":
             self.take()
             arg = self.unary(allow_nl)
@@ -364,7 +516,7 @@ class Parser:
 
     def power(self) -> Node:
         base = self.atom()
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t and t.kind == "op" and t.text in ("^", "**"):
             save = self.i
             self.take()
@@ -377,7 +529,7 @@ class Parser:
         return base
 
     def atom(self) -> Node:
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t is None:
             raise _Stop
         if self.budget is not None:
@@ -439,7 +591,7 @@ class Parser:
         try:
             while True:
                 self._nl(True)
-                t = self.peek()
+                t = self.toks[self.i] if self.i < len(self.toks) else None
                 if t is None:
                     raise _Stop
                 if t.kind == "close" and t.text == close and (items or open_t.text == "["):
@@ -447,7 +599,7 @@ class Parser:
                     break
                 items.append(self.expr(allow_nl=True))
                 self._nl(True)
-                t = self.peek()
+                t = self.toks[self.i] if self.i < len(self.toks) else None
                 if t and t.kind == "comma":
                     self.take()
                     continue
@@ -465,7 +617,7 @@ class Parser:
         return Node("list", items, start=open_t.pos, end=end)
 
     def matrix(self, open_t: Tok) -> Node:
-        t = self.peek()
+        t = self.toks[self.i] if self.i < len(self.toks) else None
         if t is not None and t.kind == "plain":
             return self._plain_matrix(open_t, t)
         rows: list[Node] = []
@@ -474,7 +626,7 @@ class Parser:
         row_start = open_t.end
         while True:
             self._nl(True)
-            t = self.peek()
+            t = self.toks[self.i] if self.i < len(self.toks) else None
             if t is None:
                 self.i = save
                 raise _Stop
@@ -500,35 +652,39 @@ class Parser:
 
 
     def _plain_matrix(self, open_t: Tok, body: Tok) -> Node:
-        """The matrix whose plain body (``tokenize``) follows ``open_t``, read from the text in one pass:
-        the node that reading its tokens one by one would build, at the same cost in atoms."""
+        """The matrix whose plain body (``tokenize``) follows ``open_t``: the node that reading its tokens
+        one by one would build, at the same cost in atoms, its rows made only when read (``PlainMat``)."""
         text = self.text
-        rows: list[Node] = []
-        cells: list[Node] = []
-        row_start = body.pos
-        for c in _PLAIN_ITEM.finditer(text, body.pos, body.end):
-            a = c.start(1)
-            if a < 0:  # ⏎
-                at = c.start()
-                rows.append(Node("row", cells, start=row_start, end=at))
-                cells, row_start = [], at + 1
-                continue
-            node = Node("num", num=Num(c.group(1), a), start=a, end=c.end())
-            cells.append(node if a == c.start() else Node("neg", [node], start=c.start(), end=node.end))
-        if cells:
-            rows.append(Node("row", cells, start=row_start, end=body.end))
-        for r in rows:
-            r.value = True
         budget = self.budget
         if budget is not None:
-            n = sum(len(r.args) for r in rows)
+            # its cells: the body's tokens less its signs, "&", "⏎" and newlines
+            n = body.count - sum(text.count(ch, body.pos, body.end) for ch in "-&⏎\n")
             if budget[0] < n:
                 budget[0] = -1  # where the token path runs out of atoms, at one of the cells
                 self.i -= 1  # back to the ⟦, as ``matrix`` leaves it when a cell stops
                 raise _Stop
             budget[0] -= n  # one atom a cell, as the token path counts them
         self.i += 2  # the body and the ⟧
-        return Node("mat", rows, start=open_t.pos, end=body.end + 1, value=True)
+        return PlainMat(text, open_t.pos, body.pos, body.end)
+
+
+def _plain_rows(text: str, pos: int, end: int) -> list[Node]:
+    """The rows of the plain body ``text[pos:end]``, read in one pass (``PlainMat.args``)."""
+    rows: list[Node] = []
+    cells: list[Node] = []
+    row_start = pos
+    for c in _PLAIN_ITEM.finditer(text, pos, end):
+        a = c.start(1)
+        if a < 0:  # ⏎
+            at = c.start()
+            rows.append(Node("row", cells, start=row_start, end=at, value=True))
+            cells, row_start = [], at + 1
+            continue
+        node = Node("num", num=Num(c.group(1), a), start=a, end=c.end())
+        cells.append(node if a == c.start() else Node("neg", [node], start=c.start(), end=node.end))
+    if cells:
+        rows.append(Node("row", cells, start=row_start, end=end, value=True))
+    return rows
 
 
 

@@ -263,13 +263,20 @@ class TraceView:
 
     def scale(self, ref: Ref, ctx_head: int | None = None) -> float:
         """Magnitude for the float32 widening: the largest value of the whole printed tensor."""
-        whole = Ref(ref.kind, ref.text, tuple(None for _ in ref.index) if ref.kind not in (
-            "w_pe", "attn_pix", "out_pix", "v_pix", "q_pix", "k_pix", "o_pix", "row_max", "row_sum", "raw_sum",
-            "attn_sum", "window") else ref.index, ref.head)
+        whole = Ref(ref.kind, ref.text, whole_index(ref), ref.head)
         v = self.value(whole, ctx_head)
         if v is None or not np.size(v):
             return 0.0
         return float(np.max(np.abs(v)))
+
+
+def whole_index(ref: Ref) -> tuple:
+    """The index of the whole tensor ``ref`` is printed from (``TraceView.scale``): every entry ':', but
+    for the kinds whose index picks the tensor itself."""
+    if ref.kind in ("w_pe", "attn_pix", "out_pix", "v_pix", "q_pix", "k_pix", "o_pix", "row_max", "row_sum",
+                    "raw_sum", "attn_sum", "window"):
+        return ref.index
+    return tuple(None for _ in ref.index)
 
 
 SEQ_WHOLE = {"x_seq": "x", "x_kv": "x_kv", "w_q": "w_q", "w_k": "w_k", "w_v": "w_v", "b_qkv": "b_qkv",
