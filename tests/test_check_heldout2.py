@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from attnwalk.api import walk
-from attnwalk.check import check_file, notations
+from attnwalk.check import check_file, check_text, notations
 from attnwalk.scenario import load_scenario
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
@@ -36,17 +36,6 @@ def _module(path: Path, name: str):
 truth = _module(CORPUS / "heldout" / "truth.py", "heldout_truth")
 bench = _module(CORPUS.parent.parent / "benchmarks" / "heldout.py", "heldout_bench")
 
-# a right number each of these notes has called wrong since the first run; settle drops such verdicts once
-# its last loop also runs over notations.unread_operands(body) + notations.function_results(body)
-NEEDS_HOOK = {
-    "en_multihead_exercise_mojibake": "0.6ร—0.8 = 0.48: × mis-decoded, read as '0.8 = 0.48'; needs settle to "
-                                      "also loop over notations.unread_operands(body)",
-    "ko_latex_bmatrix_assumed_weights": "\\text{softmax}([\\frac{2}{\\sqrt{3}}, ..]) = [0.1361, ..] compared with the "
-                                        "list of its arguments; needs settle to also loop over "
-                                        "notations.function_results(body)",
-}
-
-
 def test_the_second_round_is_new_real_notes_in_four_languages():
     assert len(NOTES) >= 10
     assert {n.split("_")[0] for n in NOTES} == {"en", "vi", "zh", "ko"}
@@ -57,8 +46,7 @@ def test_the_second_round_is_new_real_notes_in_four_languages():
     assert sum(sum(truth.torch_wrong(HELDOUT2, n)[0].values()) for n in NOTES) == 61
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NEEDS_HOOK[n]))
-                                  if n in NEEDS_HOOK else n for n in NOTES])
+@pytest.mark.parametrize("name", NOTES)
 def test_heldout2_note_has_no_false_positive(name):
     assert truth.measure(HELDOUT2, name)["false_pos"] == []
 
@@ -78,25 +66,10 @@ def test_heldout2_recall_is_what_the_benchmark_prints(name):
 def test_the_benchmark_measures_a_folder_given_by_dir(capsys):
     assert bench.main(["--dir", str(HELDOUT2)]) == 0
     rows = capsys.readouterr().out.strip().split("\n")
-    assert rows[-1].startswith("| **all** | 61 | 53 | 87% | 13 |")
+    assert rows[-1].startswith("| **all** | 61 | 53 | 87% | 0 |")
     with pytest.raises(SystemExit) as err:
         bench.main(["--dir", str(HELDOUT2 / "no-such-folder")])
     assert err.value.code == 2
-
-
-def test_the_settle_hook_turns_the_false_positives_around_and_keeps_what_is_wrong(monkeypatch):
-    """The one line the hook adds, tried here by extending the list settle already loops over: the two notes'
-    false positives go, every number torch finds wrong that check found stays found, and no other note changes."""
-    original = notations.self_ratios
-    before = {n: truth.measure(HELDOUT2, n) for n in NOTES}
-    monkeypatch.setattr(notations, "self_ratios", lambda body: original(body) + notations.unread_operands(body)
-                        + notations.function_results(body))
-    for name in NOTES:
-        after = truth.measure(HELDOUT2, name)
-        assert after["false_pos"] == [], name
-        assert after["found"] == before[name]["found"], name
-        if name not in NEEDS_HOOK:
-            assert after == before[name], name
 
 
 def test_the_heldout2_scenarios_reproduce_the_printed_inputs():
@@ -202,16 +175,38 @@ def test_weights_as_coefficients_of_the_values_they_weigh():
     assert got == {9: [("0.15", True, "0.15"), ("0.59", True, "0.59"), ("0.27", False, "0.26")]}
 
 
-def test_unread_operators_and_function_results_are_found_where_they_are_and_nowhere_else():
-    line = "Hint: 0.6ร—0.8 = 0.48, 0.4ร—0.1 = 0.04, 1.0ร—0.6 = 0.6, 0.2ร—0.3 = 0.06"
-    assert [line[p:].split(",")[0].split("ร")[0].split(" ")[0] for p in notations.unread_operands(line)] == \
-        ["0.6", "0.8", "0.48", "0.4", "0.1", "0.04", "1.0", "0.6", "0.6", "0.2", "0.3", "0.06"]
-    assert notations.unread_operands("0.6Ã—0.8 = 0.48") == [0, 5, 11]
-    assert notations.unread_operands("0.5 ≈ 0.3, 2 → 3, 0.6 × 0.8 = 0.48, 4x4") == []
-    tex = r"\text{softmax} ([ \frac{2}{\sqrt{3}}, \frac{4}{\sqrt{3}} ]) = [ 0.1361, 0.4319 ]"
-    assert [tex[p:p + 6] for p in notations.function_results(tex)] == ["0.1361", "0.4319"]
-    assert notations.function_results("softmax([2, 4, 4]) = [0.0, 0.5, 0.5]") == []  # plain numbers: read as weights
-    assert notations.function_results(r"\text{softmax} ([ \frac{2}{\sqrt{3}} ]) = [ 0.1, 0.2 ]") == []
+SDPA = {"variant": "sdpa", "tokens": 2}  # any config: these claims are arithmetic
+
+
+def test_a_misdecoded_operator_leaves_its_claims_unread_and_a_real_one_is_read():
+    """``0.6ร—0.8 = 0.48`` (× mis-decoded): no claim ``0.8 = 0.48`` or ``Q[0] = 0.6``; with the real sign the
+    product is read and judged."""
+    from attnwalk.check.expr import normalize, parse_chain, tokenize
+
+    def claims(line):
+        nt = normalize(line)
+        toks = tokenize(nt)
+        found = [parse_chain(nt, toks, i) for i in range(len(toks))]
+        return [nt[toks[i].pos:] for i, f in enumerate(found) if f and f[1]]
+
+    for glyph in ("ร—", "Ã—"):  # × read as cp874 and as cp1252
+        assert claims(f"Hint: 0.6{glyph}0.8 = 0.48, 0.4{glyph}0.1 = 0.04") == []
+        assert claims(f"x = 0.6{glyph}0.8 + 0.4{glyph}0.1 = 0.52") == []
+    assert claims("Hint: 0.6×0.8 = 0.48")[0] == "0.6×0.8 = 0.48"  # the checker goes on after a claim it read
+    # read as ``4 = 12``, the first would be wrong; the real product is judged (0.47: 0.480 at that precision)
+    body = "Hint: 3ร—4 = 12\n\nHint: 0.600×0.800 = 0.47\n"
+    assert [r.text for r in check_text(body, options=SDPA).wrong] == ["0.47"]
+
+
+def test_softmax_of_expressions_is_a_call_not_a_list_of_values():
+    """``\\text{softmax} ([\\frac{2}{\\sqrt{3}}, ..]) = [0.1361, ..]``: the bracket after ``softmax`` (and a
+    blank) holds its arguments; the results are not compared with the arguments' values."""
+    tex = ("$$\n\\text{softmax} ([ \\frac{2}{\\sqrt{3}}, \\frac{4}{\\sqrt{3}}, \\frac{4}{\\sqrt{3}} ])"
+           " = [ 0.1361, 0.4319, 0.4319 ]\n$$\n")
+    assert check_text(tex, options=SDPA).wrong == []
+    # a list of values after a prose word and a blank is still read as one
+    assert [r.text for r in check_text("where ([2, 4]) = [2, 5]\n", options=SDPA).wrong] == ["5"]
+
 
 
 def test_the_recognisers_change_nothing_on_the_tuned_on_notes():

@@ -476,7 +476,7 @@ class Checker:
         if t.kind in _CLAIM_KINDS:
             if t.kind == "op" and t.text != "-":
                 return i + 1
-            if t.kind == "open" and t.pos and (nt[t.pos - 1].isalnum() or nt[t.pos - 1] == "_"):
+            if t.kind == "open" and t.pos and _arguments(nt, t.pos):
                 return i + 1  # the arguments of a call (softmax([2.0, 1.0]) = [..]): not a value on their own
             if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
@@ -1161,6 +1161,23 @@ class Shown:
 
 
 _CALLS: tuple = (None, [], [])  # (text, offsets of its ( ) and newlines, "inside a call" after each)
+
+
+_FUNCTION_WORDS = FUNCS | {"softmax", "Softmax"}
+
+
+def _arguments(nt: str, pos: int) -> bool:
+    """Does the bracket at ``pos`` open a call's arguments: glued to a name (``f(``), or after a blank to
+    a function's name (``\\text{softmax} ([..])``, normalized to ``softmax ([..])``)?"""
+    if nt[pos - 1].isalnum() or nt[pos - 1] == "_":
+        return True
+    k = pos
+    while k and nt[k - 1] in " \t":
+        k -= 1
+    j = k
+    while j and (nt[j - 1].isalnum() or nt[j - 1] == "_"):
+        j -= 1
+    return j < k and nt[j:k] in _FUNCTION_WORDS
 
 
 def _in_call(nt: str, pos: int) -> bool:

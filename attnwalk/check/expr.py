@@ -697,11 +697,15 @@ def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=froze
     the parses of one text may still read (each parse that fails is tried again from the next
     token, so a long expression that never reaches a claim would be read once per token of it).
     """
+    if _joined(toks, i - 1):
+        return None  # the right operand of ``0.6ร—0.8``: its expression starts before it
     p = Parser(toks, text, label_at, symbols, budget)
     p.i = i
     try:
         first = p.expr()
     except _Stop:
+        return None
+    if _joined(toks, p.i):
         return None
     exprs, rels = [first], []
     while True:
@@ -748,9 +752,30 @@ def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=froze
                 break
             nxt = Node("opaque", start=toks[p.i].pos, end=toks[k - 1].end)
             p.i = k
+        if _joined(toks, p.i):
+            return None
         rels.append(t.text)
         exprs.append(nxt)
     return exprs, rels, p.i
+
+
+_OPERANDS = frozenset(("num", "ident", "close", "open", "sqrt"))
+
+
+def _joined(toks: list[Tok], k: int) -> bool:
+    """Whether token ``k`` belongs to glyphs we do not read (``other``: the mis-decoded ``×`` of
+    ``0.6ร—0.8``) glued to operands on both sides: an operator, so the expression around it is one we
+    cannot read (without this, ``0.6ร—0.8 = 0.48`` would be read as the claim ``0.8 = 0.48``)."""
+    n = len(toks)
+    if not 0 < k < n or toks[k].kind != "other":
+        return False
+    a = b = k
+    while a > 0 and toks[a - 1].kind == "other" and toks[a - 1].end == toks[a].pos:
+        a -= 1
+    while b + 1 < n and toks[b + 1].kind == "other" and toks[b].end == toks[b + 1].pos:
+        b += 1
+    return (a > 0 and b + 1 < n and toks[a - 1].kind in _OPERANDS and toks[a - 1].end == toks[a].pos
+            and toks[b + 1].kind in _OPERANDS and toks[b].end == toks[b + 1].pos)
 
 
 # ---------------------------------------------------------------- evaluation

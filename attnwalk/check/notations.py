@@ -9,8 +9,9 @@ Two kinds:
   the value before it, ``22,026``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``): ``settle``, run by
   ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
   right depth for each is the reader itself (``checker.Checker._text`` / ``expr.tokenize``, named in
-  each docstring); until it honours them, ``settle`` does. ``unread_operands`` (a mis-decoded ``×``) and
-  ``function_results`` (softmax of expressions) are of this kind and wait for their line in ``settle``.
+  each docstring); until it honours them, ``settle`` does. (A mis-decoded ``×`` between numbers and
+  softmax of a list of expressions were of this kind: the reader itself leaves them unread, see
+  ``expr._joined`` and ``checker._arguments``.)
 """
 
 from __future__ import annotations
@@ -501,50 +502,6 @@ def self_ratios(text: str) -> list[int]:
     derivation): offsets of the 1. Right depth: ``checker.Checker._text`` verifies the number or leaves it unread
     (today the chain ``Var(QK^T) / d_k = d_k / d_k = 1`` compares 1 with d_k)."""
     return [m.start("num") for m in _SELF_RATIO.finditer(text)]
-
-
-# ``×`` or ``÷`` mis-decoded between two numbers: their UTF-8 lead byte C3 read as cp1252 / Latin-1 (``Ã``) or
-# cp874 / TIS-620 (``ร``), the second byte as what those code pages make of it (``—``, ``·``), or lost.
-_UNREAD_OP = re.compile(r"(?P<a>(?<![\w.])\d+(?:\.\d+)?)[ \t]*(?P<op>[Ãร][\u0080-\u00ff\u2013-\u2022]?)[ \t]*"
-                        r"(?P<b>\d+(?:\.\d+)?)(?![\w.]\d)")
-_CHAIN_RESULT = re.compile(r"[ \t]*=[ \t]*(?P<c>\d+(?:\.\d+)?)")
-
-
-def unread_operands(text: str) -> list[int]:
-    """``0.6ร—0.8 = 0.48``, ``Q[0] = 0.6ร—0.8 + ...``: numbers joined by a mis-decoded ``×`` (a glyph the
-    arithmetic reader does not read as an operator), and the result after them: offsets of the operands and
-    of that result. Read without the glyph, ``0.8 = 0.48`` or ``[0] = 0.6`` is a claim the note does not make.
-    Right depth: ``expr.tokenize`` reads the glyph as an unknown operator (the chain unread); until then the
-    hook ``settle`` needs is one line: its last loop over ``hypothetical_assignments(body) + self_ratios(body)``
-    also over ``unread_operands(body)``."""
-    out = []
-    for m in _UNREAD_OP.finditer(text):
-        out += [m.start("a"), m.start("b")]
-        if r := _CHAIN_RESULT.match(text, m.end()):
-            out.append(r.start("c"))
-    return sorted(set(out))
-
-
-_FUNC_OF_EXPRS = re.compile(r"(?:\\text\{|\\operatorname\{|\\mathrm\{)?softmax\}?[ \t]*\\?(?:left)?\([ \t]*"
-                            r"\\?\[(?P<args>[^\]\n]*)\\?\][ \t]*\\?(?:right)?\)[ \t]*(?:=|≈|\\approx)[ \t]*"
-                            r"\\?\[(?P<res>[^\]\n]*)\\?\]")
-_ARG_EXPR = re.compile(r"\\frac|\\sqrt|√|/")
-
-
-def function_results(text: str) -> list[int]:
-    """``\\text{softmax} ([ \\frac{2}{\\sqrt{3}}, \\frac{4}{\\sqrt{3}}, ... ]) = [ 0.1361, 0.4319, ... ]``: the
-    results of softmax applied to a list of expressions: offsets of the result's numbers. The arithmetic
-    reader evaluates the list and compares the results with it (``[1.1547, 2.3094, ...]``), softmax unread.
-    Plain-number arguments (``softmax([2, 4, 4]) = [..]``) are left to the weights readers, which judge them
-    right. Right depth: ``expr`` applies softmax; until then the hook ``settle`` needs is the one line of
-    ``unread_operands`` with ``function_results(body)`` too."""
-    out = []
-    for m in _FUNC_OF_EXPRS.finditer(text):
-        args = [a for a in m.group("args").split(",") if a.strip()]
-        res = list(human.NUM_RE.finditer(m.group("res")))
-        if args and len(args) == len(res) and any(_ARG_EXPR.search(a) for a in args):
-            out += [m.start("res") + r.start() for r in res]
-    return out
 
 
 # ---------------------------------------------------------------- settling the verdicts they concern
