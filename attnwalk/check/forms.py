@@ -110,10 +110,6 @@ def _columns(text, run, Block, label_before, tensors_of) -> list:
     return out
 
 
-_MATRIX_BEGIN = re.compile(r"\\begin\{([bpvBV]?matrix)\}")
-_MATRIX_END = re.compile(r"\\end\{([bpvBV]?matrix)\}")
-
-
 class _Env:
     """What ``\\begin{(name)}(.*?)\\end{name}`` would match (start, end, group 2 and its start), found
     without that regex's search to the end of the note from each unclosed begin (quadratic)."""
@@ -134,21 +130,25 @@ class _Env:
 
 
 def _matrices(text: str) -> list:
-    ends: dict[str, list[int]] = {}
-    for e in _MATRIX_END.finditer(text):
-        ends.setdefault(e.group(1), []).append(e.start())
+    """Each ``\\begin{bmatrix}..\\end{bmatrix}`` (any matrix, not ``array``), as ``_Env``: from the note's one
+    scan of environments (``human._env_marks``), a begin closed by the first end of its name after it."""
+    from .human import _env_marks
+
+    begins, ends = _env_marks(text)
     out, floor = [], 0
-    for b in _MATRIX_BEGIN.finditer(text):
-        if b.start() < floor:
+    for start, b_end, name in begins:
+        if start < floor or name == "array":
             continue
-        name_ends = ends.get(b.group(1), [])
-        k = bisect_left(name_ends, b.end())
+        name_ends = ends.get(name, [])
+        k = bisect_left(name_ends, b_end)
         if k == len(name_ends):
             continue
         stop = name_ends[k]
-        floor = stop + len(b.group(1)) + 6  # past "\\end{name}"
-        out.append(_Env(b.start(), floor, text[b.end():stop], b.end()))
+        floor = stop + len(name) + 6  # past "\\end{name}"
+        out.append(_Env(start, floor, text[b_end:stop], b_end))
     return out
+
+
 _OP = re.compile(r"\s*(?:\\times|\\cdot|×|·|@|\*)?\s*")
 _FORMULA = re.compile(r"([^=\n`$]+?)\s*=\s*([^=\n`$]+)")
 
