@@ -169,6 +169,7 @@ def ref_latex_blocks(text: str):
 
 MEMOIZED = [(human, n) for n in ("latex_blocks", "bracket_blocks", "grid_blocks", "table_blocks", "flat_lists")]
 MEMOIZED += [(forms, n) for n in ("blocks", "list_rows", "call_arguments")]
+MEMOIZED += [(human, "_vectors")]
 
 
 @contextmanager
@@ -180,12 +181,14 @@ def plain(monkeypatch):
             mp.setattr(mod, name, getattr(mod, name).__wrapped__)
         mp.setattr(forms, "BLOCK_FORMS", [getattr(f, "__wrapped__", f) for f in forms.BLOCK_FORMS])
         mp.setattr(human, "_row_vectors", human._row_vectors.__wrapped__)
+        mp.setattr(human, "_vectors", human._vector_matches)
         mp.setattr(human, "_cells", ref_cells)
         mp.setattr(human, "_numbers", ref_numbers_lists)
         mp.setattr(shapes, "_in_runs", ref_in_runs)
         mp.setattr(shapes, "_titles", ref_titles)
         mp.setattr(shapes, "_lines_with", ref_lines_with)
         mp.setattr(forms, "_lines_holding", ref_lines_holding)
+        mp.setattr(forms, "_lines_matching", lambda text, rx: ref_lines_holding(text, ""))
         mp.setattr(C, "_merge_human", ref_merge)
         mp.setattr(human, "latex_blocks", ref_latex_blocks)
         mp.setattr(C, "_any_wrong", lambda recs: True)  # settle always asked
@@ -269,6 +272,25 @@ def test_titles_and_lines_find_what_every_line_finds():
         assert list(shapes._lines_with(t, shapes._VALS_LINE)) == list(ref_lines_with(t, None)), t
         assert [x for x in forms._lines_holding(t, "[") if "[" in x[1]] == \
             [x for x in ref_lines_holding(t, "[") if "[" in x[1]], t
+
+
+ROW_PARTS = ["row 2 (", "Row 1 (cat)", ")", '"cat"', "“dog”", "'a'", "第2行", "：", ": ", " is ", " = ", "[", "]", "`",
+             "0.5", "-1", "−2", "3%", "7.", ",", " ", "  ", "\n", "\t", "word", "token 3 (x)", "[0.5, 0.25]", "[1 2 3]",
+             "[0.1,0.2", "[-1,\n2]", '"cat": [0.5, 1]', "row 1 (a) [2, 3]", "[4%, 5%]", "[1 ,", ",2]"]
+
+
+def test_word_rows_lines_are_every_line_with_a_row():
+    """``word_rows`` reads only the lines where a ``[n, n`` list starts: every line on which its pattern finds a
+    row is one of them (random texts of its words, and every note)."""
+    rnd = random.Random(17)
+    texts = ["".join(rnd.choice(ROW_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(20000)]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        every = [x for x in ref_lines_holding(t, "") if forms._WORD_ROW.search(x[1])]
+        assert every == [x for x in forms._lines_matching(t, forms._ROW_LIST) if forms._WORD_ROW.search(x[1])], t
+        found += len(every)
+    assert found > 500  # the random texts do hold such rows
 
 
 def test_numbers_and_cells_are_the_plain_ones():

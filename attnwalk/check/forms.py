@@ -40,7 +40,7 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from .human import _memo
+from .human import _START, _TEXT, _memo
 
 _LIST = re.compile(r"\[([^\[\]\n]*)\]")
 _FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
@@ -313,6 +313,8 @@ def transposed(text: str) -> list:
     for b in latex_blocks(text) + bracket_blocks(text):
         ls = text.rfind("\n", 0, b.start) + 1
         before = text[ls:b.start]
+        if "T" not in before and "ᵀ" not in before and "\\top" not in before and "\\intercal" not in before:
+            continue  # none of the marks _TRANSPOSED ends with (what is searched below is a part of this text)
         before = before.split("$$")[-1].split("\\end{")[-1]
         before = re.sub(r"\\begin\{[bpvBV]?matrix\}$", "", before.rstrip()).rstrip()
         m = _TRANSPOSED.search(before)
@@ -526,11 +528,14 @@ def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
     lists = [(st, cells) for st, cells in human.flat_lists(text) if not any(c.start in hits for c in cells)]
     if not lists:
         return
+    quoted = {tuple(map(_TEXT, cells)) for _, cells in lists}  # only a row printed as one of them can be quoted
+    sizes = set(map(len, quoted))
     rows: dict[tuple, list] = {}
     for b in human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + blocks(text):
         for r in b.rows:
-            if len(r) >= 2 and all(c.start in hits for c in r):
-                rows.setdefault(tuple(c.text for c in r), [hits[c.start] for c in r])
+            if len(r) >= 2 and len(r) in sizes and (key := tuple(map(_TEXT, r))) in quoted \
+                    and all(map(hits.__contains__, map(_START, r))):
+                rows.setdefault(key, [hits[c.start] for c in r])
     if not rows:
         return
     for _start, cells in lists:
@@ -701,7 +706,7 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
-    for pos, line in _lines_holding(text, "["):  # every row of _WORD_ROW is a [list]
+    for pos, line in _lines_matching(text, _ROW_LIST):  # every row of _WORD_ROW is a [list] of 2+ numbers
         groups: dict[str, list] = {}
         prev, first = 0, None
         for m in _WORD_ROW.finditer(line):
@@ -720,6 +725,24 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
             prev = m.end()
         for (label, named), rows in groups.items():
             _joint(text, trace, hits, rows, label, named, not in_any(pos, foreign))
+
+
+# how every [list] of _WORD_ROW starts: "[", a number, a separator, the sign or first digit of the next number
+_ROW_LIST = re.compile(r"\[[-−–]?\d+(?:\.\d+)?%?(?:\s*,?\s+|\s*,\s*)[-−–]?\d")
+
+
+def _lines_matching(text: str, rx: re.Pattern):
+    """(offset, line) of each line of ``text`` where a match of ``rx`` starts, in order (``text.split("\n")``'s
+    lines, less those where no match of ``rx`` in the whole text starts)."""
+    from .human import _line_starts
+
+    starts, last = _line_starts(text), -1
+    for m in rx.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        if k != last:
+            last = k
+            end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+            yield starts[k], text[starts[k]:end]
 
 
 def _lines_holding(text: str, mark: str):

@@ -107,6 +107,7 @@ class Cell(NamedTuple):
 
 
 _START = itemgetter(1)  # Cell.start, for C-level maps over a block's cells
+_TEXT = itemgetter(0)  # Cell.text
 
 
 @dataclass
@@ -210,6 +211,11 @@ def _value(text: str) -> tuple[float, int | None]:
 
 def _close(text: str, expected: float, scale: float) -> bool:
     v, dec = _value(text)
+    return _near(v, dec, expected, scale)
+
+
+def _near(v: float, dec: int, expected: float, scale: float) -> bool:
+    """``_close`` of a number already read by ``_value``."""
     if not np.isfinite(expected):
         return False
     tol = 0.5 * 10.0 ** (-dec) + F32_REL * max(abs(expected), scale) + 1e-15
@@ -531,7 +537,13 @@ _VEC_TAIL = re.compile(r"(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<
 _NAME_STOP = frozenset("\n[](){}=:|→")
 
 
-def _vectors(text: str):
+@_memo
+def _vectors(text: str) -> list[tuple[str, str, int, int]]:
+    """``_vector_matches`` once per text (``row_vectors`` and ``notations.rows_after_scores`` read them)."""
+    return list(_vector_matches(text))
+
+
+def _vector_matches(text: str):
     """(name, body, body offset, offset) of each ``name = [numbers]``, as the regex above finds them:
     the name is the leftmost start (after the previous match) of at most 40 characters without a
     bracket, separator or newline, followed by spaces (newlines too) up to the separator."""
@@ -630,13 +642,14 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
         return None
     ordinary = flat[np.isfinite(flat) & (np.abs(flat) < 1e4)]  # mask fills (-1e9) do not widen the others
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
-    oks = [_close(c.text, float(e), scale) for c, e in zip(cells, flat)]
+    values = list(map(_value, map(_TEXT, cells)))  # each (value, decimals) read once, for both uses
+    oks = [_near(v, dec, float(e), scale) for (v, dec), e in zip(values, flat)]
     if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
     out = []
-    for c, e, ok in zip(cells, flat, oks):
+    for c, e, ok, (_, dec) in zip(cells, flat, oks, values):
         line = line_of(text, c.start)
-        dec = max(_value(c.text)[1], 0)
+        dec = max(dec, 0)
         if c.text.endswith("%") and np.isfinite(e):
             shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
         else:
