@@ -543,7 +543,7 @@ def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if got is None:
             continue
         for c, h in zip(cells, got):
-            hits[c.start] = human.Hit(text.count("\n", 0, c.start) + 1, h.text, h.ok, h.label, h.expected, h.fix)
+            hits[c.start] = human.Hit(human.line_of(text, c.start), h.text, h.ok, h.label, h.expected, h.fix)
 
 
 _KEYED = re.compile(r"^[ \t]*(?P<word>[^\W\d][\w.'’-]*)[ \t]*(?::[ \t]*|[ \t]+|\n[ \t]*)(?P<num>"
@@ -669,7 +669,7 @@ def _each(cells: list, want: np.ndarray, label: str, text: str, scale: float) ->
         ok = human._close(c.text, e, scale)
         dec = max(human._value(c.text)[1], 0)
         shown = human.fmt(e * 100, max(dec - 2, 0)) + "%" if c.text.endswith("%") else human.fmt(e, dec)
-        out.append(human.Hit(text.count("\n", 0, c.start) + 1, c.text.replace("−", "-").replace("–", "-"), ok,
+        out.append(human.Hit(human.line_of(text, c.start), c.text.replace("−", "-").replace("–", "-"), ok,
                              label, shown, None if ok else human._fix_text(c.text, e)))
     return out
 
