@@ -297,6 +297,8 @@ def test_numbers_and_cells_are_the_plain_ones():
     for t in _texts(6000, 14) + [t for _, t, _ in NOTES]:
         human._PER_TEXT = (None, {})
         assert human._numbers(t) == ref_numbers_lists(t), t
+        # the merge's key of a number: one strip is notations._mag's lstrip of its sign and rstrip of its "%"
+        assert all(n.strip("-−–%") == n.lstrip("-−–").rstrip("%") for n in human._numbers(t)[1]), t
         assert human.numbers(t) == list(zip(*ref_numbers_lists(t))), t
         for base in (0, 17):
             assert human._cells(t, base) == ref_cells(t, base), t

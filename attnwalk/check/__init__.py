@@ -257,8 +257,8 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
         bounds = [x for span in code for x in span]
         keep = [not (b & 1) or p in hits for b, p in zip(map(bisect_right, repeat(bounds), starts), starts)]
         starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
-    # notations._mag of a printed number (one sign at most, one "%" at most, never "…"), by C-level maps
-    keys = list(zip(lines, map(str.rstrip, map(str.lstrip, texts, repeat("-−–")), repeat("%"))))
+    # notations._mag of a printed number (one sign first at most, one "%" last at most, never "…"): one strip
+    keys = list(zip(lines, map(str.strip, texts, repeat("-−–%"))))
     rec_lines = list(map(attrgetter("line"), recs))
     rkeys = list(zip(rec_lines, map(str.removesuffix, map(str.rstrip, map(
         str.lstrip, map(attrgetter("text"), recs), repeat("-−–")), repeat("%…")), repeat("..."))))
