@@ -167,6 +167,32 @@ def ref_latex_blocks(text: str):
     return out
 
 
+def ref_list_rows(text: str) -> list:
+    """``forms.list_rows`` reading every line of each span outside code."""
+    out = []
+    for a, b in forms._outside_code(text):
+        run, pos = [], a
+        for line in text[a:b].split("\n") + [None]:
+            lists = []
+            if line is not None and "[" in line and "[[" not in line and "]]" not in line:
+                for m in forms._LIST.finditer(line):
+                    if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
+                        continue
+                    cells = human._cells(m.group(1).replace(",", " "), pos + m.start(1))
+                    if cells and len(cells) >= 2:
+                        lists.append((pos + m.start(), cells))
+            bare = bool(lists) and re.fullmatch(r"\s*(?:[-*+>]\s*)?`?\s*", line[:lists[0][0] - pos]) is not None
+            if lists and run and bare and len(lists) == len(run[0][2]):
+                run.append((pos, line, lists))
+            else:
+                if len(run) >= 2:
+                    out.extend(forms._columns(text, run, human.Block, human._label_before, human.tensors_of))
+                run = [(pos, line, lists)] if lists else []
+            if line is not None:
+                pos += len(line) + 1
+    return out
+
+
 MEMOIZED = [(human, n) for n in ("latex_blocks", "bracket_blocks", "grid_blocks", "table_blocks", "flat_lists")]
 MEMOIZED += [(forms, n) for n in ("blocks", "list_rows", "call_arguments")]
 MEMOIZED += [(human, "_vectors")]
@@ -191,6 +217,7 @@ def plain(monkeypatch):
         mp.setattr(forms, "_lines_matching", lambda text, rx: ref_lines_holding(text, ""))
         mp.setattr(C, "_merge_human", ref_merge)
         mp.setattr(human, "latex_blocks", ref_latex_blocks)
+        mp.setattr(forms, "list_rows", ref_list_rows)
         mp.setattr(C, "_any_wrong", lambda recs: True)  # settle always asked
         yield
 
@@ -277,6 +304,24 @@ def test_titles_and_lines_find_what_every_line_finds():
 ROW_PARTS = ["row 2 (", "Row 1 (cat)", ")", '"cat"', "“dog”", "'a'", "第2行", "：", ": ", " is ", " = ", "[", "]", "`",
              "0.5", "-1", "−2", "3%", "7.", ",", " ", "  ", "\n", "\t", "word", "token 3 (x)", "[0.5, 0.25]", "[1 2 3]",
              "[0.1,0.2", "[-1,\n2]", '"cat": [0.5, 1]', "row 1 (a) [2, 3]", "[4%, 5%]", "[1 ,", ",2]"]
+
+
+LIST_PARTS = ["[0.5, 0.25]", "[1, 2, 3]", "[0.1, 0.2]", "[4,5]", "[[1, 2]]", "A_0[0, 1]", "Q = ", " K = ", "- ", "> ",
+              "`", "q1 = ", "\n", "\n", "\n\n", "```\n", "```python\n", "~~~\n", "> ```\n", " ", "x", "[", "]", "0.3"]
+
+
+def test_list_rows_read_only_lines_holding_a_list_as_every_line():
+    """``list_rows`` visits only the lines holding a "[" (a line between two of them ends a run, as one without
+    a list does): the blocks of reading every line, on random texts and every note."""
+    rnd = random.Random(18)
+    texts = ["".join(rnd.choice(LIST_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(20000)]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        ref = ref_list_rows(t)
+        assert forms.list_rows.__wrapped__(t) == ref, t
+        found += len(ref)
+    assert found > 500  # the random texts do hold such matrices
 
 
 def test_word_rows_lines_are_every_line_with_a_row():

@@ -68,10 +68,17 @@ def list_rows(text: str) -> list:
     out = []
     for a, b in _outside_code(text):
         run: list[tuple[int, str, list]] = []  # (line start, line, [(list match start, cells)])
-        pos = a
-        for line in text[a:b].split("\n") + [None]:
+        last = None
+        # only the lines holding a "[" can hold a row: each other line ends a run (it has no list), as a line
+        # between two of them does
+        for pos, line, k in _span_lines_holding(text, a, b, "["):
+            if last is not None and k != last + 1 and len(run) >= 2:
+                out.extend(_columns(text, run, Block, _label_before, tensors_of))
+            if last is not None and k != last + 1:
+                run = []
+            last = k
             lists = []
-            if line is not None and "[" in line and "[[" not in line and "]]" not in line:
+            if "[[" not in line and "]]" not in line:
                 for m in _LIST.finditer(line):
                     if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
                         continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
@@ -85,9 +92,25 @@ def list_rows(text: str) -> list:
                 if len(run) >= 2:
                     out.extend(_columns(text, run, Block, _label_before, tensors_of))
                 run = [(pos, line, lists)] if lists else []  # the first row may carry the label (``Q = [..]``)
-            if line is not None:
-                pos += len(line) + 1
+        if len(run) >= 2:  # the span's end ends its last run
+            out.extend(_columns(text, run, Block, _label_before, tensors_of))
     return out
+
+
+def _span_lines_holding(text: str, a: int, b: int, mark: str):
+    """(offset, line, line index) of each line of ``text[a:b].split("\\n")`` that holds ``mark`` (a single
+    character), in order: ``b`` is a line's start (or the text's end), ``a`` may be inside a line."""
+    from .human import _line_starts, _offsets
+
+    starts, found = _line_starts(text), _offsets(text, mark)
+    last = -1
+    for at in found[bisect_left(found, a):bisect_left(found, b)]:
+        k = bisect_right(starts, at) - 1
+        if k != last:
+            last = k
+            lo = max(starts[k], a)
+            end = min(starts[k + 1] - 1 if k + 1 < len(starts) else len(text), b)
+            yield lo, text[lo:end], k
 
 
 def _columns(text, run, Block, label_before, tensors_of) -> list:
