@@ -670,8 +670,12 @@ def find(text: str, trace) -> dict[int, Hit]:
     one_based_heads = bool(re.search(r"[Hh]ead\s*1\b", text)) and not re.search(r"[Hh]ead\s*0\b", text)
     hits: dict[int, Hit] = {}
 
+    heads: dict[int, int] = {}  # offset -> head: asked once per candidate tensor of a block
+
     def head_of(pos):
-        h = _head_at(text, pos)
+        h = heads.get(pos)
+        if h is None:
+            h = heads[pos] = _head_at(text, pos)
         return h - 1 if one_based_heads and h > 0 else h
 
     from . import forms
