@@ -552,11 +552,11 @@ def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
     if not lists:
         return
     quoted = {tuple(map(_TEXT, cells)) for _, cells in lists}  # only a row printed as one of them can be quoted
-    sizes = set(map(len, quoted))
+    sizes, firsts = set(map(len, quoted)), {q[0] for q in quoted if q}
     rows: dict[tuple, list] = {}
     for b in human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + blocks(text):
         for r in b.rows:
-            if len(r) >= 2 and len(r) in sizes and (key := tuple(map(_TEXT, r))) in quoted \
+            if len(r) >= 2 and len(r) in sizes and r[0].text in firsts and (key := tuple(map(_TEXT, r))) in quoted \
                     and all(map(hits.__contains__, map(_START, r))):
                 rows.setdefault(key, [hits[c.start] for c in r])
     if not rows:
