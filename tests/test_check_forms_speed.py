@@ -143,8 +143,59 @@ def ref_merge(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     return sorted(out, key=lambda r: r.line)
 
 
+def ref_latex_blocks(text: str):
+    """``human.latex_blocks`` with every row read on its own by ``_cells`` (no shared scan of numbers)."""
+    out = []
+    for begin, base, stop in human._environments(text):
+        rows, pos = [], 0
+        for part in re.split(r"(\\\\)", text[base:stop]):
+            if part != "\\\\" and part.strip():
+                cells = human._cells(part.replace("&", " "), base + pos)
+                if cells is None:
+                    rows = None
+                    break
+                if cells:
+                    rows.append(cells)
+            pos += len(part)
+        if rows:
+            lo = max(human.line_start(text, begin) - 200, 0)
+            seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
+            label = text[max(seg_start, lo):begin]
+            if not human.tensor_of(label):
+                label = human._label_before(text, begin)
+            out.append(human.Block(rows, begin, label))
+    return out
+
+
+def ref_list_rows(text: str) -> list:
+    """``forms.list_rows`` reading every line of each span outside code."""
+    out = []
+    for a, b in forms._outside_code(text):
+        run, pos = [], a
+        for line in text[a:b].split("\n") + [None]:
+            lists = []
+            if line is not None and "[" in line and "[[" not in line and "]]" not in line:
+                for m in forms._LIST.finditer(line):
+                    if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
+                        continue
+                    cells = human._cells(m.group(1).replace(",", " "), pos + m.start(1))
+                    if cells and len(cells) >= 2:
+                        lists.append((pos + m.start(), cells))
+            bare = bool(lists) and re.fullmatch(r"\s*(?:[-*+>]\s*)?`?\s*", line[:lists[0][0] - pos]) is not None
+            if lists and run and bare and len(lists) == len(run[0][2]):
+                run.append((pos, line, lists))
+            else:
+                if len(run) >= 2:
+                    out.extend(forms._columns(text, run, human.Block, human._label_before, human.tensors_of))
+                run = [(pos, line, lists)] if lists else []
+            if line is not None:
+                pos += len(line) + 1
+    return out
+
+
 MEMOIZED = [(human, n) for n in ("latex_blocks", "bracket_blocks", "grid_blocks", "table_blocks", "flat_lists")]
 MEMOIZED += [(forms, n) for n in ("blocks", "list_rows", "call_arguments")]
+MEMOIZED += [(human, "_vectors")]
 
 
 @contextmanager
@@ -156,13 +207,18 @@ def plain(monkeypatch):
             mp.setattr(mod, name, getattr(mod, name).__wrapped__)
         mp.setattr(forms, "BLOCK_FORMS", [getattr(f, "__wrapped__", f) for f in forms.BLOCK_FORMS])
         mp.setattr(human, "_row_vectors", human._row_vectors.__wrapped__)
+        mp.setattr(human, "_vectors", human._vector_matches)
         mp.setattr(human, "_cells", ref_cells)
         mp.setattr(human, "_numbers", ref_numbers_lists)
         mp.setattr(shapes, "_in_runs", ref_in_runs)
         mp.setattr(shapes, "_titles", ref_titles)
         mp.setattr(shapes, "_lines_with", ref_lines_with)
         mp.setattr(forms, "_lines_holding", ref_lines_holding)
+        mp.setattr(forms, "_lines_matching", lambda text, rx: ref_lines_holding(text, ""))
         mp.setattr(C, "_merge_human", ref_merge)
+        mp.setattr(human, "latex_blocks", ref_latex_blocks)
+        mp.setattr(forms, "list_rows", ref_list_rows)
+        mp.setattr(C, "_any_wrong", lambda recs: True)  # settle always asked
         yield
 
 
@@ -245,13 +301,69 @@ def test_titles_and_lines_find_what_every_line_finds():
             [x for x in ref_lines_holding(t, "[") if "[" in x[1]], t
 
 
+ROW_PARTS = ["row 2 (", "Row 1 (cat)", ")", '"cat"', "“dog”", "'a'", "第2行", "：", ": ", " is ", " = ", "[", "]", "`",
+             "0.5", "-1", "−2", "3%", "7.", ",", " ", "  ", "\n", "\t", "word", "token 3 (x)", "[0.5, 0.25]", "[1 2 3]",
+             "[0.1,0.2", "[-1,\n2]", '"cat": [0.5, 1]', "row 1 (a) [2, 3]", "[4%, 5%]", "[1 ,", ",2]"]
+
+
+LIST_PARTS = ["[0.5, 0.25]", "[1, 2, 3]", "[0.1, 0.2]", "[4,5]", "[[1, 2]]", "A_0[0, 1]", "Q = ", " K = ", "- ", "> ",
+              "`", "q1 = ", "\n", "\n", "\n\n", "```\n", "```python\n", "~~~\n", "> ```\n", " ", "x", "[", "]", "0.3"]
+
+
+def test_list_rows_read_only_lines_holding_a_list_as_every_line():
+    """``list_rows`` visits only the lines holding a "[" (a line between two of them ends a run, as one without
+    a list does): the blocks of reading every line, on random texts and every note."""
+    rnd = random.Random(18)
+    texts = ["".join(rnd.choice(LIST_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(20000)]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        ref = ref_list_rows(t)
+        assert forms.list_rows.__wrapped__(t) == ref, t
+        found += len(ref)
+    assert found > 500  # the random texts do hold such matrices
+
+
+def test_word_rows_lines_are_every_line_with_a_row():
+    """``word_rows`` reads only the lines where a ``[n, n`` list starts: every line on which its pattern finds a
+    row is one of them (random texts of its words, and every note)."""
+    rnd = random.Random(17)
+    texts = ["".join(rnd.choice(ROW_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(20000)]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        every = [x for x in ref_lines_holding(t, "") if forms._WORD_ROW.search(x[1])]
+        assert every == [x for x in forms._lines_matching(t, forms._ROW_LIST) if forms._WORD_ROW.search(x[1])], t
+        found += len(every)
+    assert found > 500  # the random texts do hold such rows
+
+
 def test_numbers_and_cells_are_the_plain_ones():
     for t in _texts(6000, 14) + [t for _, t, _ in NOTES]:
         human._PER_TEXT = (None, {})
         assert human._numbers(t) == ref_numbers_lists(t), t
+        # the merge's key of a number: one strip is notations._mag's lstrip of its sign and rstrip of its "%"
+        assert all(n.strip("-−–%") == n.lstrip("-−–").rstrip("%") for n in human._numbers(t)[1]), t
         assert human.numbers(t) == list(zip(*ref_numbers_lists(t))), t
         for base in (0, 17):
             assert human._cells(t, base) == ref_cells(t, base), t
+
+
+LATEX_PARTS = ["0", "1.5", "-2", "−3", "4%", "1e-3", "5.", " ", "&", "\\\\", "\\\\\\", "\n", "_", "^", ".", "{", "}",
+               "\\begin{bmatrix}", "\\end{bmatrix}", "\\begin{array}{cc}", "\\end{array}", "\\begin{pmatrix}",
+               "\\end{pmatrix}", "$$", "A_0 = ", "\\cdots", "x", "ω", "한"]
+
+
+def test_latex_rows_from_the_shared_scan_are_each_row_s_cells():
+    """A matrix body without a letter takes its rows' cells from the note's one scan of numbers: the blocks
+    are those of reading each row on its own, on random bodies and every note."""
+    rnd = random.Random(16)
+    texts = ["".join(rnd.choice(LATEX_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(20000)]
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        assert human.latex_blocks.__wrapped__(t) == ref_latex_blocks(t), t
+        starts, texts_ = human._scan(t)
+        assert list(zip(starts, texts_)) == [(m.start(), m.group()) for m in human.NUM_RE.finditer(t)], t
 
 
 def test_readers_are_computed_once_per_text_and_never_changed():

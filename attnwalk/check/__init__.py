@@ -13,8 +13,8 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import compress, islice, repeat
-from operator import attrgetter, le
+from itertools import chain, compress, islice, repeat
+from operator import attrgetter, itemgetter, le, not_
 from pathlib import Path
 
 from .checker import Checker, NumRec
@@ -204,8 +204,14 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
     recs = checker.run(segs)
     recs = _merge_human(body, trace, recs)
-    recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
+    recs = settle(body, recs) if _any_wrong(recs) else recs  # percentages restating a decimal, 1,000s, hypotheticals
     return Report(path, recs, checker.notes)
+
+
+def _any_wrong(recs: list[NumRec]) -> bool:
+    """Whether a record has a failing check (``settle`` judges only those again: without one it changes nothing),
+    by C-level maps over every check rather than ``NumRec.status`` per record."""
+    return not all(map(itemgetter(0), chain.from_iterable(map(attrgetter("checks"), recs))))
 
 
 _TRACES: dict = {}  # (options, weights) -> Trace, the last one only: a large trace is hundreds of MB
@@ -242,7 +248,7 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
         hits = {}
     # The k-th number of the note with a given (line, magnitude) is the k-th record of the Checker with
     # them; a number past them is a new record. The per-number work is done with C-level maps (a note
-    # has thousands of numbers), Python only where a number is new or has a hit.
+    # has thousands of numbers), Python only for the keys below.
     starts, texts = human._numbers(body)
     lines = list(map(bisect_right, repeat(human._line_starts(body)), starts))
     code = [m.span() for m in _PROGRAM.finditer(body)
@@ -251,37 +257,39 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
         bounds = [x for span in code for x in span]
         keep = [not (b & 1) or p in hits for b, p in zip(map(bisect_right, repeat(bounds), starts), starts)]
         starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
-    # notations._mag of a printed number (one sign at most, one "%" at most, never "…"), by C-level maps
-    keys = list(zip(lines, map(str.rstrip, map(str.lstrip, texts, repeat("-−–")), repeat("%"))))
+    # notations._mag of a printed number (one sign first at most, one "%" last at most, never "…"): one strip
+    keys = list(zip(lines, map(str.strip, texts, repeat("-−–%"))))
     rec_lines = list(map(attrgetter("line"), recs))
     rkeys = list(zip(rec_lines, map(str.removesuffix, map(str.rstrip, map(
         str.lstrip, map(attrgetter("text"), recs), repeat("-−–")), repeat("%…")), repeat("..."))))
-    have = Counter(rkeys).get
+    have = Counter(rkeys)
+    # Only the keys where a hit can count are walked in Python: those with more numbers than records (the
+    # numbers past them are new records) and those with a record nothing decided (NumRec.status "unknown":
+    # no check, no operand). Every other number is the k-th of its key, whose k-th record is decided: a hit
+    # on it changes nothing (a generated note's thousands of verified numbers).
+    hot = {key for key, n in Counter(keys).items() if n > have.get(key, 0)}
+    unchecked = compress(zip(rkeys, map(attrgetter("operand"), recs)), map(not_, map(attrgetter("checks"), recs)))
+    hot.update(key for key, operand in unchecked if not operand)
     seen: dict[tuple[int, str], int] = {}
-    occ, new = [], []  # each number's occurrence index; the numbers past the records of their key
-    for n, key in enumerate(keys):
+    new, matched = [], []  # the numbers past the records of their key; (key, occurrence, hit) of the others
+    for n in compress(range(len(keys)), map(hot.__contains__, keys)):
+        key = keys[n]
         k = seen.get(key, 0)
         seen[key] = k + 1
-        occ.append(k)
-        if k >= have(key, 0):
+        if k >= have.get(key, 0):
             new.append(n)
-    number_at = dict(zip(starts, range(len(starts))))
-    matched: dict[tuple[int, str], list] = {}  # key -> [(occurrence, hit)] of hits on numbers with a record
-    for pos, hit in hits.items():
-        n = number_at.get(pos)
-        if n is not None and occ[n] < have(keys[n], 0):
-            matched.setdefault(keys[n], []).append((occ[n], hit))
+        elif (hit := hits.get(starts[n])) is not None:
+            matched.append((key, k, hit))
     if matched:
+        need = {key for key, _, _ in matched}
         slots: dict[tuple[int, str], list[NumRec]] = {}
-        for key, r in zip(rkeys, recs):
-            if key in matched:
-                slots.setdefault(key, []).append(r)
-        for key, found in matched.items():
-            for k, hit in found:
-                rec = slots[key][k]
-                if rec.status == "unknown":
-                    rec.checks.append((hit.ok, hit.label, hit.expected))
-                    rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+        for key, r in compress(zip(rkeys, recs), map(need.__contains__, rkeys)):
+            slots.setdefault(key, []).append(r)
+        for key, k, hit in matched:
+            rec = slots[key][k]
+            if rec.status == "unknown":
+                rec.checks.append((hit.ok, hit.label, hit.expected))
+                rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
     added = []
     for n in new:
         rec = NumRec(lines[n], texts[n].replace("−", "-").replace("–", "-"))

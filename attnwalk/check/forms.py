@@ -40,7 +40,7 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from .human import _memo
+from .human import _START, _TEXT, _memo
 
 _LIST = re.compile(r"\[([^\[\]\n]*)\]")
 _FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
@@ -68,10 +68,17 @@ def list_rows(text: str) -> list:
     out = []
     for a, b in _outside_code(text):
         run: list[tuple[int, str, list]] = []  # (line start, line, [(list match start, cells)])
-        pos = a
-        for line in text[a:b].split("\n") + [None]:
+        last = None
+        # only the lines holding a "[" can hold a row: each other line ends a run (it has no list), as a line
+        # between two of them does
+        for pos, line, k in _span_lines_holding(text, a, b, "["):
+            if last is not None and k != last + 1 and len(run) >= 2:
+                out.extend(_columns(text, run, Block, _label_before, tensors_of))
+            if last is not None and k != last + 1:
+                run = []
+            last = k
             lists = []
-            if line is not None and "[" in line and "[[" not in line and "]]" not in line:
+            if "[[" not in line and "]]" not in line:
                 for m in _LIST.finditer(line):
                     if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
                         continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
@@ -85,9 +92,25 @@ def list_rows(text: str) -> list:
                 if len(run) >= 2:
                     out.extend(_columns(text, run, Block, _label_before, tensors_of))
                 run = [(pos, line, lists)] if lists else []  # the first row may carry the label (``Q = [..]``)
-            if line is not None:
-                pos += len(line) + 1
+        if len(run) >= 2:  # the span's end ends its last run
+            out.extend(_columns(text, run, Block, _label_before, tensors_of))
     return out
+
+
+def _span_lines_holding(text: str, a: int, b: int, mark: str):
+    """(offset, line, line index) of each line of ``text[a:b].split("\\n")`` that holds ``mark`` (a single
+    character), in order: ``b`` is a line's start (or the text's end), ``a`` may be inside a line."""
+    from .human import _line_starts, _offsets
+
+    starts, found = _line_starts(text), _offsets(text, mark)
+    last = -1
+    for at in found[bisect_left(found, a):bisect_left(found, b)]:
+        k = bisect_right(starts, at) - 1
+        if k != last:
+            last = k
+            lo = max(starts[k], a)
+            end = min(starts[k + 1] - 1 if k + 1 < len(starts) else len(text), b)
+            yield lo, text[lo:end], k
 
 
 def _columns(text, run, Block, label_before, tensors_of) -> list:
@@ -110,10 +133,6 @@ def _columns(text, run, Block, label_before, tensors_of) -> list:
     return out
 
 
-_MATRIX_BEGIN = re.compile(r"\\begin\{([bpvBV]?matrix)\}")
-_MATRIX_END = re.compile(r"\\end\{([bpvBV]?matrix)\}")
-
-
 class _Env:
     """What ``\\begin{(name)}(.*?)\\end{name}`` would match (start, end, group 2 and its start), found
     without that regex's search to the end of the note from each unclosed begin (quadratic)."""
@@ -134,21 +153,25 @@ class _Env:
 
 
 def _matrices(text: str) -> list:
-    ends: dict[str, list[int]] = {}
-    for e in _MATRIX_END.finditer(text):
-        ends.setdefault(e.group(1), []).append(e.start())
+    """Each ``\\begin{bmatrix}..\\end{bmatrix}`` (any matrix, not ``array``), as ``_Env``: from the note's one
+    scan of environments (``human._env_marks``), a begin closed by the first end of its name after it."""
+    from .human import _env_marks
+
+    begins, ends = _env_marks(text)
     out, floor = [], 0
-    for b in _MATRIX_BEGIN.finditer(text):
-        if b.start() < floor:
+    for start, b_end, name in begins:
+        if start < floor or name == "array":
             continue
-        name_ends = ends.get(b.group(1), [])
-        k = bisect_left(name_ends, b.end())
+        name_ends = ends.get(name, [])
+        k = bisect_left(name_ends, b_end)
         if k == len(name_ends):
             continue
         stop = name_ends[k]
-        floor = stop + len(b.group(1)) + 6  # past "\\end{name}"
-        out.append(_Env(b.start(), floor, text[b.end():stop], b.end()))
+        floor = stop + len(name) + 6  # past "\\end{name}"
+        out.append(_Env(start, floor, text[b_end:stop], b_end))
     return out
+
+
 _OP = re.compile(r"\s*(?:\\times|\\cdot|×|·|@|\*)?\s*")
 _FORMULA = re.compile(r"([^=\n`$]+?)\s*=\s*([^=\n`$]+)")
 
@@ -313,6 +336,8 @@ def transposed(text: str) -> list:
     for b in latex_blocks(text) + bracket_blocks(text):
         ls = text.rfind("\n", 0, b.start) + 1
         before = text[ls:b.start]
+        if "T" not in before and "ᵀ" not in before and "\\top" not in before and "\\intercal" not in before:
+            continue  # none of the marks _TRANSPOSED ends with (what is searched below is a part of this text)
         before = before.split("$$")[-1].split("\\end{")[-1]
         before = re.sub(r"\\begin\{[bpvBV]?matrix\}$", "", before.rstrip()).rstrip()
         m = _TRANSPOSED.search(before)
@@ -526,11 +551,14 @@ def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
     lists = [(st, cells) for st, cells in human.flat_lists(text) if not any(c.start in hits for c in cells)]
     if not lists:
         return
+    quoted = {tuple(map(_TEXT, cells)) for _, cells in lists}  # only a row printed as one of them can be quoted
+    sizes, firsts = set(map(len, quoted)), {q[0] for q in quoted if q}
     rows: dict[tuple, list] = {}
     for b in human.latex_blocks(text) + human.bracket_blocks(text) + human.grid_blocks(text) + blocks(text):
         for r in b.rows:
-            if len(r) >= 2 and all(c.start in hits for c in r):
-                rows.setdefault(tuple(c.text for c in r), [hits[c.start] for c in r])
+            if len(r) >= 2 and len(r) in sizes and r[0].text in firsts and (key := tuple(map(_TEXT, r))) in quoted \
+                    and all(map(hits.__contains__, map(_START, r))):
+                rows.setdefault(key, [hits[c.start] for c in r])
     if not rows:
         return
     for _start, cells in lists:
@@ -538,7 +566,7 @@ def quoted_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if got is None:
             continue
         for c, h in zip(cells, got):
-            hits[c.start] = human.Hit(text.count("\n", 0, c.start) + 1, h.text, h.ok, h.label, h.expected, h.fix)
+            hits[c.start] = human.Hit(human.line_of(text, c.start), h.text, h.ok, h.label, h.expected, h.fix)
 
 
 _KEYED = re.compile(r"^[ \t]*(?P<word>[^\W\d][\w.'’-]*)[ \t]*(?::[ \t]*|[ \t]+|\n[ \t]*)(?P<num>"
@@ -664,7 +692,7 @@ def _each(cells: list, want: np.ndarray, label: str, text: str, scale: float) ->
         ok = human._close(c.text, e, scale)
         dec = max(human._value(c.text)[1], 0)
         shown = human.fmt(e * 100, max(dec - 2, 0)) + "%" if c.text.endswith("%") else human.fmt(e, dec)
-        out.append(human.Hit(text.count("\n", 0, c.start) + 1, c.text.replace("−", "-").replace("–", "-"), ok,
+        out.append(human.Hit(human.line_of(text, c.start), c.text.replace("−", "-").replace("–", "-"), ok,
                              label, shown, None if ok else human._fix_text(c.text, e)))
     return out
 
@@ -701,7 +729,7 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
-    for pos, line in _lines_holding(text, "["):  # every row of _WORD_ROW is a [list]
+    for pos, line in _lines_matching(text, _ROW_LIST):  # every row of _WORD_ROW is a [list] of 2+ numbers
         groups: dict[str, list] = {}
         prev, first = 0, None
         for m in _WORD_ROW.finditer(line):
@@ -720,6 +748,24 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
             prev = m.end()
         for (label, named), rows in groups.items():
             _joint(text, trace, hits, rows, label, named, not in_any(pos, foreign))
+
+
+# how every [list] of _WORD_ROW starts: "[", a number, a separator, the sign or first digit of the next number
+_ROW_LIST = re.compile(r"\[[-−–]?\d+(?:\.\d+)?%?(?:\s*,?\s+|\s*,\s*)[-−–]?\d")
+
+
+def _lines_matching(text: str, rx: re.Pattern):
+    """(offset, line) of each line of ``text`` where a match of ``rx`` starts, in order (``text.split("\n")``'s
+    lines, less those where no match of ``rx`` in the whole text starts)."""
+    from .human import _line_starts
+
+    starts, last = _line_starts(text), -1
+    for m in rx.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        if k != last:
+            last = k
+            end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+            yield starts[k], text[starts[k]:end]
 
 
 def _lines_holding(text: str, mark: str):

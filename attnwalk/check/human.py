@@ -13,11 +13,11 @@ numbers stay "not understood".
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import compress, repeat
-from operator import not_
+from itertools import accumulate, chain, compress, repeat
+from operator import itemgetter, not_
 from typing import NamedTuple
 
 import numpy as np
@@ -104,6 +104,10 @@ class Cell(NamedTuple):
 
     text: str  # as printed (sign, digits, % included)
     start: int  # offset in the note
+
+
+_START = itemgetter(1)  # Cell.start, for C-level maps over a block's cells
+_TEXT = itemgetter(0)  # Cell.text
 
 
 @dataclass
@@ -207,6 +211,11 @@ def _value(text: str) -> tuple[float, int | None]:
 
 def _close(text: str, expected: float, scale: float) -> bool:
     v, dec = _value(text)
+    return _near(v, dec, expected, scale)
+
+
+def _near(v: float, dec: int, expected: float, scale: float) -> bool:
+    """``_close`` of a number already read by ``_value``."""
     if not np.isfinite(expected):
         return False
     tol = 0.5 * 10.0 ** (-dec) + F32_REL * max(abs(expected), scale) + 1e-15
@@ -293,57 +302,90 @@ _HEADER = re.compile(r"\{[^}]*\}")  # array's column spec
 _END = re.compile(r"\\end\{([bpvBV]?matrix|array)\}")
 
 
+def _env_marks(text: str) -> tuple[list[tuple[int, int, str]], dict[str, list[int]]]:
+    """(start, end, name) of each ``\\begin{bmatrix|..|array}`` and the offsets of each name's ``\\end{..}``:
+    one scan per text for both readers of environments (``_environments`` here, ``forms._matrices``)."""
+    table = _per_text(text)
+    found = table.get("environments")  # a key that no mark of _offsets uses
+    if found is None:
+        ends: dict[str, list[int]] = {}
+        for e in _END.finditer(text):
+            ends.setdefault(e.group(1), []).append(e.start())
+        found = table["environments"] = ([(b.start(), b.end(), b.group(1)) for b in _BEGIN.finditer(text)], ends)
+    return found
+
+
 def _environments(text: str):
-    """(begin match, body start, body end) of each ``\\begin{bmatrix}..\\end{bmatrix}``: a begin is closed by
+    """(begin offset, body start, body end) of each ``\\begin{bmatrix}..\\end{bmatrix}``: a begin is closed by
     the first end of the same name after it (as the regex ``begin{(name)}(.*?)end{name}`` reads), found by bisection,
     so that thousands of unclosed begins do not each search the rest of the note."""
-    ends: dict[str, list[int]] = {}
-    for e in _END.finditer(text):
-        ends.setdefault(e.group(1), []).append(e.start())
+    begins, ends = _env_marks(text)
     floor = 0
-    for b in _BEGIN.finditer(text):
-        if b.start() < floor:
+    for start, b_end, name in begins:
+        if start < floor:
             continue
-        name_ends = ends.get(b.group(1), [])
-        body = b.end()
+        name_ends = ends.get(name, [])
+        body = b_end
         head = _HEADER.match(text, body)
         k = len(name_ends)
         if head:  # the regex takes the column spec when an end follows it, else reads it as body
             k = bisect_right(name_ends, head.end() - 1)
             body = head.end() if k < len(name_ends) else body
         if k == len(name_ends):
-            body = b.end()
+            body = b_end
             k = bisect_right(name_ends, body - 1)
             if k == len(name_ends):
                 continue
         end = name_ends[k]
-        floor = end + len(b.group(1)) + 6  # past "\\end{name}"
-        yield b, body, end
+        floor = end + len(name) + 6  # past "\\end{name}"
+        yield start, body, end
 
 
 @_memo
 def latex_blocks(text: str) -> list[Block]:
     out = []
-    for m, base, stop in _environments(text):
-        body = text[base:stop]
-        rows, pos = [], 0
-        for part in _ROW_SEP.split(body):
-            if part != "\\\\" and part.strip():
-                cells = _cells(part.replace("&", " "), base + pos)
-                if cells is None:
-                    rows = None
-                    break
-                if cells:
-                    rows.append(cells)
-            pos += len(part)
+    for begin, base, stop in _environments(text):
+        if _LETTER.search(text, base, stop) is None:
+            rows = _plain_rows(text, base, stop)
+        else:  # words may stand among the numbers (a row of prose, \cdots): each row read on its own
+            rows, pos = [], 0
+            for part in _ROW_SEP.split(text[base:stop]):
+                if part != "\\\\" and part.strip():
+                    cells = _cells(part.replace("&", " "), base + pos)
+                    if cells is None:
+                        rows = None
+                        break
+                    if cells:
+                        rows.append(cells)
+                pos += len(part)
         if rows:
-            lo = max(line_start(text, m.start()) - 200, 0)
-            seg_start = max(text.rfind("$$", lo, m.start()), text.rfind("\\end{", lo, m.start()))
-            label = text[max(seg_start, lo):m.start()]
+            lo = max(line_start(text, begin) - 200, 0)
+            seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
+            label = text[max(seg_start, lo):begin]
             if not tensor_of(label):
-                label = _label_before(text, m.start())
-            out.append(Block(rows, m.start(), label))
+                label = _label_before(text, begin)
+            out.append(Block(rows, begin, label))
     return out
+
+
+def _plain_rows(text: str, base: int, stop: int) -> list[list[Cell]]:
+    """The rows of numbers of a matrix body ``text[base:stop]`` without a letter, split at ``\\\\``, each row's
+    cells taken from the note's one scan of numbers (``_scan``): what ``_cells`` reads from each row, since
+    no number holds a ``\\``, ``&`` or ``}`` (the characters around a row) nor is cut by one (none is a
+    word character, a "." or a digit, the only ones ``NUM_RE`` looks at beyond a number's ends)."""
+    starts, texts = _scan(text)
+    lo, hi = bisect_left(starts, base), bisect_left(starts, stop)
+    if lo == hi:
+        return []
+    rows, pos = [], base
+    for part in text[base:stop].split("\\\\"):  # re.split(r"\\\\")'s rows: leftmost, not overlapping
+        pos += len(part)
+        at = bisect_left(starts, pos, lo, hi)
+        if at > lo:
+            rows.append(list(map(tuple.__new__, repeat(Cell), zip(texts[lo:at], starts[lo:at]))))
+            lo = at
+        pos += 2
+    return rows
 
 
 @_memo
@@ -495,7 +537,13 @@ _VEC_TAIL = re.compile(r"(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<
 _NAME_STOP = frozenset("\n[](){}=:|→")
 
 
-def _vectors(text: str):
+@_memo
+def _vectors(text: str) -> list[tuple[str, str, int, int]]:
+    """``_vector_matches`` once per text (``row_vectors`` and ``notations.rows_after_scores`` read them)."""
+    return list(_vector_matches(text))
+
+
+def _vector_matches(text: str):
     """(name, body, body offset, offset) of each ``name = [numbers]``, as the regex above finds them:
     the name is the leftmost start (after the previous match) of at most 40 characters without a
     bracket, separator or newline, followed by spaces (newlines too) up to the separator."""
@@ -594,13 +642,14 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
         return None
     ordinary = flat[np.isfinite(flat) & (np.abs(flat) < 1e4)]  # mask fills (-1e9) do not widen the others
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
-    oks = [_close(c.text, float(e), scale) for c, e in zip(cells, flat)]
+    values = list(map(_value, map(_TEXT, cells)))  # each (value, decimals) read once, for both uses
+    oks = [_near(v, dec, float(e), scale) for (v, dec), e in zip(values, flat)]
     if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
     out = []
-    for c, e, ok in zip(cells, flat, oks):
+    for c, e, ok, (_, dec) in zip(cells, flat, oks, values):
         line = line_of(text, c.start)
-        dec = max(_value(c.text)[1], 0)
+        dec = max(dec, 0)
         if c.text.endswith("%") and np.isfinite(e):
             shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
         else:
@@ -621,8 +670,12 @@ def find(text: str, trace) -> dict[int, Hit]:
     one_based_heads = bool(re.search(r"[Hh]ead\s*1\b", text)) and not re.search(r"[Hh]ead\s*0\b", text)
     hits: dict[int, Hit] = {}
 
+    heads: dict[int, int] = {}  # offset -> head: asked once per candidate tensor of a block
+
     def head_of(pos):
-        h = _head_at(text, pos)
+        h = heads.get(pos)
+        if h is None:
+            h = heads[pos] = _head_at(text, pos)
         return h - 1 if one_based_heads and h > 0 else h
 
     from . import forms
@@ -631,11 +684,11 @@ def find(text: str, trace) -> dict[int, Hit]:
     foreign = forms.foreign_sections(text, trace)  # another example's section: never "sure" there
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):
-        cells = [c for r in b.rows for c in r]
-        if any(c.start in taken for c in cells):
+        cells = list(chain.from_iterable(b.rows))
+        if not taken.isdisjoint(map(_START, cells)):
             continue
         if b.label is None:  # a form says these numbers are no tensor of the trace (forms.py): leave them unread
-            taken.update(c.start for c in cells)
+            taken.update(map(_START, cells))
             continue
         names = tensors_of(b.label)
         shaped = []
@@ -658,7 +711,7 @@ def find(text: str, trace) -> dict[int, Hit]:
                 taken.add(c.start)
     for start, cells in flat_lists(text):
         # ``Attention weights: tensor([0.1, 0.2, ...])`` of a tensor with one row (one query): the whole tensor
-        if any(c.start in taken for c in cells):
+        if not taken.isdisjoint(map(_START, cells)):
             continue
         for cand in [c for n in tensors_of(_label_before(text, start)) for c in _candidates(n, trace)]:
             exp = _expected(trace, cand, head_of(start))
@@ -676,7 +729,7 @@ def find(text: str, trace) -> dict[int, Hit]:
         if pos not in hits:
             hits[pos] = Hit(line_of(text, pos), str(v), v == e, label, str(e), None if v == e else str(e))
     for vname, idx, cells, start in row_vectors(text, cfg):
-        if any(c.start in taken for c in cells):
+        if not taken.isdisjoint(map(_START, cells)):
             continue
         names = tensors_of(vname) or tensors_of(_label_before(text, start))
         low = vname.lower()
@@ -705,12 +758,25 @@ def numbers(text: str) -> list[tuple[int, str]]:
     return list(zip(*_numbers(text)))
 
 
+_NUM_SPLIT = re.compile("(" + _NUM_SCAN.pattern + ")")  # re.split's pieces: text between numbers, then a number
+
+
+def _scan(text: str) -> tuple[list[int], list[str]]:
+    """(offsets, texts) of every match of ``NUM_RE`` in ``text``, found once per text: ``_numbers`` and the
+    readers that take a block's cells from it. By ``re.split`` (the pieces' lengths add up to the offsets):
+    no match object per number, half the time of ``finditer`` on a long note."""
+    table = _per_text(text)
+    found = table.get("numbers")  # a key that no mark of _offsets uses
+    if found is None:
+        pieces = _NUM_SPLIT.split(text)
+        found = table["numbers"] = (list(accumulate(map(len, pieces)))[0:-1:2], pieces[1::2])
+    return found
+
+
 def _numbers(text: str) -> tuple[list[int], list[str]]:
     """``numbers`` as two lists (offsets, printed texts), built without Python work per number: the
     merge of ``check`` walks every number of a note."""
-    found = list(_NUM_SCAN.finditer(text))
-    starts = list(map(re.Match.start, found))
-    texts = list(map(re.Match.group, found))
+    starts, texts = _scan(text)
     # an exponent or subscript of a formula (d_k^{-0.5}, W_{1}) is part of a name: _SUB_BEFORE ends with
     # its "^" or "_" at most 3 characters before the number, so only the few offsets after one can be one
     near = {s for mark in ("^", "_") for at in _offsets(text, mark) for s in (at + 1, at + 2, at + 3)}
