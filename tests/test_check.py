@@ -17,6 +17,8 @@ import pytest
 
 from attnwalk.api import walk
 from attnwalk.check import CheckError, check_file, check_text
+from attnwalk.check.checker import cell_label
+from attnwalk.check.labels import Ref
 from attnwalk.cli import main
 from attnwalk.render import render
 
@@ -378,7 +380,9 @@ def test_a_caption_names_the_bare_list_that_follows():
         text = f"# x\n\nHàng 1 của $S_0$:\n\n```\n[{values}]\n```\n"
         r = check_text(text, dict(h=2, w=2, heads=1, seed=3))
         assert len(r.wrong) == n_wrong and len(r.verified) == len(row) - n_wrong
-        assert all(":6: S_0[1, :]:" in x for x in r.failure_lines())
+        # each failure names its own cell of the captioned row
+        assert [x.split(": published")[0].split(":6: ")[1] for x in r.failure_lines()] == \
+            [f"S_0[1, {j}]" for j in range(n_wrong)]
 
 
 def _random_configs(n: int, seed: int):
@@ -438,3 +442,25 @@ def test_many_digit_results_allow_for_float64_rounding_of_the_engine():
               attn_ratio=2)
     r = check_text(md)
     assert r.failure_lines() == [] and [u for u in r.unknown if "." in u.text] == []
+
+
+def test_a_wrong_cell_of_a_matrix_or_a_row_is_named_by_its_place():
+    """`S_0: published 7` left the reader to search a 3×3 matrix: a failure names the cell, `S_0[1, 1]`
+    (a whole matrix) or `A_0[2, 1]` (a row printed as `A_0[2, :] = [..]`), at the place the number was planted."""
+    from attnwalk.render import render_markdown
+
+    note = render_markdown(walk(variant="sdpa", tokens=3, mask="causal", lang="en"), "en")
+    matrix = re.search(r"S_0 =\n\\begin\{bmatrix\}\n(.*\n)(.*\n)", note)
+    row = matrix.group(2).split(" & ")
+    planted = str(int(row[1]) + 1)
+    bad = note[:matrix.start(2)] + " & ".join([row[0], planted, *row[2:]]) + note[matrix.end(2):]
+    line = note[:matrix.start(2)].count("\n") + 1
+    assert check_text(bad).failure_lines() == [f"<note>:{line}: S_0[1, 1]: published {planted}, expected {row[1]}"]
+    weights = re.search(r"A_0\[2, :\] = \[([^\]]*)\]", note)
+    cells = weights.group(1).split(", ")
+    bad = note[:weights.start(1)] + ", ".join([cells[0], "0.5000", *cells[2:]]) + note[weights.end(1):]
+    (failure,) = check_text(bad).failure_lines()
+    assert f": A_0[2, 1]: published 0.5000, expected {cells[1]}" in failure
+    assert cell_label(Ref("x", "X", ()), ()) == "X"  # a scalar: its own name
+    assert cell_label(Ref("q", "Q[:, 0]", (None, 0)), (3,)) == "Q[3, 0]"
+    assert cell_label(Ref("q", "Q[0]", (0,)), (3,)) == "Q[0]"  # no free axis for the place: the name as printed

@@ -600,8 +600,8 @@ class Checker:
         if pairs is None:
             return
         scale = self._scale(ref)
-        self._compare_many([(num, sign, e) for (num, sign), e in pairs if num is not None],  # ±∞: no digits
-                           ref.text, scale)
+        self._compare_many([(num, sign, e, at) for (num, sign), e, at in pairs if num is not None],  # ±∞: no digits
+                           ref, scale)
 
     def _scale(self, ref: Ref) -> float:
         """``view.scale`` of ``ref`` in the current head, once per whole tensor and head (its largest value:
@@ -625,9 +625,11 @@ class Checker:
         if e2 is None or len(rows) != e2.shape[0] or any(n != e2.shape[1] for n in rows):
             return  # ``_align``: the shapes disagree
         label, scale = ref.text, self._scale(ref)
+        width = e2.shape[1]
+        cell = (lambda k: (k,)) if exp.ndim == 1 else (lambda k: divmod(k, width))  # a cell's place in exp
         if len(texts) < BULK_MIN:
-            for text, at, neg, e in zip(texts, starts, negs, e2.reshape(-1).tolist()):
-                self._compare(Num(text, at), "-" if neg else "", float(e), label, scale)
+            for k, (text, at, neg, e) in enumerate(zip(texts, starts, negs, e2.reshape(-1).tolist())):
+                self._compare(Num(text, at), "-" if neg else "", float(e), label, scale, (ref, cell(k)))
             return
         expected = list(map(float, e2.reshape(-1).tolist()))
         decimals = [None if "." not in t else len(t) - t.index(".") - 1 for t in texts]
@@ -638,9 +640,9 @@ class Checker:
         # each cell's line (its offset among the text's newlines) and sign, by C-level maps
         lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
         signs = ["-" if neg else "" for neg in negs]
-        for text, at, sign, d, e, good, ln in zip(texts, starts, signs, decimals, expected, ok, lines):
+        for k, (text, at, sign, d, e, good, ln) in enumerate(zip(texts, starts, signs, decimals, expected, ok, lines)):
             if not good:
-                self._compare(Num(text, at), sign, e, label, scale)
+                self._compare(Num(text, at), sign, e, label, scale, (ref, cell(k)))
                 continue
             key = (seg_id, at)
             check = (True, label, Shown(e, d or 0, text, sign))
@@ -650,12 +652,14 @@ class Checker:
             else:
                 rec.checks.append(check)
 
-    def _compare_many(self, items: list, label: str, scale: float) -> None:
-        """``_compare`` of each (num, sign, expected) of a matrix or list: the float-first test on all of
-        them at once (``bounds.close_many``); a number it does not pass clearly gets ``_compare`` itself."""
+    def _compare_many(self, items: list, ref: Ref, scale: float) -> None:
+        """``_compare`` of each (num, sign, expected, place in the tensor) of a matrix or list of ``ref``: the
+        float-first test on all of them at once (``bounds.close_many``); a number it does not pass clearly
+        gets ``_compare`` itself."""
+        label = ref.text
         if self.exact or len(items) < BULK_MIN:
-            for num, sign, e in items:
-                self._compare(num, sign, float(e), label, scale)
+            for num, sign, e, at in items:
+                self._compare(num, sign, float(e), label, scale, (ref, at))
             return
         nums = [it[0] for it in items]
         expected = [float(it[2]) for it in items]
@@ -663,9 +667,9 @@ class Checker:
                                [n.truncated for n in nums], expected, scale, self.view.strict).tolist()
         recs, seg_id, line = self.recs, self.seg_id, self.line
         newlines = self._newlines(self.nt)
-        for (num, sign, _), e, good in zip(items, expected, ok):
+        for (num, sign, _, at), e, good in zip(items, expected, ok):
             if not good:
-                self._compare(num, sign, e, label, scale)
+                self._compare(num, sign, e, label, scale, (ref, at))
                 continue
             key = (seg_id, num.pos)
             rec = recs.get(key)
@@ -673,8 +677,9 @@ class Checker:
                 rec = recs[key] = NumRec(line + bisect_left(newlines, num.pos), sign + num.text)
             rec.checks.append((True, label, Shown(e, num.decimals or 0, num.text, sign)))
 
-    def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0) -> bool:
-        """The one verdict on a printed number against its expected value; every claim kind comes here."""
+    def _compare(self, num, sign, expected: float, label: str, scale: float = 0.0, cell=None) -> bool:
+        """The one verdict on a printed number against its expected value; every claim kind comes here.
+        ``cell``: (ref, place) of a number printed in a matrix or list of ``ref``, named in a failure."""
         rec = self._rec(self.line, self.nt, num, sign)
         d = num.decimals or 0
         ok = None if self.exact else bounds.close(num.text, bool(sign), num.decimals, num.truncated, expected,
@@ -686,6 +691,8 @@ class Checker:
             ok = _close(num.value * (-1 if sign else 1), num, expected, scale, self.view.strict)
         # a failure's expected value is shown (plain text, for JSON too); a pass's only if asked for
         shown = Shown(expected, d, num.text, sign)
+        if not ok and cell is not None:
+            label = cell_label(*cell)
         rec.checks.append((ok, label, shown if ok else str(shown)))
         if not ok and rec.fix is None and not num.truncated and np.isfinite(expected):
             rec.fix = (fmt(expected, d) if d else str(round(expected)), "label")
@@ -1041,7 +1048,7 @@ class Checker:
                 if pairs is None:
                     continue
                 handled.add(k)
-                for (num, sign), e in pairs:
+                for (num, sign), e, _ in pairs:
                     self._compare(num, sign, float(e), r.text)
         for k, nt in enumerate(normed):
             if k not in handled:
@@ -1245,12 +1252,29 @@ def _show(expected: float, decimals: int, published: Fraction) -> str:
     return fmt(expected, min(decimals + 3, 15))
 
 
+def cell_label(ref: Ref, place: tuple) -> str:
+    """The name of one printed cell of ``ref``: ``S_0`` at (1, 2) is ``S_0[1, 2]``, the row ``A_0[2, :]`` at
+    (3,) is ``A_0[2, 3]``; ``ref``'s own name where the printed shape does not say which axes are free."""
+    if not place:
+        return ref.text
+    if not ref.index:
+        return f"{ref.text}[{', '.join(map(str, place))}]"
+    free = [k for k, i in enumerate(ref.index) if i is None]
+    if len(free) != len(place) or "[" not in ref.text:
+        return ref.text
+    full = list(ref.index)
+    for k, p in zip(free, place):
+        full[k] = p
+    return f"{ref.text[:ref.text.index('[')]}[{', '.join(map(str, full))}]"
+
+
 def _align(leaves, exp: np.ndarray):
-    """Pair printed leaves with expected values (elisions skipped); None if shapes disagree."""
+    """Pair printed leaves with expected values and their places in ``exp`` (elisions skipped); None if
+    shapes disagree."""
     if isinstance(leaves, tuple):
         if exp.size != 1:
             return None
-        return [(leaves, exp.reshape(-1)[0])]
+        return [(leaves, exp.reshape(-1)[0], ())]
     if leaves and all(isinstance(x, list) or x is None for x in leaves) and any(isinstance(x, list) for x in leaves):
         e2 = exp if exp.ndim == 2 else (exp.reshape(1, -1) if exp.ndim == 1 else None)
         if e2 is None:
@@ -1263,7 +1287,7 @@ def _align(leaves, exp: np.ndarray):
             cols = _idx(r, e2.shape[1])
             if cols is None:
                 return None
-            out.extend((c, e2[i, j]) for c, j in cols if c is not None)
+            out.extend((c, e2[i, j], (j,) if exp.ndim == 1 else (i, j)) for c, j in cols if c is not None)
         return out
     flat = exp.reshape(-1)
     items = _idx(leaves, flat.size)
@@ -1271,7 +1295,7 @@ def _align(leaves, exp: np.ndarray):
         return None
     if any(isinstance(c, list) for c, _ in items):
         return None
-    return [(c, flat[j]) for c, j in items]
+    return [(c, flat[j], tuple(int(x) for x in np.unravel_index(j, exp.shape))) for c, j in items]
 
 
 def _idx(items: list, n: int, row_mode: bool = False):
