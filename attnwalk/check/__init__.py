@@ -13,8 +13,8 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import chain, compress, islice, repeat
-from operator import attrgetter, itemgetter, le, not_
+from itertools import compress, islice, repeat
+from operator import attrgetter, le, not_
 from pathlib import Path
 
 from .checker import Checker, NumRec
@@ -204,14 +204,8 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
     recs = checker.run(segs)
     recs = _merge_human(body, trace, recs)
-    recs = settle(body, recs) if _any_wrong(recs) else recs  # percentages restating a decimal, 1,000s, hypotheticals
+    recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
     return Report(path, recs, checker.notes)
-
-
-def _any_wrong(recs: list[NumRec]) -> bool:
-    """Whether a record has a failing check (``settle`` judges only those again: without one it changes nothing),
-    by C-level maps over every check rather than ``NumRec.status`` per record."""
-    return not all(map(itemgetter(0), chain.from_iterable(map(attrgetter("checks"), recs))))
 
 
 _TRACES: dict = {}  # (options, weights) -> Trace, the last one only: a large trace is hundreds of MB

@@ -17,6 +17,8 @@ Two kinds:
 from __future__ import annotations
 
 import re
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
@@ -510,12 +512,20 @@ def _mag(text: str) -> str:
     return text.lstrip("-−–").rstrip("%…").removesuffix("...")
 
 
+def _any_wrong(recs: list) -> bool:
+    """Whether a record has a failing check: most notes have none, so this is asked of every check at once,
+    by C-level maps, before ``settle`` looks at any record in Python."""
+    return not all(map(itemgetter(0), chain.from_iterable(map(attrgetter("checks"), recs))))
+
+
 def settle(body: str, recs: list) -> list:
     """The numbers above that a reader called wrong, judged again for what they are: a percentage
     restating the decimal before it (right when it rounds that decimal), a number with thousands
     separators (its whole value against the failing check's expected value), a hypothetical or an
     identity's number (no claim about the note: not understood). Run by ``check._check_text`` after
     ``_merge_human``."""
+    if not _any_wrong(recs):
+        return recs
     wrong = {}
     for r in recs:
         if r.status == "wrong":
