@@ -114,6 +114,8 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``- $e^5 = 148.41$`` / ``- $e^0 = 1.00$`` / ``- $e^{-2.5} = 0.082$`` then ``Sum = 149.492``: a sum
     alone on its line, below the exponentials of one score row (every exponent of that row, in order, as
     printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them."""
+    if _EXP_TERM.search(text) is None:  # no e^x = v line at all (a fast scan: the pattern starts with "e^")
+        return
     starts = human._line_starts(text)
     for m in _SUM_LINE.finditer(text):
         pos = m.start("num")
@@ -362,6 +364,8 @@ def _sure_judge(cells: list, names: list, shape: tuple, trace, text: str, pos: i
 def repl_echoes(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``>>> weighted_values`` then ``tensor([[2.0000, 7.0000, 1.5000], ...])``: a REPL's echo of one
     variable, named by that variable alone: the tensor its name gives."""
+    if ">>>" not in text:
+        return
     for m in _REPL.finditer(text):
         rows = [human._cells(r.group("body").replace(",", " "), m.start("mat") + r.start("body"))
                 for r in _ROW.finditer(m.group("mat"))]
@@ -384,6 +388,8 @@ def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: results pasted as comments after the print that made them, ``# print(weight1)   # [0.3655 ...]``
     or ``# print(weight2, weight3, weight4)`` and one ``# [..]`` line each: each list is the row its
     variable's number names (1-based, 0-based where a name ends in 0) of the tensor its name gives."""
+    if "print(" not in text:
+        return
     found = []  # (names, lists of cells, offset)
     for m in _PRINT_COMMENT.finditer(text):
         names = [a.strip() for a in m.group("args").split(",")]
@@ -411,7 +417,8 @@ def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
                 hits[c.start] = h
 
 
-_OUTPUT_N = re.compile(r"(?i)(?:输出|output|đầu ra|kết quả)[ \t]*(?P<n>\d+)(?![\d.])")
+_OUTPUT_WORDS = ("输出", "output", "đầu ra", "kết quả")
+_OUTPUT_N = re.compile(r"(?i)(?:" + "|".join(_OUTPUT_WORDS) + r")[ \t]*(?P<n>\d+)(?![\d.])")
 _RESULT_LIST = re.compile(r"^[ \t]*=[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
                           + r")+[ \t]*)\][ \t]*$")
 
@@ -420,7 +427,8 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: a vector the note calls "output N" (``得到的向量[2.0, 7.0, 1.5] (深绿)是输出 1``, ``[..] is output 2``),
     or the ``= [..]`` result of a step whose title calls it so (``7. ... 求和以得到输出1`` above a column sum):
     the output row N (1-based)."""
-    if _OUTPUT_N.search(text) is None:
+    low = text.lower()  # the words first, by plain scans (the pattern ignores case: slow over a whole note)
+    if not any(w in low for w in _OUTPUT_WORDS) or _OUTPUT_N.search(text) is None:
         return
     lines = text.split("\n")
     starts = human._line_starts(text)
