@@ -17,8 +17,7 @@ import pytest
 
 from attnwalk.api import walk
 from attnwalk.check import CheckError, check_file, check_text
-from attnwalk.check.checker import cell_label
-from attnwalk.check.labels import Ref
+from attnwalk.check.labels import Ref, cell_label
 from attnwalk.cli import main
 from attnwalk.render import render
 

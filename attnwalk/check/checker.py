@@ -36,7 +36,7 @@ from .expr import (
     tokenize,
 )
 from .human import line_start
-from .labels import Ref, TraceView, hand_label_at, index_base, label_at, label_firsts, whole_index
+from .labels import Ref, TraceView, cell_label, hand_label_at, index_base, label_at, label_firsts, whole_index
 from .source import Segment
 
 F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in PyTorch float32
@@ -1250,22 +1250,6 @@ def _show(expected: float, decimals: int, published: Fraction) -> str:
     if Fraction(s) != published:
         return s
     return fmt(expected, min(decimals + 3, 15))
-
-
-def cell_label(ref: Ref, place: tuple) -> str:
-    """The name of one printed cell of ``ref``: ``S_0`` at (1, 2) is ``S_0[1, 2]``, the row ``A_0[2, :]`` at
-    (3,) is ``A_0[2, 3]``; ``ref``'s own name where the printed shape does not say which axes are free."""
-    if not place:
-        return ref.text
-    if not ref.index:
-        return f"{ref.text}[{', '.join(map(str, place))}]"
-    free = [k for k, i in enumerate(ref.index) if i is None]
-    if len(free) != len(place) or "[" not in ref.text:
-        return ref.text
-    full = list(ref.index)
-    for k, p in zip(free, place):
-        full[k] = p
-    return f"{ref.text[:ref.text.index('[')]}[{', '.join(map(str, full))}]"
 
 
 def _align(leaves, exp: np.ndarray):

@@ -284,6 +284,22 @@ SEQ_WHOLE = {"x_seq": "x", "x_kv": "x_kv", "w_q": "w_q", "w_k": "w_k", "w_v": "w
              "scores_masked": "scores_masked", "o_merged": "o_merged", "out_seq": "out"}
 
 
+def cell_label(ref: Ref, place: tuple) -> str:
+    """The name of one printed cell of ``ref``: ``S_0`` at (1, 2) is ``S_0[1, 2]``, the row ``A_0[2, :]`` at
+    (3,) is ``A_0[2, 3]``; ``ref``'s own name where the printed shape does not say which axes are free."""
+    if not place:
+        return ref.text
+    if not ref.index:
+        return f"{ref.text}[{', '.join(map(str, place))}]"
+    free = [k for k, i in enumerate(ref.index) if i is None]
+    if len(free) != len(place) or "[" not in ref.text:
+        return ref.text
+    full = list(ref.index)
+    for k, p in zip(free, place):
+        full[k] = p
+    return f"{ref.text[:ref.text.index('[')]}[{', '.join(map(str, full))}]"
+
+
 def _apply(a: np.ndarray, index: tuple) -> np.ndarray | None:
     """Index ``a`` with ints/None (None = ':'); fewer indices than axes first drop leading 1-axes."""
     a = np.asarray(a)
