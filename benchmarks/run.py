@@ -13,6 +13,7 @@ Run by hand from the repository root (never in CI; timings are not tests):
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
             (`--format npz` and the same floats through json's C encoder printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
+            (info: the same with an empty template cache; the heavy modules render imports: none)
 4. check    numbers verified per second on a note with 16x16 matrices, float-first vs the exact
             path (same run, in process and from a cold start)                              target >= 100k/s
             --check-baseline DIR: also another attnwalk's check (DIR holds its `attnwalk` package,
@@ -312,7 +313,27 @@ def bench_render(repeat: int) -> float:
     ratio = t_render / t_base
     report("render 3x3 vs import numpy, jinja2", f"{t_render * 1e3:.0f} ms vs {t_base * 1e3:.0f} ms", ratio,
            "<= 1.3", ratio <= 1.3)
+    # the first run after install: an empty template cache (jinja compiles the templates once)
+    cold = []
+    for _ in range(max(3, repeat)):
+        with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as cache:
+            start = time.perf_counter()
+            run_cmd(render, env={**os.environ, "XDG_CACHE_HOME": cache})
+            cold.append(time.perf_counter() - start)
+    t_cold = statistics.median(cold)
+    report("render 3x3, template cache cold", f"{t_cold * 1e3:.0f} ms", t_cold / t_base, "info", None)
+    heavy = heavy_imports()
+    report("heavy modules imported by render", ", ".join(heavy) or "none", None, "none", not heavy)
     return t_render
+
+
+def heavy_imports() -> list[str]:
+    """Which of torch, sympy, pydantic a 3x3 render imports (each would cost start-up; none should)."""
+    code = ("import sys, io, contextlib; from attnwalk.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): main(['render'])\n"
+            "print(','.join(m for m in ('torch', 'sympy', 'pydantic') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    return [m for m in out.stdout.strip().split(",") if m]
 
 
 # 4. check --------------------------------------------------------------------------------------
