@@ -93,7 +93,9 @@ def torch_tensors(scenario: dict) -> dict:
 
 def printed(line: str, claim: dict) -> list[str]:
     """The numbers of ``line`` the claim is about: after / before a marker, the n-th or last ``[..]``
-    list, the last number."""
+    list, the last number; or the first group of each match of a ``pick`` pattern (a weight before ``*``)."""
+    if "pick" in claim:
+        return [g for m in re.findall(claim["pick"], line) for g in (m if isinstance(m, tuple) else (m,))]
     if "after" in claim:
         line = line.split(claim["after"], 1)[1]
     if "before" in claim:
@@ -151,7 +153,8 @@ def torch_wrong(folder: Path, name: str) -> tuple[Counter, Counter]:
             full = full.T if claim.get("transpose") else full
             sel = full[claim["rows"]] if "rows" in claim else full
             sel = sel[:, claim["cols"]] if "cols" in claim else sel
-            want = sel.reshape(-1).tolist()
+            # "skip": the first values were claimed on an earlier line (a row NumPy wrapped over lines)
+            want = sel.reshape(-1).tolist()[claim.get("skip", 0):]
             # the float32 a notebook computed in: a few ulps of the largest value claimed together
             slack = 2.0**-22 * float(sel.abs().max())
         whole = len(nums) == len(want) or claim.get("last_number") or claim.get("partial")
