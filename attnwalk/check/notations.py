@@ -17,6 +17,7 @@ Two kinds:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from itertools import chain
 from operator import attrgetter, itemgetter
 
@@ -271,42 +272,64 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-_COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_\{?(?P<word>[^\s}+·*,$]+)\}?")
+_COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_?\{?(?P<word>[^\s}+·*,$]+)\}?")
+_COEF_MARK = re.compile(r"(?:·|\*|×|\\cdot)[ \t]*V")  # a coefficient before a value: the prefilter
+_LINE_QUERY = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?P<q>[^\s:]{1,40}?)[ \t]*:")
+
+
+def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
+    """The key (0-based) a value's name gives: its key's word (``V_the``), or its number (``V1``, ``V_{2}``):
+    1-based, unless the line also names a ``V0``."""
+    if word in keys:
+        return keys.index(word)
+    if not word.isdigit():
+        return None
+    i = int(word) - (0 if re.search(r"V_?\{?0(?!\d)", line) else 1)
+    return i if 0 <= i < m else None
 
 
 def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
-    """Form: ``= 0.15·V_the + 0.59·V_cat + 0.27·V_sat``: the weights written as the coefficients of the
-    values they multiply, each value named by its key's word: the weights of the one query row (or of the
-    query named by ``output_<word>`` on the line or the one above)."""
+    """Form: ``= 0.15·V_the + 0.59·V_cat + 0.27·V_sat``, ``- Q1: 0.668*V1 + 0.332*V2``: the weights written as
+    the coefficients of the values they multiply, each value named by its key's word or number (heldout3's
+    ko_blog_2x2_rounded_weights): the weights of the one query row, or of the query named by
+    ``output_<word>`` on the line or the one above, or by its label opening the line (``- Q1:``). The row and
+    the keys known, a wholly wrong row of weights is wrong (outside another example's section)."""
+    from . import forms
+
     cfg = trace.config
     keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
     queries = list(cfg.get("labels") or [])
-    if not keys or "V_" not in text:
+    if _COEF_MARK.search(text) is None:
         return
     lines = text.split("\n")
     starts = human._line_starts(text)
     for k, line in enumerate(lines):
-        if "V_" not in line:
-            continue
-        terms = [t for t in _COEF.finditer(line) if t.group("word") in keys]
-        if len(terms) < 2:
+        if "V" not in line:
             continue
         head = human._head_at(text, starts[k])
         attn = human._expected(trace, "attn", head)
         if attn is None or attn.ndim != 2:
             continue
+        terms = [(t, i) for t in _COEF.finditer(line)
+                 if (i := _value_index(t.group("word"), keys, line, attn.shape[1])) is not None]
+        if len(terms) < 2:
+            continue
         row = 0 if attn.shape[0] == 1 else None
         near = " ".join(lines[max(k - 1, 0):k + 1])
         named = [w for w in queries if re.search(r"(?:output|out|z)_\{?" + re.escape(w) + r"\b", near)]
+        opening = _LINE_QUERY.match(line)
+        if row is None and not named and opening and opening.group("q") in queries:
+            named = [opening.group("q")]
         if row is None and len(named) == 1:
             row = queries.index(named[0])
         if row is None or row >= attn.shape[0]:
             continue
-        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t in terms]
+        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
         if any(c.start in hits for c in cells):
             continue
-        exp = np.array([attn[row][keys.index(t.group("word"))] for t in terms])
-        for c, h in zip(cells, human._judge(cells, exp, f"attn[{row}]", text) or []):
+        exp = np.array([attn[row][i] for _, i in terms])
+        gated = forms.in_any(starts[k], foreign)
+        for c, h in zip(cells, human._judge(cells, exp, f"attn[{row}]", text, gated=gated) or []):
             hits[c.start] = h
 
 
@@ -572,5 +595,171 @@ def settle(body: str, recs: list) -> list:
     return recs
 
 
+# ---------------------------------------------------------------- the third held-out round (tests/corpus/heldout3)
+
+_PIPE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")  # with a "|"
+# a table cell holding one vector: ``[1, 0]``, ``\([1, 0]\)``, ``$[1, 0]$``
+_VEC_CELL = re.compile(r"^[ \t]*(?:\\\(|\$)?[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                       + r")*[ \t]*)\][ \t]*(?:\\\)|\$)?[ \t]*$")
+_VEC_IN_PIPES = re.compile(r"\|[ \t]*(?:\\\(|\$)?[ \t]*\[[ \t]*[-−–]?\d")  # a vector opens a cell: the prefilter
+_ROW_NUMBER = re.compile(r"(?i)(?:[qkvx]|" + "|".join(__import__("attnwalk.notation", fromlist=["ROW_WORDS"]).ROW_WORDS)
+                         + r")[ _]?(?P<n>\d+)")
+
+
+def _pipe_cells(line: str, base: int) -> list[tuple[str, int]]:
+    """The cells of a pipe row (``a | b | c |``, the outer pipes optional): (text, offset of the text)."""
+    out, pos = [], 0
+    for part in line.split("|"):
+        out.append((part, base + pos))
+        pos += len(part) + 1
+    if out and not out[0][0].strip():
+        out = out[1:]
+    if out and not out[-1][0].strip():
+        out = out[:-1]
+    return out
+
+
+def _table_row(name: str, row_name: str | None, n: int, rows: int, cfg: dict, trace, head: int) -> int | None:
+    """The row of tensor ``name`` a table row names: its first cell is a token's word or label (``私``,
+    ``Q1``), holds one (``Key (K) - 카페라떼``) or numbers it (``token 2``, 1-based); with no name, the
+    table's ``n``-th row when the table has as many rows as the tensor; a one-row tensor's only row."""
+    labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
+    table = kv_labels if name in ("k", "v") and kv_labels else labels
+    mat = human._expected(trace, name if name != "out" else "out", head)
+    size = mat.shape[0] if mat is not None and mat.ndim == 2 else 0
+    if row_name is not None:
+        word = row_name.strip().strip("*`")
+        if word in table:
+            return table.index(word)
+        inside = [i for i, w in enumerate(table) if w and w in word]
+        if len(inside) == 1:
+            return inside[0]
+        m = _ROW_NUMBER.fullmatch(word)
+        if m and 1 <= int(m.group("n")) <= size:
+            return int(m.group("n")) - 1
+        return 0 if size == 1 and not human._flatten(word).isdigit() else None
+    return n if rows == size or size == 1 and n == 0 else None
+
+
+def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a Markdown table whose cells are vectors (or its pipe rows as a page's text gives them):
+    ``トークン | クエリ (\\( Q \\)) | キー (\\( K \\)) |`` over ``私 | \\([1, 0]\\) | \\([1, 0]\\) |``, ``Query |
+    Attention Output |`` over ``Q1 | [1.332, 0.332] |``: each vector is the row of the tensor its column's header
+    names, the row its first cell names (``_table_row``); under a header naming none, the tensor the row's first
+    cell names (``Key (K) - 카페라떼 | ... | [0, 1] |``). One tensor named and its row known: a wholly wrong vector
+    is wrong. Needed by heldout3's ja_projection_tables_latex and ko_* notes (the reader's tables hold numbers)."""
+    if "|" not in text or _VEC_IN_PIPES.search(text) is None:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for i in range(1, len(lines)):
+        if "|" not in lines[i] or "-" not in lines[i] or not _PIPE_SEP.match(lines[i]):
+            continue
+        header = [human.tensors_of(h) for h, _ in _pipe_cells(lines[i - 1], starts[i - 1])]
+        body = []
+        for j in range(i + 1, len(lines)):
+            if "|" not in lines[j] or "-" in lines[j] and _PIPE_SEP.match(lines[j]):
+                break
+            body.append(j)
+        for n, j in enumerate(body):
+            cells = _pipe_cells(lines[j], starts[j])
+            first = cells[0][0] if cells and _VEC_CELL.match(cells[0][0]) is None else None
+            for col, (cell, off) in enumerate(cells):
+                m = _VEC_CELL.match(cell)
+                if m is None:
+                    continue
+                names = header[col] if col < len(header) else []
+                if not names and first is not None:
+                    names = human.tensors_of(first)
+                nums = human._cells(m.group("body").replace(",", " "), off + m.start("body"))
+                if len(names) != 1 or not nums or any(c.start in hits for c in nums):
+                    continue
+                head = human._head_at(text, starts[j])
+                r = _table_row(names[0], first, n, len(body), trace.config, trace, head)
+                if r is None:
+                    continue
+                res = _sure_judge(nums, names, (1, len(nums)), trace, text, starts[j], foreign, label_row=r)
+                for c, h in zip(nums, res or []):
+                    hits[c.start] = h
+
+
+_LONE_BREAK = re.compile(r"(?<=[\d}]) \\$", re.M)  # ``1 & 0 \`` ending a line: a ``\\`` stored as one backslash
+
+
+def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None:
+    r"""Form: LaTeX matrices whose row breaks a page's stored text keeps as one backslash (``1 & 0 \`` for
+    ``1 & 0 \\``): the reader sees one long row; read as the matrix they are, from the same text with ``\\``
+    there (one character for a blank and a backslash: every offset holds), judged as the reader judges a
+    matrix (the tensor its label names, among that tensor's candidates of its shape the one it agrees with
+    most). Needed by heldout3's ja_projection_tables_latex (W^Q, W^K, W^V and ``E = QK^T``)."""
+    from . import forms
+
+    if "\\begin{" not in text or _LONE_BREAK.search(text) is None:
+        return
+    before = {b.start: len(b.rows) for b in human.latex_blocks(text)}
+    fixed = _LONE_BREAK.sub(lambda m: "\\\\", text)
+    for b in human.latex_blocks(fixed):
+        if before.get(b.start) == len(b.rows) or len({len(r) for r in b.rows}) != 1:
+            continue
+        cells = [c for r in b.rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        names = human.tensors_of(b.label)
+        head = human._head_at(text, b.start)
+        shaped = [(cand, exp) for name in names for cand in human._candidates(name, trace)
+                  if (exp := human._expected(trace, cand, head)) is not None and exp.ndim == 2
+                  and exp.shape == (len(b.rows), len(b.rows[0]))]
+        if not shaped:
+            continue
+        sure = len(names) == 1 and all(np.array_equal(e, shaped[0][1]) for _, e in shaped) \
+            and not forms.in_any(b.start, foreign)
+        best = None
+        for cand, exp in shaped:
+            res = human._judge(cells, exp, cand, text, sure)
+            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
+                best = res
+        for c, h in zip(cells, best or []):
+            hits[c.start] = h
+
+
+_SOFTMAX_CALL = re.compile(r"(?i)softmax[ \t]*\([ \t]*\[(?P<args>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                           + r")+[ \t]*)\][ \t]*\)")
+
+
+def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``softmax([0, 0.707]) ≈ [0.332, 0.668]``: the last list of numbers on the line, after ``=`` or ``≈``
+    and as long as the arguments, is the softmax of the printed arguments, an arithmetic claim (no trace needed);
+    a result is wrong only where no arguments within their own rounding give it. Right depth: the arithmetic
+    reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
+    if "oftmax" not in text and "OFTMAX" not in text:
+        return
+    starts = human._line_starts(text)
+    for m in _SOFTMAX_CALL.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+        args = human._cells(m.group("args").replace(",", " "), m.start("args"))
+        results = [r for r in _FLAT_LIST.finditer(text, m.end(), end)
+                   if re.search(r"(?:=|≈|\\approx)[ \t]*$", text[m.end():r.start()])]
+        if not args or not results:
+            continue
+        last = results[-1]
+        cells = human._cells(last.group("body").replace(",", " "), last.start("body"))
+        if not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        x = np.array([human._value(a.text)[0] for a in args])
+        e = np.exp(x - x.max())
+        want = e / e.sum()
+        # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
+        # an integer among decimals (``[0, 0.707]``) is exact
+        units = [0.5 * 10.0 ** -dec for a in args if (dec := human._value(a.text)[1] or 0) > 0]
+        slack = max(units, default=0.0) / 2
+        for c, h in zip(cells, human._judge(cells, want, f"softmax([{m.group('args').strip()}])", text, gated=False)):
+            value, dec = human._value(c.text)
+            if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
+                h.ok, h.fix = True, None
+            hits[c.start] = h
+
+
 FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
-         value_coefficients, repl_echoes, printed_comments, named_output_rows]  # run last of forms.AFTER_FORMS
+         value_coefficients, repl_echoes, printed_comments, named_output_rows,
+         vector_tables, lone_backslash_matrices, softmax_calls]  # run last of forms.AFTER_FORMS
