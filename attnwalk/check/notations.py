@@ -299,13 +299,13 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
     cfg = trace.config
     keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
     queries = list(cfg.get("labels") or [])
-    if _COEF_MARK.search(text) is None:
+    if not keys or _COEF_MARK.search(text) is None:
         return
     lines = text.split("\n")
     starts = human._line_starts(text)
-    for k, line in enumerate(lines):
-        if "V" not in line:
-            continue
+    marked = sorted({bisect_right(starts, m.start()) - 1 for m in _COEF_MARK.finditer(text)})
+    for k in marked:  # the lines with a coefficient before a value only (a note's other lines cost nothing)
+        line = lines[k]
         head = human._head_at(text, starts[k])
         attn = human._expected(trace, "attn", head)
         if attn is None or attn.ndim != 2:
@@ -694,8 +694,8 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
     most). Needed by heldout3's ja_projection_tables_latex (W^Q, W^K, W^V and ``E = QK^T``)."""
     from . import forms
 
-    if "\\begin{" not in text or _LONE_BREAK.search(text) is None:
-        return
+    if " \\\n" not in text or "\\begin{" not in text or _LONE_BREAK.search(text) is None:
+        return  # no blank and backslash ending a line (a plain scan): no such matrix
     before = {b.start: len(b.rows) for b in human.latex_blocks(text)}
     fixed = _LONE_BREAK.sub(lambda m: "\\\\", text)
     for b in human.latex_blocks(fixed):
@@ -726,12 +726,17 @@ _SOFTMAX_CALL = re.compile(r"(?i)softmax[ \t]*\([ \t]*\[(?P<args>[ \t]*" + _NUM 
                            + r")+[ \t]*)\][ \t]*\)")
 
 
+_CALL_OPEN = re.compile(r"\([ \t]*\[")
+
+
 def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``softmax([0, 0.707]) ≈ [0.332, 0.668]``: the last list of numbers on the line, after ``=`` or ``≈``
     and as long as the arguments, is the softmax of the printed arguments, an arithmetic claim (no trace needed);
     a result is wrong only where no arguments within their own rounding give it. Right depth: the arithmetic
     reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
-    if "oftmax" not in text and "OFTMAX" not in text:
+    # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
+    if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
+               for m in _CALL_OPEN.finditer(text)):
         return
     starts = human._line_starts(text)
     for m in _SOFTMAX_CALL.finditer(text):
@@ -773,6 +778,9 @@ def lone_row_results(text: str, trace, hits: dict, foreign: list) -> None:
     ko_blog_cafe_menu_three_keys."""
     from . import forms
 
+    attn = human._expected(trace, "attn", 0)
+    if attn is None or attn.ndim != 2 or attn.shape[0] != 1:
+        return  # a note of one query only (the trace's shape: notes of several rows pay nothing)
     for m in _LONE_RESULT.finditer(text):
         names = human.tensors_of(m.group("label"))
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
