@@ -135,14 +135,17 @@ def load(folder: Path, name: str) -> tuple[list[str], dict, dict]:
     return lines, data, scenario
 
 
-def torch_wrong(folder: Path, name: str) -> tuple[Counter, Counter]:
-    """(wrong numbers as (line, text), all claimed numbers as (line, text)) of a note, from torch."""
+def torch_wrong(folder: Path, name: str, only: set | None = None) -> tuple[Counter, Counter]:
+    """(wrong numbers as (line, text), all claimed numbers as (line, text)) of a note, from torch; with ``only``,
+    of the claims of those tensors alone (a line may print an input and a result: ``[0, 1] @ W = [2, 0]``)."""
     lines, data, scenario = load(folder, name)
     wrong, claimed = Counter(), Counter()
     if not data["claims"]:
         return wrong, claimed
     tensors = torch_tensors(scenario)
     for claim in data["claims"]:
+        if only is not None and claim.get("tensor") not in only:
+            continue
         nums = [(ln, t) for ln in range(claim["lines"][0], claim["lines"][1] + 1)
                 for t in printed(lines[ln - 1], claim)]
         if "expr" in claim:
