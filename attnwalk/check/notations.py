@@ -842,3 +842,133 @@ FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_ti
          value_coefficients, repl_echoes, printed_comments, named_output_rows,
          vector_tables, lone_backslash_matrices, softmax_calls, lone_row_results,
          head_token_rows]  # run last of forms.AFTER_FORMS
+
+
+# ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
+
+_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
+_SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
+                           r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
+
+
+def _printed_row(cells: list, mat: np.ndarray) -> int | None:
+    """The one row of ``mat`` that ``cells`` print: a decimal within half a unit of its last digit, an integer
+    exactly (``[0, 1]`` is not ``[0, 0.5]``); else None."""
+    if mat.ndim != 2 or mat.shape[1] != len(cells):
+        return None
+    vals = [human._value(c.text) for c in cells]
+    rows = [r for r in range(mat.shape[0]) if all(
+        abs(x - float(e)) <= (0.5 * 10.0 ** -dec if dec else 1e-9) for (x, dec), e in zip(vals, mat[r]))]
+    return rows[0] if len(rows) == 1 else None
+
+
+def _weighted_terms(line: str, base: int, v: np.ndarray) -> list | None:
+    """(coefficient cell, value row index) of each ``c*[value row]`` term of ``line``; None unless each list is
+    one row of ``v`` as printed."""
+    terms = []
+    for t in _TERM.finditer(line):
+        cells = human._cells(t.group("v").replace(",", " "), base + t.start("v"))
+        row = _printed_row(cells, v) if cells else None
+        if row is None:
+            return None
+        terms.append((human.Cell(t.group("c"), base + t.start("c")), row))
+    return terms or None
+
+
+def _weighted_sums(lines: list, starts: list, v: np.ndarray):
+    """Each weighted sum of value rows: (terms, line of the sum, [(line, result match) of each term's own
+    product]): a line of 2+ terms (``0.668*[1,0] + 0.332*[2,1] ≈ [..]``), or a run of lines of one term each
+    (``1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]``, one line a value), each product at its line's end."""
+    run: list = []
+    for k, line in enumerate(lines + [""]):
+        terms = _weighted_terms(line, starts[k], v) if k < len(lines) and any(m in line for m in _TERM_MARKS) else None
+        if terms is not None and len(terms) == 1 and _RESULT_AT_END.search(line):
+            run.append((k, terms[0]))
+            continue
+        if len(run) >= 2:
+            yield [t for _, t in run], None, [(j, _RESULT_AT_END.search(lines[j])) for j, _ in run]
+        run = []
+        if terms is not None and len(terms) >= 2:
+            yield terms, k, []
+
+
+def rounded_weight_sums(body: str, trace, recs: list) -> list:
+    """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
+    0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
+    [0,0.1345] = [0.402, 0.4635]``): the arithmetic reader verifies them as arithmetic, but each coefficient
+    restates a weight of one query, each product that weight times a value row, the sum that query's output
+    row: each is judged as that, a failing check added where it is off at its printed precision (weights rounded
+    to three places and summed to four are off in the last digit: 0.4635, the output 0.4636). The query: the
+    row of weights nearest the coefficients, each within 0.01 (rounded weights, not assumed ones). Run by
+    ``check._check_text`` after ``settle`` (the hook: ``recs = notations.rounded_weight_sums(body, trace, recs)``);
+    needed by heldout3's ko_blog_2x2_rounded_weights and ko_blog_cafe_menu_three_keys."""
+    if not any(m in body for m in _TERM_MARKS):
+        return recs
+    v, attn = human._expected(trace, "v", 0), human._expected(trace, "attn", 0)
+    out = human._expected(trace, "out", 0)
+    if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or out.shape[0] != attn.shape[0]:
+        return recs
+    lines = body.split("\n")
+    starts = human._line_starts(body)
+    judged = []  # (cell, expected value, label)
+    for terms, k, products in _weighted_sums(lines, starts, v):
+        coef = np.array([human._value(c.text)[0] for c, _ in terms])
+        keys = [i for _, i in terms]
+        # the weights rounded (within 0.01, or one unit of the coefficients' last digit), not assumed ones
+        reach = max([0.01] + [10.0 ** -dec for c, _ in terms if (dec := human._value(c.text)[1] or 0) > 0])
+        far = np.abs(attn[:, keys] - coef).max(axis=1)
+        r = int(np.argmin(far))
+        if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
+                                                                   for i in np.flatnonzero(far == far[r])):
+            continue
+        judged += [(c, attn[r][i], f"attn[{r}][{i}]") for c, i in terms]
+        for (j, m), (_, i) in zip(products, terms):
+            res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
+            if res and len(res) == v.shape[1]:
+                judged += [(c, attn[r][i] * e, f"attn[{r}][{i}] · v[{i}]") for c, e in zip(res, v[i])]
+        if k is None:
+            continue
+        label = f"out[{r}] (the weights rounded before the sum)"
+        for line_no, m in ((k, _RESULT_AT_END.search(lines[k])),
+                           (k + 1, _SUM_OF_LISTS.match(lines[k + 1]) if k + 1 < len(lines) else None)):
+            if m is None:
+                continue
+            res = human._cells(m.group("r").replace(",", " "), starts[line_no] + m.start("r"))
+            if res and len(res) == out.shape[1]:
+                judged += [(c, e, label) for c, e in zip(res, out[r])]
+            if line_no == k + 1:
+                base = starts[line_no] + m.start("terms")
+                lists = [human._cells(b.group("body").replace(",", " "), base + b.start("body"))
+                         for b in _ROW.finditer(m.group("terms"))]
+                if len(lists) == len(terms) and all(x and len(x) == v.shape[1] for x in lists):
+                    judged += [(c, attn[r][i] * e, f"attn[{r}][{i}] · v[{i}]")
+                               for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
+    if not judged:
+        return recs
+    wrong = []
+    for cell, exp, label in judged:
+        value, dec = human._value(cell.text)
+        if not human._near(value, dec, float(exp), 0.0):
+            wrong.append((cell, exp, label, max(dec or 0, 0)))
+    if not wrong:
+        return recs
+    num_starts, num_texts = human._numbers(body)
+    index = {s: i for i, s in enumerate(num_starts)}
+    by_key: dict = {}
+    for rec in recs:
+        by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
+    for cell, exp, label, dec in wrong:
+        i = index.get(cell.start)
+        if i is None:
+            continue
+        line, mag = human.line_of(body, cell.start), _mag(num_texts[i])
+        # the k-th number of its line with this magnitude is the k-th record with them (as _merge_human pairs them)
+        k = sum(1 for j in range(i) if num_starts[j] >= starts[line - 1] and _mag(num_texts[j]) == mag)
+        slot = by_key.get((line, mag), [])
+        if k < len(slot) and slot[k].status != "wrong":
+            shown = human.fmt(float(exp), dec)
+            slot[k].checks.append((False, label, shown))
+            slot[k].fix = (shown, "label")
+    return recs
