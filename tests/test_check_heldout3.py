@@ -280,3 +280,19 @@ def test_rounded_weight_sums_leave_assumed_weights_and_other_rows_alone():
 def test_the_benchmark_measures_the_rounded_sums_step(capsys):
     assert bench.main(["--dir", str(HELDOUT3), "--rounded-sums"]) == 0
     assert capsys.readouterr().out.strip().split("\n")[-1].startswith("| **all** | 56 | 48 | 86% | 0 |")
+
+
+def test_a_text_table_with_the_keys_as_header_is_the_weights_of_its_row_queries():
+    # query "cat" = e_cat over the keys the, cat, sat, on, the, mat ("the" = [0.2]*4): QKᵀ/√4 = [0.1, 0.5, 0, 0, 0.1, 0]
+    s = [0.1, 0.5, 0.0, 0.0, 0.1, 0.0]
+    w = [math.exp(x) / sum(math.exp(y) for y in s) for x in s]
+    assert [f"{x:.3f}" for x in w] == ["0.161", "0.240", "0.146", "0.146", "0.161", "0.146"]
+    got = _by_line(notations.key_column_tables, "en_numpy_cross_attention_word_table")
+    assert got[81] == [(f"{x:.3f}", True, f"{x:.3f}") for x in w] and sorted(got) == [81, 82, 83]
+    got = _by_line(notations.key_column_tables, "en_numpy_cross_attention_decode_steps")  # rows numbered 1..4
+    assert sorted(got) == [102, 103, 104, 105] and all(ok for row in got.values() for _, ok, _ in row)
+    # a wrong weight in such a table is found, with the row's own value
+    text = (HELDOUT3 / "en_numpy_cross_attention_word_table.md").read_text(encoding="utf-8")
+    bad = text.replace("cat               | 0.161 | 0.240", "cat               | 0.161 | 0.250")
+    report = check_text(bad, options=load_scenario(HELDOUT3 / "en_numpy_cross_attention_word_table.toml"))
+    assert [(r.line, r.text, r.failure()[1]) for r in report.wrong] == [(81, "0.250", "0.240")]

@@ -838,10 +838,56 @@ def head_token_rows(text: str, trace, hits: dict, foreign: list) -> None:
         for c, hit in zip(cells, res or []):
             hits[c.start] = hit
 
+
+_RULE = re.compile(r"^[ \t]*[-=]{3,}[-=+|: \t]*$")  # ``------+-------+---`` or a plain run of dashes under a header
+
+
+def key_column_tables(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a text table printed by code, ``(query→) \\ (doc↓) | the | cat | sat`` over a rule
+    (``-----+-----+``) and rows ``cat | 0.161 | 0.240 | 0.146``: a header whose cells after the first are the
+    key words in order (the scenario's ``kv_labels``), rows named by a query's word or numbered 1..N (``1  |
+    0.170 | ...``, N the tensor's rows), the tensor named by the line above the header (``Attention weights
+    (rows = summary queries, cols = document tokens):``): each row that query's row. Needed by heldout3's
+    en_numpy_cross_attention_* notes."""
+    cfg = trace.config
+    keys, queries = list(cfg.get("kv_labels") or []), list(cfg.get("labels") or [])
+    if len(keys) < 2 or "|" not in text or keys[1] not in text:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for i in range(1, len(lines) - 2):
+        head = _pipe_cells(lines[i], starts[i])
+        if len(head) != len(keys) + 1 or [h.strip() for h, _ in head[1:]] != keys or not _RULE.match(lines[i + 1]):
+            continue
+        names = human.tensors_of(lines[i - 1])[:1]  # its subject: ``Attention weights (rows = ... queries ...)``
+        if not names:
+            continue
+        several = len(human.tensors_of(lines[i - 1])) > 1  # other tensors named beside it: judged by majority
+        body = []
+        for j in range(i + 2, len(lines)):
+            cells = _pipe_cells(lines[j], starts[j])
+            if len(cells) != len(keys) + 1:
+                break
+            body.append((j, cells))
+        mat = human._expected(trace, names[0], human._head_at(text, starts[i]))
+        if mat is None or mat.ndim != 2 or mat.shape[1] != len(keys):
+            continue
+        for j, cells in body:
+            name = cells[0][0].strip()
+            r = queries.index(name) if name in queries else \
+                int(name) - 1 if name.isdigit() and len(body) == mat.shape[0] else None
+            nums = [c for text_, off in cells[1:] for c in (human._cells(text_, off) or [])]
+            if r is None or not 0 <= r < mat.shape[0] or len(nums) != len(keys) or any(c.start in hits for c in nums):
+                continue
+            res = human._judge(nums, mat[r], f"{names[0]}[{r}]", text) if several else \
+                _sure_judge(nums, names, (1, len(nums)), trace, text, starts[j], foreign, label_row=r)
+            for c, h in zip(nums, res or []):
+                hits[c.start] = h
+
 FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
          value_coefficients, repl_echoes, printed_comments, named_output_rows,
          vector_tables, lone_backslash_matrices, softmax_calls, lone_row_results,
-         head_token_rows]  # run last of forms.AFTER_FORMS
+         head_token_rows, key_column_tables]  # run last of forms.AFTER_FORMS
 
 
 # ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
