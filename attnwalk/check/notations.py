@@ -1,4 +1,4 @@
-"""Hand-written notations of the held-out notes (tests/corpus/heldout, tests/corpus/heldout2) that check's
+"""Hand-written notations of the held-out notes (tests/corpus/heldout, heldout2, heldout3) that check's
 readers missed or misread on their first run: one small recogniser each, plain text in, offsets or verdicts out.
 
 Two kinds:
@@ -12,6 +12,9 @@ Two kinds:
   each docstring); until it honours them, ``settle`` does. (A mis-decoded ``×`` between numbers and
   softmax of a list of expressions were of this kind: the reader itself leaves them unread, see
   ``expr._joined`` and ``checker._arguments``.)
+- records the arithmetic reader verified that claim more than arithmetic: ``rounded_weight_sums`` (a note's
+  own sums of its rounded weights are the output they stand for), for ``check._check_text`` to run after
+  ``settle`` (not wired yet: one line there).
 """
 
 from __future__ import annotations
