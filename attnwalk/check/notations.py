@@ -806,11 +806,11 @@ _HEAD_TOKEN = re.compile(r"^[ \t]*(?P<t>[QKV])_?\{?(?P<h>\d+)\}?[ \t]*\([ \t]*to
 
 
 def head_token_rows(text: str, trace, hits: dict, foreign: list) -> None:
-    """Form: ``Q4(token 2) = [0, 1, 0, 1] @ W_Q4 = [2, 0]``: head 4's query of token 2 (both 1-based), the
-    list after the last ``=``. K and V are numbered by their own heads: as the trace's heads when the note
-    numbers as many, else as grouped-query KV heads, each shared by a run of query heads (``repeat_kv``:
-    K2 of 2 KV heads over 4 heads is heads 3-4, read only where the trace's heads of that run are one).
-    Needed by heldout3's en_gqa_worked_example."""
+    """Form: ``Q4(token 2) = [0, 1, 0, 1] @ W_Q4 = [2, 0]``: head 4's query of token 2 (1-based; heads from 0
+    where the note names a head 0), the list after the last ``=``. Each of Q, K, V is numbered by its own heads:
+    the trace's heads when the note numbers as many, else grouped-query KV heads, each shared by a run of the
+    trace's heads (``repeat_kv``: K2 of 2 KV heads over 4 heads is heads 3-4), read only where the trace's heads
+    of that run are one. Needed by heldout3's en_gqa_worked_example."""
     from . import forms
 
     if "(token" not in text:
@@ -825,11 +825,11 @@ def head_token_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if step is None or step.axes[1:2] != ("head",) or heads is None:
             continue
         total = step.data.shape[1]
-        n = len(kinds[t])
-        if n == 0 or total % n or max(kinds[t]) > n or h < 1:
+        n, base = len(kinds[t]), 0 if 0 in kinds[t] else 1  # heads numbered 1.. (0.. where a head 0 is named)
+        if n == 0 or total % n or kinds[t] != set(range(base, base + n)):
             continue
         group = total // n  # 1 for a multi-head note; query heads per KV head for a grouped-query one
-        runs = [human._expected(trace, name, (h - 1) * group + g) for g in range(group)]
+        runs = [human._expected(trace, name, (h - base) * group + g) for g in range(group)]
         if any(x is None or not np.array_equal(x, runs[0]) for x in runs):
             continue
         exp = runs[0]
