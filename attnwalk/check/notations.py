@@ -1,4 +1,4 @@
-"""Hand-written notations of the held-out notes (tests/corpus/heldout, tests/corpus/heldout2) that check's
+"""Hand-written notations of the held-out notes (tests/corpus/heldout, heldout2, heldout3) that check's
 readers missed or misread on their first run: one small recogniser each, plain text in, offsets or verdicts out.
 
 Two kinds:
@@ -12,11 +12,15 @@ Two kinds:
   each docstring); until it honours them, ``settle`` does. (A mis-decoded ``×`` between numbers and
   softmax of a list of expressions were of this kind: the reader itself leaves them unread, see
   ``expr._joined`` and ``checker._arguments``.)
+- records the arithmetic reader verified that claim more than arithmetic: ``rounded_weight_sums`` (a note's
+  own sums of its rounded weights are the output they stand for), for ``check._check_text`` to run after
+  ``settle`` (not wired yet: one line there).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from itertools import chain
 from operator import attrgetter, itemgetter
 
@@ -271,42 +275,64 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-_COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_\{?(?P<word>[^\s}+·*,$]+)\}?")
+_COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_?\{?(?P<word>[^\s}+·*,$]+)\}?")
+_COEF_MARK = re.compile(r"(?:·|\*|×|\\cdot)[ \t]*V")  # a coefficient before a value: the prefilter
+_LINE_QUERY = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?P<q>[^\s:]{1,40}?)[ \t]*:")
+
+
+def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
+    """The key (0-based) a value's name gives: its key's word (``V_the``), or its number (``V1``, ``V_{2}``):
+    1-based, unless the line also names a ``V0``."""
+    if word in keys:
+        return keys.index(word)
+    if not word.isdigit():
+        return None
+    i = int(word) - (0 if re.search(r"V_?\{?0(?!\d)", line) else 1)
+    return i if 0 <= i < m else None
 
 
 def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
-    """Form: ``= 0.15·V_the + 0.59·V_cat + 0.27·V_sat``: the weights written as the coefficients of the
-    values they multiply, each value named by its key's word: the weights of the one query row (or of the
-    query named by ``output_<word>`` on the line or the one above)."""
+    """Form: ``= 0.15·V_the + 0.59·V_cat + 0.27·V_sat``, ``- Q1: 0.668*V1 + 0.332*V2``: the weights written as
+    the coefficients of the values they multiply, each value named by its key's word or number (heldout3's
+    ko_blog_2x2_rounded_weights): the weights of the one query row, or of the query named by
+    ``output_<word>`` on the line or the one above, or by its label opening the line (``- Q1:``). The row and
+    the keys known, a wholly wrong row of weights is wrong (outside another example's section)."""
+    from . import forms
+
     cfg = trace.config
     keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
     queries = list(cfg.get("labels") or [])
-    if not keys or "V_" not in text:
+    if not keys or _COEF_MARK.search(text) is None:
         return
     lines = text.split("\n")
     starts = human._line_starts(text)
-    for k, line in enumerate(lines):
-        if "V_" not in line:
-            continue
-        terms = [t for t in _COEF.finditer(line) if t.group("word") in keys]
-        if len(terms) < 2:
-            continue
+    marked = sorted({bisect_right(starts, m.start()) - 1 for m in _COEF_MARK.finditer(text)})
+    for k in marked:  # the lines with a coefficient before a value only (a note's other lines cost nothing)
+        line = lines[k]
         head = human._head_at(text, starts[k])
         attn = human._expected(trace, "attn", head)
         if attn is None or attn.ndim != 2:
             continue
+        terms = [(t, i) for t in _COEF.finditer(line)
+                 if (i := _value_index(t.group("word"), keys, line, attn.shape[1])) is not None]
+        if len(terms) < 2:
+            continue
         row = 0 if attn.shape[0] == 1 else None
         near = " ".join(lines[max(k - 1, 0):k + 1])
         named = [w for w in queries if re.search(r"(?:output|out|z)_\{?" + re.escape(w) + r"\b", near)]
+        opening = _LINE_QUERY.match(line)
+        if row is None and not named and opening and opening.group("q") in queries:
+            named = [opening.group("q")]
         if row is None and len(named) == 1:
             row = queries.index(named[0])
         if row is None or row >= attn.shape[0]:
             continue
-        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t in terms]
+        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
         if any(c.start in hits for c in cells):
             continue
-        exp = np.array([attn[row][keys.index(t.group("word"))] for t in terms])
-        for c, h in zip(cells, human._judge(cells, exp, f"attn[{row}]", text) or []):
+        exp = np.array([attn[row][i] for _, i in terms])
+        gated = forms.in_any(starts[k], foreign)
+        for c, h in zip(cells, human._judge(cells, exp, f"attn[{row}]", text, gated=gated) or []):
             hits[c.start] = h
 
 
@@ -572,5 +598,426 @@ def settle(body: str, recs: list) -> list:
     return recs
 
 
+# ---------------------------------------------------------------- the third held-out round (tests/corpus/heldout3)
+
+_PIPE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")  # with a "|"
+# a table cell holding one vector: ``[1, 0]``, ``\([1, 0]\)``, ``$[1, 0]$``
+_VEC_CELL = re.compile(r"^[ \t]*(?:\\\(|\$)?[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                       + r")*[ \t]*)\][ \t]*(?:\\\)|\$)?[ \t]*$")
+_VEC_IN_PIPES = re.compile(r"\|[ \t]*(?:\\\(|\$)?[ \t]*\[[ \t]*[-−–]?\d")  # a vector opens a cell: the prefilter
+_ROW_NUMBER = re.compile(r"(?i)(?:[qkvx]|" + "|".join(__import__("attnwalk.notation", fromlist=["ROW_WORDS"]).ROW_WORDS)
+                         + r")[ _]?(?P<n>\d+)")
+
+
+def _pipe_cells(line: str, base: int) -> list[tuple[str, int]]:
+    """The cells of a pipe row (``a | b | c |``, the outer pipes optional): (text, offset of the text)."""
+    out, pos = [], 0
+    for part in line.split("|"):
+        out.append((part, base + pos))
+        pos += len(part) + 1
+    if out and not out[0][0].strip():
+        out = out[1:]
+    if out and not out[-1][0].strip():
+        out = out[:-1]
+    return out
+
+
+def _table_row(name: str, row_name: str | None, n: int, rows: int, cfg: dict, trace, head: int) -> int | None:
+    """The row of tensor ``name`` a table row names: its first cell is a token's word or label (``私``,
+    ``Q1``), holds one (``Key (K) - 카페라떼``) or numbers it (``token 2``, 1-based); with no name, the
+    table's ``n``-th row when the table has as many rows as the tensor; a one-row tensor's only row."""
+    labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
+    table = kv_labels if name in ("k", "v") and kv_labels else labels
+    mat = human._expected(trace, name if name != "out" else "out", head)
+    size = mat.shape[0] if mat is not None and mat.ndim == 2 else 0
+    if row_name is not None:
+        word = row_name.strip().strip("*`")
+        if word in table:
+            return table.index(word)
+        inside = [i for i, w in enumerate(table) if w and w in word]
+        if len(inside) == 1:
+            return inside[0]
+        m = _ROW_NUMBER.fullmatch(word)
+        if m and 1 <= int(m.group("n")) <= size:
+            return int(m.group("n")) - 1
+        return 0 if size == 1 and not human._flatten(word).isdigit() else None
+    return n if rows == size or size == 1 and n == 0 else None
+
+
+def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a Markdown table whose cells are vectors (or its pipe rows as a page's text gives them):
+    ``トークン | クエリ (\\( Q \\)) | キー (\\( K \\)) |`` over ``私 | \\([1, 0]\\) | \\([1, 0]\\) |``, ``Query |
+    Attention Output |`` over ``Q1 | [1.332, 0.332] |``: each vector is the row of the tensor its column's header
+    names, the row its first cell names (``_table_row``); under a header naming none, the tensor the row's first
+    cell names (``Key (K) - 카페라떼 | ... | [0, 1] |``). One tensor named and its row known: a wholly wrong vector
+    is wrong. Needed by heldout3's ja_projection_tables_latex and ko_* notes (the reader's tables hold numbers)."""
+    if "|" not in text or _VEC_IN_PIPES.search(text) is None:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for i in range(1, len(lines)):
+        if "|" not in lines[i] or "-" not in lines[i] or not _PIPE_SEP.match(lines[i]):
+            continue
+        header = [human.tensors_of(h) for h, _ in _pipe_cells(lines[i - 1], starts[i - 1])]
+        body = []
+        for j in range(i + 1, len(lines)):
+            if "|" not in lines[j] or "-" in lines[j] and _PIPE_SEP.match(lines[j]):
+                break
+            body.append(j)
+        for n, j in enumerate(body):
+            cells = _pipe_cells(lines[j], starts[j])
+            first = cells[0][0] if cells and _VEC_CELL.match(cells[0][0]) is None else None
+            for col, (cell, off) in enumerate(cells):
+                m = _VEC_CELL.match(cell)
+                if m is None:
+                    continue
+                names = header[col] if col < len(header) else []
+                if not names and first is not None:
+                    names = human.tensors_of(first)
+                nums = human._cells(m.group("body").replace(",", " "), off + m.start("body"))
+                if len(names) != 1 or not nums or any(c.start in hits for c in nums):
+                    continue
+                head = human._head_at(text, starts[j])
+                r = _table_row(names[0], first, n, len(body), trace.config, trace, head)
+                if r is None:
+                    continue
+                res = _sure_judge(nums, names, (1, len(nums)), trace, text, starts[j], foreign, label_row=r)
+                for c, h in zip(nums, res or []):
+                    hits[c.start] = h
+
+
+_LONE_BREAK = re.compile(r"(?<=[\d}]) \\$", re.M)  # ``1 & 0 \`` ending a line: a ``\\`` stored as one backslash
+
+
+def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None:
+    r"""Form: LaTeX matrices whose row breaks a page's stored text keeps as one backslash (``1 & 0 \`` for
+    ``1 & 0 \\``): the reader sees one long row; read as the matrix they are, from the same text with ``\\``
+    there (one character for a blank and a backslash: every offset holds), judged as the reader judges a
+    matrix (the tensor its label names, among that tensor's candidates of its shape the one it agrees with
+    most). Needed by heldout3's ja_projection_tables_latex (W^Q, W^K, W^V and ``E = QK^T``)."""
+    from . import forms
+
+    if " \\\n" not in text or "\\begin{" not in text or _LONE_BREAK.search(text) is None:
+        return  # no blank and backslash ending a line (a plain scan): no such matrix
+    before = {b.start: len(b.rows) for b in human.latex_blocks(text)}
+    fixed = _LONE_BREAK.sub(lambda m: "\\\\", text)
+    for b in human.latex_blocks(fixed):
+        if before.get(b.start) == len(b.rows) or len({len(r) for r in b.rows}) != 1:
+            continue
+        cells = [c for r in b.rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        names = human.tensors_of(b.label)
+        head = human._head_at(text, b.start)
+        shaped = [(cand, exp) for name in names for cand in human._candidates(name, trace)
+                  if (exp := human._expected(trace, cand, head)) is not None and exp.ndim == 2
+                  and exp.shape == (len(b.rows), len(b.rows[0]))]
+        if not shaped:
+            continue
+        sure = len(names) == 1 and all(np.array_equal(e, shaped[0][1]) for _, e in shaped) \
+            and not forms.in_any(b.start, foreign)
+        best = None
+        for cand, exp in shaped:
+            res = human._judge(cells, exp, cand, text, sure)
+            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
+                best = res
+        for c, h in zip(cells, best or []):
+            hits[c.start] = h
+
+
+_SOFTMAX_CALL = re.compile(r"(?i)softmax[ \t]*\([ \t]*\[(?P<args>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                           + r")+[ \t]*)\][ \t]*\)")
+
+
+_CALL_OPEN = re.compile(r"\([ \t]*\[")
+
+
+def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``softmax([0, 0.707]) ≈ [0.332, 0.668]``: the last list of numbers on the line, after ``=`` or ``≈``
+    and as long as the arguments, is the softmax of the printed arguments, an arithmetic claim (no trace needed);
+    a result is wrong only where no arguments within their own rounding give it. Right depth: the arithmetic
+    reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
+    # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
+    if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
+               for m in _CALL_OPEN.finditer(text)):
+        return
+    starts = human._line_starts(text)
+    for m in _SOFTMAX_CALL.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+        args = human._cells(m.group("args").replace(",", " "), m.start("args"))
+        results = [r for r in _FLAT_LIST.finditer(text, m.end(), end)
+                   if re.search(r"(?:=|≈|\\approx)[ \t]*$", text[m.end():r.start()])]
+        if not args or not results:
+            continue
+        last = results[-1]
+        cells = human._cells(last.group("body").replace(",", " "), last.start("body"))
+        if not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        x = np.array([human._value(a.text)[0] for a in args])
+        e = np.exp(x - x.max())
+        want = e / e.sum()
+        # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
+        # an integer among decimals (``[0, 0.707]``) is exact
+        units = [0.5 * 10.0 ** -dec for a in args if (dec := human._value(a.text)[1] or 0) > 0]
+        slack = max(units, default=0.0) / 2
+        for c, h in zip(cells, human._judge(cells, want, f"softmax([{m.group('args').strip()}])", text, gated=False)):
+            value, dec = human._value(c.text)
+            if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
+                h.ok, h.fix = True, None
+            hits[c.start] = h
+
+
+
+_LONE_RESULT = re.compile(r"^(?P<label>[^\n\[\]=:]{1,60}?)[ \t]*(?:=|:)[ \t]*\[(?P<body>[ \t]*" + _NUM
+                          + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\][ \t.]*$", re.M)
+
+
+def lone_row_results(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``최종 출력 벡터 = [0.402, 0.4635]``: a line that is a label, ``=`` or ``:`` and one list, the label
+    naming one tensor of one row that long (one query's output or weights): that row, a wholly wrong one
+    wrong (outside another example's section). Right depth: ``human.find``'s one-row lists, which judge such
+    a list only when most of it agrees (two numbers, one wrong: unread); needed by heldout3's
+    ko_blog_cafe_menu_three_keys."""
+    from . import forms
+
+    attn = human._expected(trace, "attn", 0)
+    if attn is None or attn.ndim != 2 or attn.shape[0] != 1:
+        return  # a note of one query only (the trace's shape: notes of several rows pay nothing)
+    for m in _LONE_RESULT.finditer(text):
+        names = human.tensors_of(m.group("label"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if len(names) != 1 or not cells or any(c.start in hits for c in cells) or forms.in_any(m.start(), foreign):
+            continue
+        head = human._head_at(text, m.start())
+        shaped = [(cand, exp) for cand in human._candidates(names[0], trace)
+                  if (exp := human._expected(trace, cand, head)) is not None and exp.ndim == 2
+                  and exp.shape == (1, len(cells))]
+        if not shaped or any(not np.array_equal(e, shaped[0][1]) for _, e in shaped):
+            continue
+        cand, exp = shaped[0]
+        for c, h in zip(cells, human._judge(cells, exp, f"{cand}[0]", text, gated=False)):
+            hits[c.start] = h
+
+
+_HEAD_TOKEN = re.compile(r"^[ \t]*(?P<t>[QKV])_?\{?(?P<h>\d+)\}?[ \t]*\([ \t]*token[ \t]*(?P<r>\d+)[ \t]*\)"
+                         r"[ \t]*=[^\n]*=[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+                         + r")+[ \t]*)\][ \t]*$", re.M)
+
+
+def head_token_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``Q4(token 2) = [0, 1, 0, 1] @ W_Q4 = [2, 0]``: head 4's query of token 2 (1-based; heads from 0
+    where the note names a head 0), the list after the last ``=``. Each of Q, K, V is numbered by its own heads:
+    the trace's heads when the note numbers as many, else grouped-query KV heads, each shared by a run of the
+    trace's heads (``repeat_kv``: K2 of 2 KV heads over 4 heads is heads 3-4), read only where the trace's heads
+    of that run are one. Needed by heldout3's en_gqa_worked_example."""
+    from . import forms
+
+    if "(token" not in text:
+        return
+    found = list(_HEAD_TOKEN.finditer(text))
+    kinds = {t: {int(m.group("h")) for m in found if m.group("t") == t} for t in "QKV"}
+    for m in found:
+        t, h, r = m.group("t"), int(m.group("h")), int(m.group("r")) - 1
+        name = t.lower()
+        heads = human._expected(trace, name, 0)
+        step = trace.steps.get(name) if hasattr(trace.steps, "get") else None
+        if step is None or step.axes[1:2] != ("head",) or heads is None:
+            continue
+        total = step.data.shape[1]
+        n, base = len(kinds[t]), 0 if 0 in kinds[t] else 1  # heads numbered 1.. (0.. where a head 0 is named)
+        if n == 0 or total % n or kinds[t] != set(range(base, base + n)):
+            continue
+        group = total // n  # 1 for a multi-head note; query heads per KV head for a grouped-query one
+        runs = [human._expected(trace, name, (h - base) * group + g) for g in range(group)]
+        if any(x is None or not np.array_equal(x, runs[0]) for x in runs):
+            continue
+        exp = runs[0]
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if (not cells or exp.ndim != 2 or not 0 <= r < exp.shape[0] or exp.shape[1] != len(cells)
+                or any(c.start in hits for c in cells)):
+            continue
+        res = human._judge(cells, exp[r], f"{name}[head {h}][{r}]", text, gated=forms.in_any(m.start(), foreign))
+        for c, hit in zip(cells, res or []):
+            hits[c.start] = hit
+
+
+_RULE = re.compile(r"^[ \t]*[-=]{3,}[-=+|: \t]*$")  # ``------+-------+---`` or a plain run of dashes under a header
+
+
+def key_column_tables(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a text table printed by code, ``(query→) \\ (doc↓) | the | cat | sat`` over a rule
+    (``-----+-----+``) and rows ``cat | 0.161 | 0.240 | 0.146``: a header whose cells after the first are the
+    key words in order (the scenario's ``kv_labels``), rows named by a query's word or numbered 1..N (``1  |
+    0.170 | ...``, N the tensor's rows), the tensor named by the line above the header (``Attention weights
+    (rows = summary queries, cols = document tokens):``): each row that query's row. Needed by heldout3's
+    en_numpy_cross_attention_* notes."""
+    cfg = trace.config
+    keys, queries = list(cfg.get("kv_labels") or []), list(cfg.get("labels") or [])
+    if len(keys) < 2 or "|" not in text or keys[1] not in text:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for i in range(1, len(lines) - 2):
+        head = _pipe_cells(lines[i], starts[i])
+        if len(head) != len(keys) + 1 or [h.strip() for h, _ in head[1:]] != keys or not _RULE.match(lines[i + 1]):
+            continue
+        names = human.tensors_of(lines[i - 1])[:1]  # its subject: ``Attention weights (rows = ... queries ...)``
+        if not names:
+            continue
+        several = len(human.tensors_of(lines[i - 1])) > 1  # other tensors named beside it: judged by majority
+        body = []
+        for j in range(i + 2, len(lines)):
+            cells = _pipe_cells(lines[j], starts[j])
+            if len(cells) != len(keys) + 1:
+                break
+            body.append((j, cells))
+        mat = human._expected(trace, names[0], human._head_at(text, starts[i]))
+        if mat is None or mat.ndim != 2 or mat.shape[1] != len(keys):
+            continue
+        for j, cells in body:
+            name = cells[0][0].strip()
+            r = queries.index(name) if name in queries else \
+                int(name) - 1 if name.isdigit() and len(body) == mat.shape[0] else None
+            nums = [c for text_, off in cells[1:] for c in (human._cells(text_, off) or [])]
+            if r is None or not 0 <= r < mat.shape[0] or len(nums) != len(keys) or any(c.start in hits for c in nums):
+                continue
+            res = human._judge(nums, mat[r], f"{names[0]}[{r}]", text) if several else \
+                _sure_judge(nums, names, (1, len(nums)), trace, text, starts[j], foreign, label_row=r)
+            for c, h in zip(nums, res or []):
+                hits[c.start] = h
+
 FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
-         value_coefficients, repl_echoes, printed_comments, named_output_rows]  # run last of forms.AFTER_FORMS
+         value_coefficients, repl_echoes, printed_comments, named_output_rows,
+         vector_tables, lone_backslash_matrices, softmax_calls, lone_row_results,
+         head_token_rows, key_column_tables]  # run last of forms.AFTER_FORMS
+
+
+# ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
+
+_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
+_SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
+                           r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
+
+
+def _printed_row(cells: list, mat: np.ndarray) -> int | None:
+    """The one row of ``mat`` that ``cells`` print: a decimal within half a unit of its last digit, an integer
+    exactly (``[0, 1]`` is not ``[0, 0.5]``); else None."""
+    if mat.ndim != 2 or mat.shape[1] != len(cells):
+        return None
+    vals = [human._value(c.text) for c in cells]
+    rows = [r for r in range(mat.shape[0]) if all(
+        abs(x - float(e)) <= (0.5 * 10.0 ** -dec if dec else 1e-9) for (x, dec), e in zip(vals, mat[r]))]
+    return rows[0] if len(rows) == 1 else None
+
+
+def _weighted_terms(line: str, base: int, v: np.ndarray) -> list | None:
+    """(coefficient cell, value row index) of each ``c*[value row]`` term of ``line``; None unless each list is
+    one row of ``v`` as printed."""
+    terms = []
+    for t in _TERM.finditer(line):
+        cells = human._cells(t.group("v").replace(",", " "), base + t.start("v"))
+        row = _printed_row(cells, v) if cells else None
+        if row is None:
+            return None
+        terms.append((human.Cell(t.group("c"), base + t.start("c")), row))
+    return terms or None
+
+
+def _weighted_sums(lines: list, starts: list, v: np.ndarray):
+    """Each weighted sum of value rows: (terms, line of the sum, [(line, result match) of each term's own
+    product]): a line of 2+ terms (``0.668*[1,0] + 0.332*[2,1] ≈ [..]``), or a run of lines of one term each
+    (``1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]``, one line a value), each product at its line's end."""
+    run: list = []
+    for k, line in enumerate(lines + [""]):
+        terms = _weighted_terms(line, starts[k], v) if k < len(lines) and any(m in line for m in _TERM_MARKS) else None
+        if terms is not None and len(terms) == 1 and _RESULT_AT_END.search(line):
+            run.append((k, terms[0]))
+            continue
+        if len(run) >= 2:
+            yield [t for _, t in run], None, [(j, _RESULT_AT_END.search(lines[j])) for j, _ in run]
+        run = []
+        if terms is not None and len(terms) >= 2:
+            yield terms, k, []
+
+
+def rounded_weight_sums(body: str, trace, recs: list) -> list:
+    """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
+    0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
+    [0,0.1345] = [0.402, 0.4635]``): the arithmetic reader verifies them as arithmetic, but each coefficient
+    restates a weight of one query, each product that weight times a value row, the sum that query's output
+    row: each is judged as that, a failing check added where it is off at its printed precision (weights rounded
+    to three places and summed to four are off in the last digit: 0.4635, the output 0.4636). The query: the
+    row of weights nearest the coefficients, each within 0.01 (rounded weights, not assumed ones). Run by
+    ``check._check_text`` after ``settle`` (the hook: ``recs = notations.rounded_weight_sums(body, trace, recs)``);
+    needed by heldout3's ko_blog_2x2_rounded_weights and ko_blog_cafe_menu_three_keys."""
+    if not any(m in body for m in _TERM_MARKS):
+        return recs
+    v, attn = human._expected(trace, "v", 0), human._expected(trace, "attn", 0)
+    out = human._expected(trace, "out", 0)
+    if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or out.shape[0] != attn.shape[0]:
+        return recs
+    lines = body.split("\n")
+    starts = human._line_starts(body)
+    judged = []  # (cell, expected value, label)
+    for terms, k, products in _weighted_sums(lines, starts, v):
+        coef = np.array([human._value(c.text)[0] for c, _ in terms])
+        keys = [i for _, i in terms]
+        # the weights rounded (within 0.01, or one unit of the coefficients' last digit), not assumed ones
+        reach = max([0.01] + [10.0 ** -dec for c, _ in terms if (dec := human._value(c.text)[1] or 0) > 0])
+        far = np.abs(attn[:, keys] - coef).max(axis=1)
+        r = int(np.argmin(far))
+        if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
+                                                                   for i in np.flatnonzero(far == far[r])):
+            continue
+        judged += [(c, attn[r][i], f"attn[{r}][{i}]") for c, i in terms]
+        for (j, m), (_, i) in zip(products, terms):
+            res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
+            if res and len(res) == v.shape[1]:
+                judged += [(c, attn[r][i] * e, f"attn[{r}][{i}] · v[{i}]") for c, e in zip(res, v[i])]
+        if k is None:
+            continue
+        label = f"out[{r}] (the weights rounded before the sum)"
+        for line_no, m in ((k, _RESULT_AT_END.search(lines[k])),
+                           (k + 1, _SUM_OF_LISTS.match(lines[k + 1]) if k + 1 < len(lines) else None)):
+            if m is None:
+                continue
+            res = human._cells(m.group("r").replace(",", " "), starts[line_no] + m.start("r"))
+            if res and len(res) == out.shape[1]:
+                judged += [(c, e, label) for c, e in zip(res, out[r])]
+            if line_no == k + 1:
+                base = starts[line_no] + m.start("terms")
+                lists = [human._cells(b.group("body").replace(",", " "), base + b.start("body"))
+                         for b in _ROW.finditer(m.group("terms"))]
+                if len(lists) == len(terms) and all(x and len(x) == v.shape[1] for x in lists):
+                    judged += [(c, attn[r][i] * e, f"attn[{r}][{i}] · v[{i}]")
+                               for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
+    if not judged:
+        return recs
+    wrong = []
+    for cell, exp, label in judged:
+        value, dec = human._value(cell.text)
+        if not human._near(value, dec, float(exp), 0.0):
+            wrong.append((cell, exp, label, max(dec or 0, 0)))
+    if not wrong:
+        return recs
+    num_starts, num_texts = human._numbers(body)
+    index = {s: i for i, s in enumerate(num_starts)}
+    by_key: dict = {}
+    for rec in recs:
+        by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
+    for cell, exp, label, dec in wrong:
+        i = index.get(cell.start)
+        if i is None:
+            continue
+        line, mag = human.line_of(body, cell.start), _mag(num_texts[i])
+        # the k-th number of its line with this magnitude is the k-th record with them (as _merge_human pairs them)
+        k = sum(1 for j in range(i) if num_starts[j] >= starts[line - 1] and _mag(num_texts[j]) == mag)
+        slot = by_key.get((line, mag), [])
+        if k < len(slot) and slot[k].status != "wrong":
+            shown = human.fmt(float(exp), dec)
+            slot[k].checks.append((False, label, shown))
+            slot[k].fix = (shown, "label")
+    return recs

@@ -93,7 +93,9 @@ def torch_tensors(scenario: dict) -> dict:
 
 def printed(line: str, claim: dict) -> list[str]:
     """The numbers of ``line`` the claim is about: after / before a marker, the n-th or last ``[..]``
-    list, the last number."""
+    list, the last number; or the first group of each match of a ``pick`` pattern (a weight before ``*``)."""
+    if "pick" in claim:
+        return [g for m in re.findall(claim["pick"], line) for g in (m if isinstance(m, tuple) else (m,))]
     if "after" in claim:
         line = line.split(claim["after"], 1)[1]
     if "before" in claim:
@@ -133,14 +135,17 @@ def load(folder: Path, name: str) -> tuple[list[str], dict, dict]:
     return lines, data, scenario
 
 
-def torch_wrong(folder: Path, name: str) -> tuple[Counter, Counter]:
-    """(wrong numbers as (line, text), all claimed numbers as (line, text)) of a note, from torch."""
+def torch_wrong(folder: Path, name: str, only: set | None = None) -> tuple[Counter, Counter]:
+    """(wrong numbers as (line, text), all claimed numbers as (line, text)) of a note, from torch; with ``only``,
+    of the claims of those tensors alone (a line may print an input and a result: ``[0, 1] @ W = [2, 0]``)."""
     lines, data, scenario = load(folder, name)
     wrong, claimed = Counter(), Counter()
     if not data["claims"]:
         return wrong, claimed
     tensors = torch_tensors(scenario)
     for claim in data["claims"]:
+        if only is not None and claim.get("tensor") not in only:
+            continue
         nums = [(ln, t) for ln in range(claim["lines"][0], claim["lines"][1] + 1)
                 for t in printed(lines[ln - 1], claim)]
         if "expr" in claim:
@@ -151,7 +156,8 @@ def torch_wrong(folder: Path, name: str) -> tuple[Counter, Counter]:
             full = full.T if claim.get("transpose") else full
             sel = full[claim["rows"]] if "rows" in claim else full
             sel = sel[:, claim["cols"]] if "cols" in claim else sel
-            want = sel.reshape(-1).tolist()
+            # "skip": the first values were claimed on an earlier line (a row NumPy wrapped over lines)
+            want = sel.reshape(-1).tolist()[claim.get("skip", 0):]
             # the float32 a notebook computed in: a few ulps of the largest value claimed together
             slack = 2.0**-22 * float(sel.abs().max())
         whole = len(nums) == len(want) or claim.get("last_number") or claim.get("partial")
@@ -171,12 +177,18 @@ def flagged(report) -> Counter:
     return Counter((r.line, r.text.rstrip("%")) for r in report.wrong)
 
 
-def measure(folder: Path, name: str) -> dict:
-    """check's verdicts on one note against the torch truth: counts for the held-out table."""
+def measure(folder: Path, name: str, post=None) -> dict:
+    """check's verdicts on one note against the torch truth: counts for the held-out table. ``post(body, trace,
+    recs)``: a step run on check's records after its own (a hook check does not call yet), to measure it."""
     from attnwalk.check import check_file
     from attnwalk.scenario import load_scenario
 
     report = check_file(folder / f"{name}.md", load_scenario(folder / f"{name}.toml"))
+    if post is not None:
+        from attnwalk.api import walk
+
+        body = (folder / f"{name}.md").read_text(encoding="utf-8")
+        post(body, walk(**load_scenario(folder / f"{name}.toml")), report.recs)
     truth, claimed = torch_wrong(folder, name)
     found = flagged(report)
     truth = Counter({(ln, t.rstrip("%")): n for (ln, t), n in truth.items()})
