@@ -97,6 +97,7 @@ _CLAIM_KINDS = frozenset(("num", "open", "ident", "op", "sqrt", "other"))  # tok
 _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE starts with A-Z
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
+_REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
 
 
 _N = r"(-?\d+(?:\.\d+)?)"
@@ -245,6 +246,15 @@ class Checker:
             self._pe_wording(nt, line)
         self.nt, self.line = nt, line
         self._phrases(nt)
+        c = self.ctx
+        if self.view.strict and (c.caption is None or c.caption_seg == self.seg_id) and _REL_CHAR.search(nt) is None:
+            # no relation (=, ≈, :): no claim, item or binding starts here and no caption waits for a value, so
+            # the token walk below would only look labels up (which a strict note's later claims look up
+            # again) and record the decimals: done without tokens (a table's cells, most prose)
+            if kind == "para":
+                c.caption = None  # ``_set_caption``: the text does not end in ':'
+            self._decimals(nt, line, 0, len(nt))
+            return
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
         self.last_rel = next((t.pos for t in reversed(toks) if t.kind == "rel"), -1)  # where it starts
@@ -275,17 +285,22 @@ class Checker:
         # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others),
         # looked for outside the plain bodies whose every cell has a record already (``_check_plain``):
         # a body lies between ⟦ and ⟧, which no number touches
-        seg_id, recs = self.seg_id, self.recs
+        seg_id = self.seg_id
         done = [(a, b) for s, a, b in self.plain_done if s == seg_id]
         self.plain_done.clear()
         lo = 0
         for a, b in sorted(done) + [(len(nt), len(nt))]:
-            for m in _DECIMAL_RE.finditer(nt, lo, a):
-                at = m.start(1)
-                if (seg_id, at) not in recs:
-                    sign = "-" if at > 0 and nt[at - 1] == "-" else ""
-                    self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
+            self._decimals(nt, line, lo, a)
             lo = max(lo, b)
+
+    def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
+        """Record the decimals of ``nt[lo:hi]`` that have no record yet: not understood."""
+        seg_id, recs = self.seg_id, self.recs
+        for m in _DECIMAL_RE.finditer(nt, lo, hi):
+            at = m.start(1)
+            if (seg_id, at) not in recs:
+                sign = "-" if at > 0 and nt[at - 1] == "-" else ""
+                self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
 
     def _phrases(self, nt: str) -> None:
         from .expr import Num
