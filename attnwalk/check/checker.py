@@ -14,7 +14,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import repeat
-from operator import add
+from operator import add, attrgetter, itemgetter
 
 import numpy as np
 
@@ -147,8 +147,7 @@ _DECIMAL_RE = re.compile(NUMBER_RE.pattern.replace(r"(\d+(?:\.\d+)?)", r"(\d+\.\
 assert _DECIMAL_RE.pattern != NUMBER_RE.pattern
 
 
-def _by_line(item) -> tuple:
-    return item[1].line, item[0]
+_LINE = attrgetter("line")
 
 
 assert len(PHRASE_WORDS) == len(PHRASES), "each summary phrase needs its words (PHRASE_WORDS)"
@@ -204,7 +203,10 @@ class Checker:
                 self._text(nt, seg.line, seg.kind)
             elif seg.kind == "row":
                 self._row(seg)
-        return [rec for _, rec in sorted(self.recs.items(), key=_by_line)]
+        # by line, then by where each was read (segment, offset): (line, key, record) tuples sorted in C (keys are
+        # unique, so records are never compared)
+        recs = self.recs
+        return list(map(itemgetter(2), sorted(zip(map(_LINE, recs.values()), recs.keys(), recs.values()))))
 
     def _context(self, nt: str) -> None:
         m = _ROLE_RE.match(nt)
