@@ -13,8 +13,9 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from itertools import repeat
-from operator import add, attrgetter, itemgetter
+from operator import add, attrgetter, itemgetter, mul, sub
 
 import numpy as np
 
@@ -649,14 +650,19 @@ class Checker:
                 self._compare(Num(text, at), "-" if neg else "", float(e), label, scale, (ref, cell(k)))
             return
         expected = list(map(float, e2.reshape(-1).tolist()))
-        decimals = [None if "." not in t else len(t) - t.index(".") - 1 for t in texts]
+        decimals = _decimals_of(texts)
         ok = bounds.close_many(texts, negs, decimals, [False] * len(texts), expected, scale,
                                self.view.strict).tolist()
         recs, seg_id, line = self.recs, self.seg_id, self.line
         self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
         # each cell's line (its offset among the text's newlines) and sign, by C-level maps
         lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
-        signs = ["-" if neg else "" for neg in negs]
+        signs = list(map(mul, repeat("-"), negs))
+        keys = list(zip(repeat(seg_id), starts))
+        if all(ok) and not any(map(recs.__contains__, keys)):
+            # every cell a clear pass and new (a generated note's matrices): the records of the loop below, in C
+            _new_passes(recs, keys, lines, signs, texts, decimals, expected, label)
+            return
         for k, (text, at, sign, d, e, good, ln) in enumerate(zip(texts, starts, signs, decimals, expected, ok, lines)):
             if not good:
                 self._compare(Num(text, at), sign, e, label, scale, (ref, cell(k)))
@@ -680,10 +686,17 @@ class Checker:
             return
         nums = [it[0] for it in items]
         expected = [float(it[2]) for it in items]
-        ok = bounds.close_many([n.text for n in nums], [it[1] == "-" for it in items], [n.decimals for n in nums],
+        texts, decimals, signs = [n.text for n in nums], [n.decimals for n in nums], [it[1] for it in items]
+        ok = bounds.close_many(texts, [it[1] == "-" for it in items], decimals,
                                [n.truncated for n in nums], expected, scale, self.view.strict).tolist()
         recs, seg_id, line = self.recs, self.seg_id, self.line
         newlines = self._newlines(self.nt)
+        starts = [n.pos for n in nums]
+        keys = list(zip(repeat(seg_id), starts))
+        if all(ok) and not any(map(recs.__contains__, keys)):  # as in ``_check_plain``
+            lines = map(add, repeat(line), map(bisect_left, repeat(newlines), starts))
+            _new_passes(recs, keys, lines, signs, texts, decimals, expected, label)
+            return
         for (num, sign, _, at), e, good in zip(items, expected, ok):
             if not good:
                 self._compare(num, sign, e, label, scale, (ref, at))
@@ -1149,39 +1162,73 @@ class _LazyEnv:
         return v
 
 
-class Shown:
+class Shown(tuple):
     """The expected value as a failure line shows it (``_show``), formatted only when read: a passing
     number's is rarely read. ``claim`` = (expression, env, k): an arithmetic claim's k-th value, which
-    is then evaluated exactly, as the exact path does (``expected``: its float estimate)."""
+    is then evaluated exactly, as the exact path does (``expected``: its float estimate).
 
-    __slots__ = ("expected", "decimals", "text", "sign", "claim", "_s")
+    A tuple (expected, decimals, text, sign, claim), so that a matrix's thousands of passing cells get
+    theirs made in C (``_SHOWN`` over zipped columns); the formatted text is kept in the instance's dict."""
 
-    def __init__(self, expected, decimals: int, text: str, sign: str, claim=None):
-        self.expected, self.decimals, self.text, self.sign, self.claim, self._s = \
-            expected, decimals, text, sign, claim, None
+    def __new__(cls, expected, decimals: int, text: str, sign: str, claim=None):
+        return tuple.__new__(cls, (expected, decimals, text, sign, claim))
+
+    expected = property(itemgetter(0))
+    decimals = property(itemgetter(1))
+    text = property(itemgetter(2))
+    sign = property(itemgetter(3))
+    claim = property(itemgetter(4))
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
 
     def __str__(self) -> str:
-        if self._s is None:
-            exp = self.expected
-            if self.claim is not None:  # the exact value, as the exact path shows it
-                e, env, k = self.claim
+        s = self.__dict__.get("_s")
+        if s is None:
+            exp, decimals, text, sign, claim = self
+            if claim is not None:  # the exact value, as the exact path shows it
+                e, env, k = claim
                 try:
                     exp = float(_flat(evaluate(e, env, False))[k])
                 except (NotEvaluable, ArithmeticError, TypeError, ValueError):
                     pass  # the enclosure's midpoint, correct to its error bound
-            self._s = _show(exp, self.decimals, Fraction(self.text) * (-1 if self.sign else 1))
-        return self._s
+            s = self.__dict__["_s"] = _show(exp, decimals, Fraction(text) * (-1 if sign else 1))
+        return s
 
     __repr__ = __str__
 
     def __eq__(self, other) -> bool:
         return str(self) == str(other)
 
+    def __ne__(self, other) -> bool:
+        return str(self) != str(other)
+
     def __hash__(self) -> int:
         return hash(str(self))
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
+
+
+_SHOWN = partial(tuple.__new__, Shown)  # Shown of one (expected, decimals, text, sign, claim) tuple, in C
+
+
+def _decimals_of(texts: list[str]) -> list:
+    """``Num.decimals`` of plain printed numbers (digits, at most one point): None for an integer."""
+    points = list(map(str.find, texts, repeat(".")))
+    if -1 in points:
+        return [None if k < 0 else len(t) - k - 1 for t, k in zip(texts, points)]
+    return list(map(sub, map(len, texts), map(add, points, repeat(1))))
+
+
+def _new_passes(recs: dict, keys: list, lines, signs: list, texts: list, decimals: list, expected: list,
+                label: str) -> None:
+    """The records of numbers that pass clearly and have none yet, made in C: what ``_rec`` and a passing
+    ``_compare`` give each, (True, label, Shown) its one check (a clear pass is never truncated)."""
+    dz = decimals if None not in decimals else [d or 0 for d in decimals]
+    shown = map(_SHOWN, zip(expected, dz, texts, signs, repeat(None)))
+    checks = map(list, zip(zip(repeat(True), repeat(label), shown)))
+    recs.update(zip(keys, map(NumRec, lines, map(add, signs, texts), checks)))
 
 
 _CALLS: tuple = (None, [], [])  # (text, offsets of its ( ) and newlines, "inside a call" after each)
