@@ -653,6 +653,7 @@ class Checker:
         decimals = _decimals_of(texts)
         ok = bounds.close_many(texts, negs, decimals, [False] * len(texts), expected, scale,
                                self.view.strict).tolist()
+        _near_passes(ok, texts, negs, decimals, repeat(False), expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
         self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
         # each cell's line (its offset among the text's newlines) and sign, by C-level maps
@@ -687,8 +688,9 @@ class Checker:
         nums = [it[0] for it in items]
         expected = [float(it[2]) for it in items]
         texts, decimals, signs = [n.text for n in nums], [n.decimals for n in nums], [it[1] for it in items]
-        ok = bounds.close_many(texts, [it[1] == "-" for it in items], decimals,
-                               [n.truncated for n in nums], expected, scale, self.view.strict).tolist()
+        negs, truncs = [it[1] == "-" for it in items], [n.truncated for n in nums]
+        ok = bounds.close_many(texts, negs, decimals, truncs, expected, scale, self.view.strict).tolist()
+        _near_passes(ok, texts, negs, decimals, truncs, expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
         newlines = self._newlines(self.nt)
         starts = [n.pos for n in nums]
@@ -1219,6 +1221,22 @@ def _decimals_of(texts: list[str]) -> list:
     if -1 in points:
         return [None if k < 0 else len(t) - k - 1 for t, k in zip(texts, points)]
     return list(map(sub, map(len, texts), map(add, points, repeat(1))))
+
+
+def _near_passes(ok: list, texts: list, negs: list, decimals: list, truncs, expected: list, scale: float,
+                 strict: bool) -> None:
+    """Set ``ok[k]`` where ``_compare`` would pass a number that ``close_many`` did not pass clearly: by
+    ``bounds.close``, then in a strict note by ``close_strict`` (an input's 16 decimals, a value a hair from
+    its rounding boundary), as ``_compare`` decides them; the others stay for ``_compare`` itself."""
+    if all(ok):
+        return
+    for k, (good, text, neg, d, tr, e) in enumerate(zip(ok, texts, negs, decimals, truncs, expected)):
+        if good:
+            continue
+        v = bounds.close(text, neg, d, tr, e, scale, strict)
+        if v is None and strict and not tr and d is not None and math.isfinite(e):
+            v = bounds.close_strict(text, neg, d, e)
+        ok[k] = v is True
 
 
 def _new_passes(recs: dict, keys: list, lines, signs: list, texts: list, decimals: list, expected: list,
