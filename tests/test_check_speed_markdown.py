@@ -28,6 +28,9 @@ def notes() -> list[Path]:
 def test_the_gate_is_installed():
     rules = [r.name for r in source._parser().block.ruler.__rules__ if "paragraph" in r.alt]
     assert rules == ["paragraph_end"]
+    table = next(r.fn for r in source._parser().block.ruler.__rules__ if r.name == "table")
+    assert table.__globals__["escapedSplit"]("a | b \\| c") == ["a ", " b | c"]  # the library's own, for "\\"
+    assert table.__globals__["escapedSplit"]("a | b | c") == ["a ", " b ", " c"]
 
 
 @pytest.mark.parametrize("path", notes(), ids=lambda p: p.name)
@@ -44,7 +47,7 @@ PIECES = ["- a", "-a", "-0.25 & 1.5 \\\\", "- 0.25", "--", "---", "- - -", "***"
           "``` python", "> quote", ">", "# head", "#nohead", "###### six", "<div>", "<!-- c -->", "</p>", "<x",
           "| a | b |", "|---|---|", "a | b", "--- | ---", ":-: | --", "===", "text", "$$", "\\begin{bmatrix}",
           "    code", "  - nested", "   > q", "\t- tab", "", "", "x = 1", "_ _ _", "__", "1.5)", "١. arabic",
-          "-١", "²"]
+          "-١", "²", "a \\| b | c", "| x \\\\| y |", "| \\| |", "|-|-|", "| 1 | 2 | 3 |", "\\|"]
 
 
 @pytest.mark.parametrize("seed", range(40))

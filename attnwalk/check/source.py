@@ -8,6 +8,7 @@ fenced code, table rows, and list-item boundaries (for the checker's context).
 from __future__ import annotations
 
 import re
+import types
 from dataclasses import dataclass, field
 
 FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -98,6 +99,21 @@ def _ends_paragraph(rules):
     return ends
 
 
+def _fast_split(table):
+    """markdown-it's table rule with its cell splitter (``escapedSplit``, a Python loop over each character
+    of each row) replaced, for this parser only, by ``str.split`` where a row holds no backslash: the
+    same cells (only a backslash escapes a pipe)."""
+    split = table.__globals__.get("escapedSplit")
+    if split is None:
+        return table
+
+    def escaped_split(row: str) -> list[str]:
+        return row.split("|") if "\\" not in row else split(row)
+
+    return types.FunctionType(table.__code__, {**table.__globals__, "escapedSplit": escaped_split},
+                              table.__name__, table.__defaults__, table.__closure__)
+
+
 def _parser():
     """CommonMark + tables, block rules only: the checker reads each block's raw text (``content``),
     never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
@@ -111,9 +127,10 @@ def _parser():
         ruler = md.block.ruler
         rules = [r for r in ruler.__rules__ if r.enabled and "paragraph" in r.alt]
         if tuple(r.name for r in rules) == _TERMINATORS:  # else (another markdown-it): its rules as they are
-            for r in rules:
-                ruler.at(r.name, r.fn, {"alt": [a for a in r.alt if a != "paragraph"]})
-            ruler.before("table", "paragraph_end", _ends_paragraph([r.fn for r in rules]), {"alt": ["paragraph"]})
+            fns = [_fast_split(r.fn) if r.name == "table" else r.fn for r in rules]
+            for r, fn in zip(rules, fns):
+                ruler.at(r.name, fn, {"alt": [a for a in r.alt if a != "paragraph"]})
+            ruler.before("table", "paragraph_end", _ends_paragraph(fns), {"alt": ["paragraph"]})
         _MD = md
     return _MD
 
