@@ -14,8 +14,8 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
-from itertools import repeat
-from operator import add, attrgetter, itemgetter, mul, sub
+from itertools import compress, repeat
+from operator import add, attrgetter, itemgetter, mul, not_, sub
 
 import numpy as np
 
@@ -149,6 +149,7 @@ assert _DECIMAL_RE.pattern != NUMBER_RE.pattern
 
 
 _LINE = attrgetter("line")
+_START = re.Match.start
 
 
 assert len(PHRASE_WORDS) == len(PHRASES), "each summary phrase needs its words (PHRASE_WORDS)"
@@ -299,11 +300,13 @@ class Checker:
     def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
         """Record the decimals of ``nt[lo:hi]`` that have no record yet: not understood."""
         seg_id, recs = self.seg_id, self.recs
-        for m in _DECIMAL_RE.finditer(nt, lo, hi):
+        found = list(_DECIMAL_RE.finditer(nt, lo, hi))
+        # the ones without a record, found in C: most of a worked text's decimals have one
+        keys = zip(repeat(seg_id), map(_START, found, repeat(1)))
+        for m in compress(found, map(not_, map(recs.__contains__, keys))):
             at = m.start(1)
-            if (seg_id, at) not in recs:
-                sign = "-" if at > 0 and nt[at - 1] == "-" else ""
-                self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
+            sign = "-" if at > 0 and nt[at - 1] == "-" else ""
+            self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
 
     def _phrases(self, nt: str) -> None:
         from .expr import Num
