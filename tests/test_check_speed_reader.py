@@ -3,6 +3,7 @@
 * ``Parser._plain_item``: a list item that is one printed number is made without ``expr``'s five calls;
   the trees, the next token and the atoms left must be those of the general parser (budgets included).
 * ``Checker._text`` reads a strict note's text without a relation (=, ≈, :) without tokens.
+* ``_number_cell``: a table cell that is one printed number becomes its node without tokens.
 * ``_near_passes`` / ``_new_passes``: matrices and lists whose cells pass (clearly, or a hair from the
   boundary, or at 16 decimals) are recorded in bulk.
 
@@ -29,8 +30,10 @@ from attnwalk.render import render
 def general():
     """Every shortcut off: lists parsed item by item, relation-free texts tokenized, cells that
     ``close_many`` does not pass clearly compared one by one, passes recorded one by one."""
-    saved = (expr.Parser._plain_item, checker._REL_CHAR, checker._near_passes, checker._new_passes)
+    saved = (expr.Parser._plain_item, checker._REL_CHAR, checker._near_passes, checker._new_passes,
+             checker._number_cell)
     expr.Parser._plain_item = lambda self, close: None
+    checker._number_cell = lambda cell: None
     checker._REL_CHAR = re.compile(r"(?s).|\Z")  # every text "has a relation": the token path
 
     def passes_one_by_one(recs, keys, lines, signs, texts, decimals, expected, label):
@@ -42,7 +45,8 @@ def general():
     try:
         yield
     finally:
-        expr.Parser._plain_item, checker._REL_CHAR, checker._near_passes, checker._new_passes = saved
+        (expr.Parser._plain_item, checker._REL_CHAR, checker._near_passes, checker._new_passes,
+         checker._number_cell) = saved
 
 
 def records(text: str, options: dict | None = None) -> list:
@@ -129,6 +133,8 @@ def test_boundary_cells_and_signs_both_ways():
         "```\nŜ_0[0, :] = [0.12345, -0.0000, 16.778…, 2.5..., -0.1234567890123456, 0.5, 0.25, 0.125, 1]\n```",
         "The weights 0.1234 and -0.0000 and 16.778… appear in prose without any relation.",
         "| a | b |\n|---|---|\n| 0.12345 | -0.0000 |\n| 16.778… | 2 |",
+        "| pixel | c0 | c1 | c2 | c3 |\n|---|---|---|---|---|\n| p0 | 0.12345 | -0.0000 | 16.778… | - 2 |\n"
+        "| p1 | 1e-3 | +0.5 | 0.5... | -0.1234567890123456 |",
     ])
     text = base + "\n\n" + extra + "\n"
     got = records(text)

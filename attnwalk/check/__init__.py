@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import compress, repeat
-from operator import attrgetter, gt, not_
+from operator import and_, attrgetter, gt, not_, or_
 from pathlib import Path
 
 from .checker import Checker, NumRec
@@ -249,7 +249,8 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
             if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
     if code:  # in order, not overlapping: a number is inside one when an odd number of their ends precede it
         bounds = [x for span in code for x in span]
-        keep = [not (b & 1) or p in hits for b, p in zip(map(bisect_right, repeat(bounds), starts), starts)]
+        outside = map(not_, map(and_, map(bisect_right, repeat(bounds), starts), repeat(1)))
+        keep = list(map(or_, outside, map(hits.__contains__, starts)))  # outside the code, or a hit: by maps
         starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
     # notations._mag of a printed number (one sign first at most, one "%" last at most, never "…"): one strip
     keys = list(zip(lines, map(str.strip, texts, repeat("-−–%"))))

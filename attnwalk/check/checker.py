@@ -1029,11 +1029,14 @@ class Checker:
             self.nt, self.line = " | ".join(cells[1:]), seg.line
             leaves, pos = [], 0
             for cell in cells[1:]:
-                res = parse_chain(cell, tokenize(cell), 0, None, frozenset())
-                if not res or res[1] or not res[0][0].is_value or res[0][0].kind not in ("num", "neg"):
-                    leaves = None
-                    break
-                num, sign = self._leaves(res[0][0])
+                node = _number_cell(cell)
+                if node is None:
+                    res = parse_chain(cell, tokenize(cell), 0, None, frozenset())
+                    if not res or res[1] or not res[0][0].is_value or res[0][0].kind not in ("num", "neg"):
+                        leaves = None
+                        break
+                    node = res[0][0]
+                num, sign = self._leaves(node)
                 from .expr import Num
 
                 leaves.append((Num(num.text, pos + num.pos, num.truncated), sign))
@@ -1050,11 +1053,12 @@ class Checker:
                     continue
                 self.nt, self.line = cell, seg.line
                 self.seg_id += 1
-                toks = tokenize(cell)
-                res = parse_chain(cell, toks, 0, None, frozenset())
-                if not res or not res[0][0].is_value:
-                    continue
-                node = res[0][0]
+                node = _number_cell(cell)  # most cells: one printed number
+                if node is None:
+                    res = parse_chain(cell, tokenize(cell), 0, None, frozenset())
+                    if not res or not res[0][0].is_value:
+                        continue
+                    node = res[0][0]
                 kind, a = ref
                 h = c.head or 0
                 if kind == "rc":
@@ -1216,6 +1220,20 @@ class Shown(tuple):
 
 
 _SHOWN = partial(tuple.__new__, Shown)  # Shown of one (expected, decimals, text, sign, claim) tuple, in C
+
+
+_NUMBER_CELL = re.compile(r"(-?)(\d+(?:\.\d+)?)(…|\.\.\.)?")
+
+
+def _number_cell(cell: str) -> Node | None:
+    """The node ``parse_chain`` reads from a table cell that is one printed number (``-0.25``, ``16.778…``),
+    made without its tokens; None for any other cell."""
+    m = _NUMBER_CELL.fullmatch(cell)
+    if m is None:
+        return None
+    a = m.start(2)
+    node = Node("num", num=Num(m.group(2), a, m.group(3) is not None), start=a, end=m.end())
+    return Node("neg", [node], start=0, end=node.end) if a else node
 
 
 def _decimals_of(texts: list[str]) -> list:
