@@ -9,12 +9,12 @@ number is reported as ``FILE:LINE: label: published X, expected Y``.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import compress, repeat
-from operator import and_, attrgetter, gt, not_, or_
+from operator import attrgetter, gt, not_
 from pathlib import Path
 
 from .checker import Checker, NumRec
@@ -247,11 +247,14 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     lines = list(map(bisect_right, repeat(human._line_starts(body)), starts))
     code = [m.span() for m in _PROGRAM.finditer(body)
             if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
-    if code:  # in order, not overlapping: a number is inside one when an odd number of their ends precede it
-        bounds = [x for span in code for x in span]
-        outside = map(not_, map(and_, map(bisect_right, repeat(bounds), starts), repeat(1)))
-        keep = list(map(or_, outside, map(hits.__contains__, starts)))  # outside the code, or a hit: by maps
-        starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
+    if code:  # the numbers inside a block (a <= offset < b: by bisection, offsets ascending) less the hits
+        drop = [k for a, b in code for k in range(bisect_left(starts, a), bisect_left(starts, b))
+                if starts[k] not in hits]
+        if drop:
+            keep = [True] * len(starts)
+            for k in drop:
+                keep[k] = False
+            starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
     # notations._mag of a printed number (one sign first at most, one "%" last at most, never "…"): one strip
     keys = list(zip(lines, map(str.strip, texts, repeat("-−–%"))))
     rec_lines = list(map(attrgetter("line"), recs))
@@ -264,8 +267,8 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     # on it changes nothing (a generated note's thousands of verified numbers).
     counts = Counter(keys)
     hot = set(compress(counts, map(gt, counts.values(), map(have.get, counts, repeat(0)))))
-    hot.update(compress(rkeys, map(not_, map(any, zip(map(attrgetter("checks"), recs), map(attrgetter("operand"),
-                                                                                           recs))))))
+    hot.update(rkeys[k] for k in compress(range(len(recs)), map(not_, map(attrgetter("checks"), recs)))
+               if not recs[k].operand)  # no check (few records): an operand is decided too
     # keys with no record at all (integers, most of them): each of their numbers is a new record, found in C;
     # only the others are walked in Python, counting occurrences
     fresh = {key for key in hot if key not in have}

@@ -654,8 +654,7 @@ class Checker:
             return
         expected = list(map(float, e2.reshape(-1).tolist()))
         decimals = _decimals_of(texts)
-        ok = bounds.close_many(texts, negs, decimals, [False] * len(texts), expected, scale,
-                               self.view.strict).tolist()
+        ok = _clear_passes(texts, negs, decimals, [False] * len(texts), expected, scale, self.view.strict)
         _near_passes(ok, texts, negs, decimals, repeat(False), expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
         self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
@@ -692,7 +691,7 @@ class Checker:
         expected = [float(it[2]) for it in items]
         texts, decimals, signs = [n.text for n in nums], [n.decimals for n in nums], [it[1] for it in items]
         negs, truncs = [it[1] == "-" for it in items], [n.truncated for n in nums]
-        ok = bounds.close_many(texts, negs, decimals, truncs, expected, scale, self.view.strict).tolist()
+        ok = _clear_passes(texts, negs, decimals, truncs, expected, scale, self.view.strict)
         _near_passes(ok, texts, negs, decimals, truncs, expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
         newlines = self._newlines(self.nt)
@@ -1242,6 +1241,19 @@ def _decimals_of(texts: list[str]) -> list:
     if -1 in points:
         return [None if k < 0 else len(t) - k - 1 for t, k in zip(texts, points)]
     return list(map(sub, map(len, texts), map(add, points, repeat(1))))
+
+
+NUMPY_MIN = 64  # cells from which NumPy's float-first test (``bounds.close_many``) beats ``close`` one by one
+
+
+def _clear_passes(texts: list, negs: list, decimals: list, truncs: list, expected: list, scale: float,
+                  strict: bool) -> list[bool]:
+    """``bounds.close_many`` as a list for many cells; for fewer than NUMPY_MIN, no test at all (all False):
+    ``_near_passes`` then asks ``close`` of each, whose True is close_many's (its fixed cost in NumPy calls
+    is most of a small matrix's)."""
+    if len(texts) < NUMPY_MIN:
+        return [False] * len(texts)
+    return bounds.close_many(texts, negs, decimals, truncs, expected, scale, strict).tolist()
 
 
 def _near_passes(ok: list, texts: list, negs: list, decimals: list, truncs, expected: list, scale: float,
