@@ -154,3 +154,27 @@ def test_relation_free_texts_are_read_only_in_strict_notes():
     with general():
         want = records(text)
     assert got == want
+
+
+def test_parse_index_is_the_regex_it_replaces():
+    """``labels._parse_index`` tests an entry with ``str.isdecimal`` instead of ``re.fullmatch(r"-?\\d+")``:
+    the same tuples on every entry of a soup of digits (ASCII and not), signs, blanks and symbols."""
+    from attnwalk.check.labels import _parse_index
+
+    def reference(s: str):
+        out = []
+        for part in s.split(","):
+            part = part.strip()
+            if part == ":":
+                out.append(None)
+            elif re.fullmatch(r"-?\d+", part):
+                out.append(int(part))
+            else:
+                return None
+        return tuple(out)
+
+    rng = random.Random(12)
+    alpha = list("0123456789-:, \t\n") + ["١", "٢", "²", "½", "i", "x", "--", "+", "1.5", "𝟙"]
+    for _ in range(20_000):
+        s = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 8)))
+        assert _parse_index(s) == reference(s), s

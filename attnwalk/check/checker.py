@@ -301,9 +301,12 @@ class Checker:
         """Record the decimals of ``nt[lo:hi]`` that have no record yet: not understood."""
         seg_id, recs = self.seg_id, self.recs
         found = list(_DECIMAL_RE.finditer(nt, lo, hi))
-        # the ones without a record, found in C: most of a worked text's decimals have one
-        keys = zip(repeat(seg_id), map(_START, found, repeat(1)))
-        for m in compress(found, map(not_, map(recs.__contains__, keys))):
+        if len(found) > 8:  # the ones without a record, found in C: most of a worked text's decimals have one
+            found = compress(found, map(not_, map(recs.__contains__, zip(repeat(seg_id), map(_START, found,
+                                                                                               repeat(1))))))
+        for m in found:
+            if (seg_id, m.start(1)) in recs:
+                continue
             at = m.start(1)
             sign = "-" if at > 0 and nt[at - 1] == "-" else ""
             self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
