@@ -438,11 +438,14 @@ class Parser:
     # expr := term (('+'|'-') term)*
     def expr(self, allow_nl: bool = False) -> Node:
         node = self.term(allow_nl)
+        toks = self.toks
         while True:
             save = self.i
-            self._nl(allow_nl)
-            self._continued()
-            t = self.toks[self.i] if self.i < len(self.toks) else None  # peek(), inline: the parser's hottest call
+            if allow_nl:
+                self._nl(True)
+            if self.i < len(toks) and toks[self.i].kind == "nl":  # what ``_continued`` looks past
+                self._continued()
+            t = toks[self.i] if self.i < len(toks) else None  # peek(), inline: the parser's hottest call
             if t and t.kind == "op" and t.text in "+-":
                 self.take()
                 self._nl(allow_nl)
@@ -487,7 +490,7 @@ class Parser:
                     return node
                 op = {"·": "*", "×": "*", "÷": "/"}.get(t.text, t.text)
                 node = Node("bin", [node, rhs], op=op, start=node.start, end=rhs.end)
-            elif t and self._implicit_ok(node, t):
+            elif t and (t.kind == "open" or t.kind == "ident") and self._implicit_ok(node, t):
                 try:
                     rhs = self.power()
                 except _Stop:
