@@ -666,7 +666,7 @@ class Checker:
         lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
         signs = list(map(mul, repeat("-"), negs))
         keys = list(zip(repeat(seg_id), starts))
-        if all(ok) and not any(map(recs.__contains__, keys)):
+        if all(ok) and not any(map(recs.__contains__, keys)) and len(set(keys)) == len(keys):
             # every cell a clear pass and new (a generated note's matrices): the records of the loop below, in C
             _new_passes(recs, keys, lines, signs, texts, decimals, expected, label)
             return
@@ -701,7 +701,7 @@ class Checker:
         newlines = self._newlines(self.nt)
         starts = [n.pos for n in nums]
         keys = list(zip(repeat(seg_id), starts))
-        if all(ok) and not any(map(recs.__contains__, keys)):  # as in ``_check_plain``
+        if all(ok) and not any(map(recs.__contains__, keys)) and len(set(keys)) == len(keys):  # as in _check_plain
             lines = map(add, repeat(line), map(bisect_left, repeat(newlines), starts))
             _new_passes(recs, keys, lines, signs, texts, decimals, expected, label)
             return
