@@ -9,12 +9,12 @@ number is reported as ``FILE:LINE: label: published X, expected Y``.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import compress, islice, repeat
-from operator import attrgetter, le, not_
+from itertools import compress, repeat
+from operator import attrgetter, gt, not_
 from pathlib import Path
 
 from .checker import Checker, NumRec
@@ -247,10 +247,14 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     lines = list(map(bisect_right, repeat(human._line_starts(body)), starts))
     code = [m.span() for m in _PROGRAM.finditer(body)
             if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
-    if code:  # in order, not overlapping: a number is inside one when an odd number of their ends precede it
-        bounds = [x for span in code for x in span]
-        keep = [not (b & 1) or p in hits for b, p in zip(map(bisect_right, repeat(bounds), starts), starts)]
-        starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
+    if code:  # the numbers inside a block (a <= offset < b: by bisection, offsets ascending) less the hits
+        drop = [k for a, b in code for k in range(bisect_left(starts, a), bisect_left(starts, b))
+                if starts[k] not in hits]
+        if drop:
+            keep = [True] * len(starts)
+            for k in drop:
+                keep[k] = False
+            starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
     # notations._mag of a printed number (one sign first at most, one "%" last at most, never "…"): one strip
     keys = list(zip(lines, map(str.strip, texts, repeat("-−–%"))))
     rec_lines = list(map(attrgetter("line"), recs))
@@ -261,19 +265,27 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
     # numbers past them are new records) and those with a record nothing decided (NumRec.status "unknown":
     # no check, no operand). Every other number is the k-th of its key, whose k-th record is decided: a hit
     # on it changes nothing (a generated note's thousands of verified numbers).
-    hot = {key for key, n in Counter(keys).items() if n > have.get(key, 0)}
-    unchecked = compress(zip(rkeys, map(attrgetter("operand"), recs)), map(not_, map(attrgetter("checks"), recs)))
-    hot.update(key for key, operand in unchecked if not operand)
+    counts = Counter(keys)
+    hot = set(compress(counts, map(gt, counts.values(), map(have.get, counts, repeat(0)))))
+    hot.update(rkeys[k] for k in compress(range(len(recs)), map(not_, map(attrgetter("checks"), recs)))
+               if not recs[k].operand)  # no check (few records): an operand is decided too
+    # keys with no record at all (integers, most of them): each of their numbers is a new record, found in C;
+    # only the others are walked in Python, counting occurrences
+    fresh = {key for key in hot if key not in have}
+    new = list(compress(range(len(keys)), map(fresh.__contains__, keys)))
     seen: dict[tuple[int, str], int] = {}
-    new, matched = [], []  # the numbers past the records of their key; (key, occurrence, hit) of the others
-    for n in compress(range(len(keys)), map(hot.__contains__, keys)):
+    matched = []  # (key, occurrence, hit) of the numbers that have a record
+    walked = []
+    for n in compress(range(len(keys)), map((hot - fresh).__contains__, keys)):
         key = keys[n]
         k = seen.get(key, 0)
         seen[key] = k + 1
-        if k >= have.get(key, 0):
-            new.append(n)
+        if k >= have[key]:
+            walked.append(n)
         elif (hit := hits.get(starts[n])) is not None:
             matched.append((key, k, hit))
+    if walked:
+        new = sorted(new + walked)  # in the note's order
     if matched:
         need = {key for key, _, _ in matched}
         slots: dict[tuple[int, str], list[NumRec]] = {}
@@ -284,26 +296,16 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
             if rec.status == "unknown":
                 rec.checks.append((hit.ok, hit.label, hit.expected))
                 rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
-    added = []
-    for n in new:
-        rec = NumRec(lines[n], texts[n].replace("−", "-").replace("–", "-"))
-        hit = hits.get(starts[n])
-        if hit is not None:
-            rec.checks.append((hit.ok, hit.label, hit.expected))
-            rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
-        added.append(rec)
-    if not all(map(le, rec_lines, islice(rec_lines, 1, None))):
-        return sorted(recs + added, key=attrgetter("line"))
-    # the records by line (as the Checker gives them), the new ones by line too (in the note's order):
-    # each new one after the records of its line and those before, as a stable sort of both would put it
-    out, done = [], 0
-    for rec in added:
-        at = bisect_right(rec_lines, rec.line, done)
-        out.extend(recs[done:at])
-        out.append(rec)
-        done = at
-    out.extend(recs[done:])
-    return out
+    new_starts = [starts[n] for n in new]
+    added = list(map(NumRec, [lines[n] for n in new], map(str.replace, map(
+        str.replace, [texts[n] for n in new], repeat("−"), repeat("-")), repeat("–"), repeat("-"))))
+    for rec, at in compress(zip(added, new_starts), map(hits.__contains__, new_starts)):
+        hit = hits[at]
+        rec.checks.append((hit.ok, hit.label, hit.expected))
+        rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
+    # each new record after the records of its line and those before (the Checker's records come by line,
+    # the new ones in the note's order): a stable sort, in C
+    return sorted(recs + added, key=attrgetter("line"))
 
 
 def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:

@@ -23,6 +23,7 @@ F32 = 2.0**-22  # float32 allowance of hand-written notes (the exact path's F32_
 LIBM = 2.0**-50  # exp, log, pow of the C library: within a few ulps (glibc: < 1 ulp)
 _HALF = [float(Fraction(1, 2 * 10**d)) for d in range(64)]  # half a unit of the last digit, rounded
 _UNIT = [float(Fraction(1, 10**d)) for d in range(64)]
+_HALF_ARRAY = None  # _HALF as a NumPy array, made on first use (render never imports NumPy's checks)
 
 
 class Fallback(Exception):
@@ -74,14 +75,22 @@ def close_many(texts: list[str], neg: list[bool], decimals: list, truncated: lis
     the caller asks ``close`` and the exact path about those one by one."""
     import numpy as np
 
+    global _HALF_ARRAY
+    if _HALF_ARRAY is None:
+        _HALF_ARRAY = np.array(_HALF)
     n = len(texts)
     e = np.array(expected, dtype=float)
     try:
         p = np.array(texts, dtype=float)
     except (ValueError, OverflowError):
         return np.zeros(n, dtype=bool)
-    usable = [not tr and (d is None or d < len(_HALF)) for d, tr in zip(decimals, truncated)]
-    h = np.array([(_HALF[d] if d is not None else 0.5) if ok else 0.0 for d, ok in zip(decimals, usable)])
+    if None not in decimals and not any(truncated):  # decimals all (a matrix's cells): the same, in NumPy
+        d = np.array(decimals, dtype=np.intp)
+        usable = d < len(_HALF)
+        h = np.where(usable, _HALF_ARRAY[np.minimum(d, len(_HALF) - 1)], 0.0)
+    else:
+        usable = [not tr and (d is None or d < len(_HALF)) for d, tr in zip(decimals, truncated)]
+        h = np.array([(_HALF[d] if d is not None else 0.5) if ok else 0.0 for d, ok in zip(decimals, usable)])
     p = np.where(np.array(neg, dtype=bool), -p, p)
     with np.errstate(invalid="ignore", over="ignore"):
         ae = np.abs(e)

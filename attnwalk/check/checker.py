@@ -13,8 +13,9 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import repeat
-from operator import add
+from functools import partial
+from itertools import compress, repeat
+from operator import add, attrgetter, itemgetter, mul, not_, sub
 
 import numpy as np
 
@@ -97,6 +98,7 @@ _CLAIM_KINDS = frozenset(("num", "open", "ident", "op", "sqrt", "other"))  # tok
 _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE starts with A-Z
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
+_REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
 
 
 _N = r"(-?\d+(?:\.\d+)?)"
@@ -146,8 +148,8 @@ _DECIMAL_RE = re.compile(NUMBER_RE.pattern.replace(r"(\d+(?:\.\d+)?)", r"(\d+\.\
 assert _DECIMAL_RE.pattern != NUMBER_RE.pattern
 
 
-def _by_line(item) -> tuple:
-    return item[1].line, item[0]
+_LINE = attrgetter("line")
+_START = re.Match.start
 
 
 assert len(PHRASE_WORDS) == len(PHRASES), "each summary phrase needs its words (PHRASE_WORDS)"
@@ -187,7 +189,8 @@ class Checker:
 
     def run(self, segs: list[Segment]) -> list[NumRec]:
         texts = [normalize(seg.text) if seg.text else "" for seg in segs]
-        self.base = index_base("\n".join(nt for seg, nt in zip(segs, texts) if seg.text))
+        if not self.view.strict:  # read only by hand-written element names, which strict notes never read
+            self.base = index_base("\n".join(nt for seg, nt in zip(segs, texts) if seg.text))
         for seg, nt in zip(segs, texts):
             self.seg_id += 1
             if seg.kind == "heading":
@@ -203,7 +206,10 @@ class Checker:
                 self._text(nt, seg.line, seg.kind)
             elif seg.kind == "row":
                 self._row(seg)
-        return [rec for _, rec in sorted(self.recs.items(), key=_by_line)]
+        # by line, then by where each was read (segment, offset): (line, key, record) tuples sorted in C (keys are
+        # unique, so records are never compared)
+        recs = self.recs
+        return list(map(itemgetter(2), sorted(zip(map(_LINE, recs.values()), recs.keys(), recs.values()))))
 
     def _context(self, nt: str) -> None:
         m = _ROLE_RE.match(nt)
@@ -245,6 +251,15 @@ class Checker:
             self._pe_wording(nt, line)
         self.nt, self.line = nt, line
         self._phrases(nt)
+        c = self.ctx
+        if self.view.strict and (c.caption is None or c.caption_seg == self.seg_id) and _REL_CHAR.search(nt) is None:
+            # no relation (=, ≈, :): no claim, item or binding starts here and no caption waits for a value, so
+            # the token walk below would only look labels up (which a strict note's later claims look up
+            # again) and record the decimals: done without tokens (a table's cells, most prose)
+            if kind == "para":
+                c.caption = None  # ``_set_caption``: the text does not end in ':'
+            self._decimals(nt, line, 0, len(nt))
+            return
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
         self.last_rel = next((t.pos for t in reversed(toks) if t.kind == "rel"), -1)  # where it starts
@@ -275,17 +290,27 @@ class Checker:
         # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others),
         # looked for outside the plain bodies whose every cell has a record already (``_check_plain``):
         # a body lies between ⟦ and ⟧, which no number touches
-        seg_id, recs = self.seg_id, self.recs
+        seg_id = self.seg_id
         done = [(a, b) for s, a, b in self.plain_done if s == seg_id]
         self.plain_done.clear()
         lo = 0
         for a, b in sorted(done) + [(len(nt), len(nt))]:
-            for m in _DECIMAL_RE.finditer(nt, lo, a):
-                at = m.start(1)
-                if (seg_id, at) not in recs:
-                    sign = "-" if at > 0 and nt[at - 1] == "-" else ""
-                    self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
+            self._decimals(nt, line, lo, a)
             lo = max(lo, b)
+
+    def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
+        """Record the decimals of ``nt[lo:hi]`` that have no record yet: not understood."""
+        seg_id, recs = self.seg_id, self.recs
+        found = list(_DECIMAL_RE.finditer(nt, lo, hi))
+        if len(found) > 8:  # the ones without a record, found in C: most of a worked text's decimals have one
+            found = compress(found, map(not_, map(recs.__contains__, zip(repeat(seg_id), map(_START, found,
+                                                                                               repeat(1))))))
+        for m in found:
+            if (seg_id, m.start(1)) in recs:
+                continue
+            at = m.start(1)
+            sign = "-" if at > 0 and nt[at - 1] == "-" else ""
+            self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
 
     def _phrases(self, nt: str) -> None:
         from .expr import Num
@@ -632,14 +657,19 @@ class Checker:
                 self._compare(Num(text, at), "-" if neg else "", float(e), label, scale, (ref, cell(k)))
             return
         expected = list(map(float, e2.reshape(-1).tolist()))
-        decimals = [None if "." not in t else len(t) - t.index(".") - 1 for t in texts]
-        ok = bounds.close_many(texts, negs, decimals, [False] * len(texts), expected, scale,
-                               self.view.strict).tolist()
+        decimals = _decimals_of(texts)
+        ok = _clear_passes(texts, negs, decimals, [False] * len(texts), expected, scale, self.view.strict)
+        _near_passes(ok, texts, negs, decimals, repeat(False), expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
         self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
         # each cell's line (its offset among the text's newlines) and sign, by C-level maps
         lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
-        signs = ["-" if neg else "" for neg in negs]
+        signs = list(map(mul, repeat("-"), negs))
+        keys = list(zip(repeat(seg_id), starts))
+        if all(ok) and not any(map(recs.__contains__, keys)) and len(set(keys)) == len(keys):
+            # every cell a clear pass and new (a generated note's matrices): the records of the loop below, in C
+            _new_passes(recs, keys, lines, signs, texts, decimals, expected, label)
+            return
         for k, (text, at, sign, d, e, good, ln) in enumerate(zip(texts, starts, signs, decimals, expected, ok, lines)):
             if not good:
                 self._compare(Num(text, at), sign, e, label, scale, (ref, cell(k)))
@@ -663,10 +693,18 @@ class Checker:
             return
         nums = [it[0] for it in items]
         expected = [float(it[2]) for it in items]
-        ok = bounds.close_many([n.text for n in nums], [it[1] == "-" for it in items], [n.decimals for n in nums],
-                               [n.truncated for n in nums], expected, scale, self.view.strict).tolist()
+        texts, decimals, signs = [n.text for n in nums], [n.decimals for n in nums], [it[1] for it in items]
+        negs, truncs = [it[1] == "-" for it in items], [n.truncated for n in nums]
+        ok = _clear_passes(texts, negs, decimals, truncs, expected, scale, self.view.strict)
+        _near_passes(ok, texts, negs, decimals, truncs, expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
         newlines = self._newlines(self.nt)
+        starts = [n.pos for n in nums]
+        keys = list(zip(repeat(seg_id), starts))
+        if all(ok) and not any(map(recs.__contains__, keys)) and len(set(keys)) == len(keys):  # as in _check_plain
+            lines = map(add, repeat(line), map(bisect_left, repeat(newlines), starts))
+            _new_passes(recs, keys, lines, signs, texts, decimals, expected, label)
+            return
         for (num, sign, _, at), e, good in zip(items, expected, ok):
             if not good:
                 self._compare(num, sign, e, label, scale, (ref, at))
@@ -994,11 +1032,14 @@ class Checker:
             self.nt, self.line = " | ".join(cells[1:]), seg.line
             leaves, pos = [], 0
             for cell in cells[1:]:
-                res = parse_chain(cell, tokenize(cell), 0, None, frozenset())
-                if not res or res[1] or not res[0][0].is_value or res[0][0].kind not in ("num", "neg"):
-                    leaves = None
-                    break
-                num, sign = self._leaves(res[0][0])
+                node = _number_cell(cell)
+                if node is None:
+                    res = parse_chain(cell, tokenize(cell), 0, None, frozenset())
+                    if not res or res[1] or not res[0][0].is_value or res[0][0].kind not in ("num", "neg"):
+                        leaves = None
+                        break
+                    node = res[0][0]
+                num, sign = self._leaves(node)
                 from .expr import Num
 
                 leaves.append((Num(num.text, pos + num.pos, num.truncated), sign))
@@ -1015,11 +1056,12 @@ class Checker:
                     continue
                 self.nt, self.line = cell, seg.line
                 self.seg_id += 1
-                toks = tokenize(cell)
-                res = parse_chain(cell, toks, 0, None, frozenset())
-                if not res or not res[0][0].is_value:
-                    continue
-                node = res[0][0]
+                node = _number_cell(cell)  # most cells: one printed number
+                if node is None:
+                    res = parse_chain(cell, tokenize(cell), 0, None, frozenset())
+                    if not res or not res[0][0].is_value:
+                        continue
+                    node = res[0][0]
                 kind, a = ref
                 h = c.head or 0
                 if kind == "rc":
@@ -1132,39 +1174,116 @@ class _LazyEnv:
         return v
 
 
-class Shown:
+class Shown(tuple):
     """The expected value as a failure line shows it (``_show``), formatted only when read: a passing
     number's is rarely read. ``claim`` = (expression, env, k): an arithmetic claim's k-th value, which
-    is then evaluated exactly, as the exact path does (``expected``: its float estimate)."""
+    is then evaluated exactly, as the exact path does (``expected``: its float estimate).
 
-    __slots__ = ("expected", "decimals", "text", "sign", "claim", "_s")
+    A tuple (expected, decimals, text, sign, claim), so that a matrix's thousands of passing cells get
+    theirs made in C (``_SHOWN`` over zipped columns); the formatted text is kept in the instance's dict."""
 
-    def __init__(self, expected, decimals: int, text: str, sign: str, claim=None):
-        self.expected, self.decimals, self.text, self.sign, self.claim, self._s = \
-            expected, decimals, text, sign, claim, None
+    def __new__(cls, expected, decimals: int, text: str, sign: str, claim=None):
+        return tuple.__new__(cls, (expected, decimals, text, sign, claim))
+
+    expected = property(itemgetter(0))
+    decimals = property(itemgetter(1))
+    text = property(itemgetter(2))
+    sign = property(itemgetter(3))
+    claim = property(itemgetter(4))
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
 
     def __str__(self) -> str:
-        if self._s is None:
-            exp = self.expected
-            if self.claim is not None:  # the exact value, as the exact path shows it
-                e, env, k = self.claim
+        s = self.__dict__.get("_s")
+        if s is None:
+            exp, decimals, text, sign, claim = self
+            if claim is not None:  # the exact value, as the exact path shows it
+                e, env, k = claim
                 try:
                     exp = float(_flat(evaluate(e, env, False))[k])
                 except (NotEvaluable, ArithmeticError, TypeError, ValueError):
                     pass  # the enclosure's midpoint, correct to its error bound
-            self._s = _show(exp, self.decimals, Fraction(self.text) * (-1 if self.sign else 1))
-        return self._s
+            s = self.__dict__["_s"] = _show(exp, decimals, Fraction(text) * (-1 if sign else 1))
+        return s
 
     __repr__ = __str__
 
     def __eq__(self, other) -> bool:
         return str(self) == str(other)
 
+    def __ne__(self, other) -> bool:
+        return str(self) != str(other)
+
     def __hash__(self) -> int:
         return hash(str(self))
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
+
+
+_SHOWN = partial(tuple.__new__, Shown)  # Shown of one (expected, decimals, text, sign, claim) tuple, in C
+
+
+_NUMBER_CELL = re.compile(r"(-?)(\d+(?:\.\d+)?)(…|\.\.\.)?")
+
+
+def _number_cell(cell: str) -> Node | None:
+    """The node ``parse_chain`` reads from a table cell that is one printed number (``-0.25``, ``16.778…``),
+    made without its tokens; None for any other cell."""
+    m = _NUMBER_CELL.fullmatch(cell)
+    if m is None:
+        return None
+    a = m.start(2)
+    node = Node("num", num=Num(m.group(2), a, m.group(3) is not None), start=a, end=m.end())
+    return Node("neg", [node], start=0, end=node.end) if a else node
+
+
+def _decimals_of(texts: list[str]) -> list:
+    """``Num.decimals`` of plain printed numbers (digits, at most one point): None for an integer."""
+    points = list(map(str.find, texts, repeat(".")))
+    if -1 in points:
+        return [None if k < 0 else len(t) - k - 1 for t, k in zip(texts, points)]
+    return list(map(sub, map(len, texts), map(add, points, repeat(1))))
+
+
+NUMPY_MIN = 64  # cells from which NumPy's float-first test (``bounds.close_many``) beats ``close`` one by one
+
+
+def _clear_passes(texts: list, negs: list, decimals: list, truncs: list, expected: list, scale: float,
+                  strict: bool) -> list[bool]:
+    """``bounds.close_many`` as a list for many cells; for fewer than NUMPY_MIN, no test at all (all False):
+    ``_near_passes`` then asks ``close`` of each, whose True is close_many's (its fixed cost in NumPy calls
+    is most of a small matrix's)."""
+    if len(texts) < NUMPY_MIN:
+        return [False] * len(texts)
+    return bounds.close_many(texts, negs, decimals, truncs, expected, scale, strict).tolist()
+
+
+def _near_passes(ok: list, texts: list, negs: list, decimals: list, truncs, expected: list, scale: float,
+                 strict: bool) -> None:
+    """Set ``ok[k]`` where ``_compare`` would pass a number that ``close_many`` did not pass clearly: by
+    ``bounds.close``, then in a strict note by ``close_strict`` (an input's 16 decimals, a value a hair from
+    its rounding boundary), as ``_compare`` decides them; the others stay for ``_compare`` itself."""
+    if all(ok):
+        return
+    for k, (good, text, neg, d, tr, e) in enumerate(zip(ok, texts, negs, decimals, truncs, expected)):
+        if good:
+            continue
+        v = bounds.close(text, neg, d, tr, e, scale, strict)
+        if v is None and strict and not tr and d is not None and math.isfinite(e):
+            v = bounds.close_strict(text, neg, d, e)
+        ok[k] = v is True
+
+
+def _new_passes(recs: dict, keys: list, lines, signs: list, texts: list, decimals: list, expected: list,
+                label: str) -> None:
+    """The records of numbers that pass clearly and have none yet, made in C: what ``_rec`` and a passing
+    ``_compare`` give each, (True, label, Shown) its one check (a clear pass is never truncated)."""
+    dz = decimals if None not in decimals else [d or 0 for d in decimals]
+    shown = map(_SHOWN, zip(expected, dz, texts, signs, repeat(None)))
+    checks = map(list, zip(zip(repeat(True), repeat(label), shown)))
+    recs.update(zip(keys, map(NumRec, lines, map(add, signs, texts), checks)))
 
 
 _CALLS: tuple = (None, [], [])  # (text, offsets of its ( ) and newlines, "inside a call" after each)

@@ -11,9 +11,11 @@ printed operands; both are imported lazily so ``attnwalk render`` never loads th
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from fractions import Fraction
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, ne
 
 # ---------------------------------------------------------------- normalization
 
@@ -233,22 +235,23 @@ class PlainMat(Node):
 
     def cells(self) -> tuple[list[str], list[int], list[bool], list[int]]:
         """(texts, positions, negative?, cells of each row) of the body's numbers, in reading order:
-        what ``args`` holds, without its nodes."""
-        texts, starts, negs, rows = [], [], [], []
-        n = 0
-        for c in _PLAIN_ITEM.finditer(self.text, *self.body):
-            a = c.start(1)
-            if a < 0:  # ⏎
-                rows.append(n)
-                n = 0
-                continue
-            texts.append(c.group(1))
-            starts.append(a)
-            negs.append(a != c.start())
-            n += 1
-        if n:
+        what ``args`` holds, without its nodes (made by C-level maps over the numbers' matches)."""
+        text, (pos, end) = self.text, self.body
+        found = list(_PLAIN_NUMBER.finditer(text, pos, end))
+        starts = list(map(_START, found, repeat(1)))
+        negs = list(map(ne, starts, map(_START, found)))
+        # a row ends at each ⏎ (``_plain_rows``), the last one only where it holds a cell
+        rows, at = [], pos
+        while (stop := text.find("⏎", at, end)) >= 0:
+            rows.append(bisect_left(starts, stop) - bisect_left(starts, at))
+            at = stop + 1
+        if (n := len(starts) - bisect_left(starts, at)):
             rows.append(n)
-        return texts, starts, negs, rows
+        return list(map(_GROUP, found, repeat(1))), starts, negs, rows
+
+
+_PLAIN_NUMBER = re.compile(r"-?(\d+(?:\.\d+)?)")  # _PLAIN_ITEM's numbers
+_START, _GROUP = re.Match.start, re.Match.group
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -435,11 +438,14 @@ class Parser:
     # expr := term (('+'|'-') term)*
     def expr(self, allow_nl: bool = False) -> Node:
         node = self.term(allow_nl)
+        toks = self.toks
         while True:
             save = self.i
-            self._nl(allow_nl)
-            self._continued()
-            t = self.toks[self.i] if self.i < len(self.toks) else None  # peek(), inline: the parser's hottest call
+            if allow_nl:
+                self._nl(True)
+            if self.i < len(toks) and toks[self.i].kind == "nl":  # what ``_continued`` looks past
+                self._continued()
+            t = toks[self.i] if self.i < len(toks) else None  # peek(), inline: the parser's hottest call
             if t and t.kind == "op" and t.text in "+-":
                 self.take()
                 self._nl(allow_nl)
@@ -484,7 +490,7 @@ class Parser:
                     return node
                 op = {"·": "*", "×": "*", "÷": "/"}.get(t.text, t.text)
                 node = Node("bin", [node, rhs], op=op, start=node.start, end=rhs.end)
-            elif t and self._implicit_ok(node, t):
+            elif t and (t.kind == "open" or t.kind == "ident") and self._implicit_ok(node, t):
                 try:
                     rhs = self.power()
                 except _Stop:
@@ -597,7 +603,8 @@ class Parser:
                 if t.kind == "close" and t.text == close and (items or open_t.text == "["):
                     self.take()
                     break
-                items.append(self.expr(allow_nl=True))
+                item = self._plain_item(close)
+                items.append(item if item is not None else self.expr(allow_nl=True))
                 self._nl(True)
                 t = self.toks[self.i] if self.i < len(self.toks) else None
                 if t and t.kind == "comma":
@@ -615,6 +622,26 @@ class Parser:
             node = items[0]
             return Node("paren", [node], start=open_t.pos, end=end) if node.kind != "paren" else node
         return Node("list", items, start=open_t.pos, end=end)
+
+    def _plain_item(self, close: str) -> Node | None:
+        """A list item that is one printed number (``0.25``, ``-0.25``) right before a comma or ``close``: the
+        node ``expr`` gives it, at the same cost in atoms, without its five calls a number; else None."""
+        toks, i = self.toks, self.i
+        t = toks[i]
+        neg = t.kind == "op" and t.text == "-"
+        k = i + 1 if neg else i  # the number
+        if k + 1 >= len(toks) or toks[k].kind != "num":
+            return None
+        n, after = toks[k], toks[k + 1]
+        if not (after.kind == "comma" or (after.kind == "close" and after.text == close)):
+            return None
+        if self.budget is not None:  # ``atom``'s count, and its stop when the atoms run out
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise _Stop
+        node = Node("num", num=Num(n.text, n.pos, n.trunc), start=n.pos, end=n.end)
+        self.i = k + 1
+        return Node("neg", [node], start=t.pos, end=node.end) if neg else node
 
     def matrix(self, open_t: Tok) -> Node:
         t = self.toks[self.i] if self.i < len(self.toks) else None

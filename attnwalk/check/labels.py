@@ -39,7 +39,7 @@ def _parse_index(s: str):
         part = part.strip()
         if part == ":":
             out.append(None)
-        elif re.fullmatch(r"-?\d+", part):
+        elif (part[1:] if part[:1] == "-" else part).isdecimal():  # -?\d+ (\d: a Unicode decimal digit)
             out.append(int(part))
         else:
             return None

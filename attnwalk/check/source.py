@@ -8,6 +8,7 @@ fenced code, table rows, and list-item boundaries (for the checker's context).
 from __future__ import annotations
 
 import re
+import types
 from dataclasses import dataclass, field
 
 FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -66,16 +67,79 @@ class Segment:
 
 _MD = None
 
+# The block rules that may end a paragraph (markdown-it's "paragraph" chain, in its order) and what the
+# first character of a line must be for each (at the line's first non-blank): a table needs a "|" in
+# the line instead. A line that none of them can start continues the paragraph: markdown-it asks each
+# rule about each line of a paragraph, twice (``lheading`` scans it too), the most of a note's parse.
+_TERMINATORS = ("table", "fence", "blockquote", "hr", "list", "html_block", "heading")
+_MAY_START = frozenset("`~>*-_+<#0123456789")
+_ORDERED = re.compile(r"\d{1,9}[.)](?:[ \t]|$)")  # an ordered list's marker (markdown-it: skipOrderedListMarker)
+
+
+def _ends_paragraph(rules):
+    """One rule for the "paragraph" chain standing for ``rules`` (markdown-it's terminators): True when
+    one of them is, asked in their order, after a test of the line that rules most lines out at once."""
+    def ends(state, line: int, end: int, silent: bool) -> bool:
+        if not silent:
+            return False  # a terminator only, never a block of its own
+        src, pos, stop = state.src, state.bMarks[line] + state.tShift[line], state.eMarks[line]
+        if src.find("|", pos, stop) < 0:  # no table starts here: the line's first character decides
+            ch = src[pos] if pos < stop else ""
+            if ch not in _MAY_START:
+                return False
+            if ch == "-":
+                if src[pos + 1:pos + 2].isdigit():  # -0.25: no list item (a blank must follow), no rule
+                    return False
+            elif ch <= "9" and ch >= "0" and _ORDERED.match(src, pos, stop) is None:
+                return False
+        for rule in rules:
+            if rule(state, line, end, True):
+                return True
+        return False
+    return ends
+
+
+def _fast_split(table):
+    """markdown-it's table rule with its cell splitter (``escapedSplit``, a Python loop over each character
+    of each row) replaced, for this parser only, by ``str.split`` where a row holds no backslash: the
+    same cells (only a backslash escapes a pipe)."""
+    split = table.__globals__.get("escapedSplit")
+    if split is None:
+        return table
+
+    def escaped_split(row: str) -> list[str]:
+        return row.split("|") if "\\" not in row else split(row)
+
+    return types.FunctionType(table.__code__, {**table.__globals__, "escapedSplit": escaped_split},
+                              table.__name__, table.__defaults__, table.__closure__)
+
 
 def _parser():
     """CommonMark + tables, block rules only: the checker reads each block's raw text (``content``),
-    never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it."""
+    never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
+    The paragraph's terminators are asked through one rule (``_ends_paragraph``): the same blocks."""
     global _MD
     if _MD is None:
         from markdown_it import MarkdownIt
 
-        _MD = MarkdownIt("commonmark").enable("table").disable("inline")
+        # text_join joins the inline tokens' children, which "inline" off never makes: nothing to do
+        md = MarkdownIt("commonmark").enable("table").disable("inline").disable("text_join", ignoreInvalid=True)
+        ruler = md.block.ruler
+        rules = [r for r in ruler.__rules__ if r.enabled and "paragraph" in r.alt]
+        if tuple(r.name for r in rules) == _TERMINATORS:  # else (another markdown-it): its rules as they are
+            fns = [_fast_split(r.fn) if r.name == "table" else r.fn for r in rules]
+            for r, fn in zip(rules, fns):
+                ruler.at(r.name, fn, {"alt": [a for a in r.alt if a != "paragraph"]})
+            ruler.before("table", "paragraph_end", _ends_paragraph(fns), {"alt": ["paragraph"]})
+        _MD = md
     return _MD
+
+
+def _stock_parser():
+    """The parser without ``_ends_paragraph`` (tests compare the two)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").disable("inline")
 
 
 def segments(text: str, line_offset: int = 0) -> list[Segment]:

@@ -1,0 +1,59 @@
+"""``source._parser`` asks markdown-it's paragraph terminators through one rule that first rules a
+line out by its first character (issue 12): the tokens must be those of the stock parser, on every
+note we have and on generated line soups built from every character a terminator may start with."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from attnwalk.check import source
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = Path("/work/shared/seeds")
+
+
+def tokens(md, text: str) -> list:
+    return [(t.type, t.map, t.content, t.info, t.markup, t.level) for t in md.parse(text)]
+
+
+def notes() -> list[Path]:
+    found = sorted(ROOT.glob("examples/**/*.md")) + sorted(ROOT.glob("tests/corpus/**/*.md")) + sorted(
+        ROOT.glob("docs/*.md")) + sorted(SEEDS.glob("*.md"))
+    return [p for p in found if p.is_file()]
+
+
+def test_the_gate_is_installed():
+    rules = [r.name for r in source._parser().block.ruler.__rules__ if "paragraph" in r.alt]
+    assert rules == ["paragraph_end"]
+    table = next(r.fn for r in source._parser().block.ruler.__rules__ if r.name == "table")
+    assert table.__globals__["escapedSplit"]("a | b \\| c") == ["a ", " b | c"]  # the library's own, for "\\"
+    assert table.__globals__["escapedSplit"]("a | b | c") == ["a ", " b ", " c"]
+
+
+@pytest.mark.parametrize("path", notes(), ids=lambda p: p.name)
+def test_same_tokens_as_markdown_it_on_every_note(path):
+    text = path.read_text(encoding="utf-8")
+    assert tokens(source._parser(), text) == tokens(source._stock_parser(), text)
+
+
+# Line starts that a terminator may take or nearly take: lists (bullet, ordered, "1)" vs "10."), rules
+# ("---", "- - -", "***"), fences, quotes, headings, HTML, tables ("|" anywhere, delimiter rows), setext
+# underlines, indented code, negative numbers and matrix rows, digits glued to a point.
+PIECES = ["- a", "-a", "-0.25 & 1.5 \\\\", "- 0.25", "--", "---", "- - -", "***", "* x", "+ y", "+1", "1. one",
+          "1) one", "2. two", "10. ten", "1234567890. big", "0.5 & 0.25", "3.14", "12)", "1.", "```", "~~~ py",
+          "``` python", "> quote", ">", "# head", "#nohead", "###### six", "<div>", "<!-- c -->", "</p>", "<x",
+          "| a | b |", "|---|---|", "a | b", "--- | ---", ":-: | --", "===", "text", "$$", "\\begin{bmatrix}",
+          "    code", "  - nested", "   > q", "\t- tab", "", "", "x = 1", "_ _ _", "__", "1.5)", "١. arabic",
+          "-١", "²", "a \\| b | c", "| x \\\\| y |", "| \\| |", "|-|-|", "| 1 | 2 | 3 |", "\\|"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_tokens_on_line_soups(seed):
+    rng = random.Random(seed)
+    lines = [rng.choice(PIECES) for _ in range(rng.randint(5, 60))]
+    lines = [(" " * rng.choice((0, 0, 0, 1, 2, 3, 4)) + line) if line else line for line in lines]
+    text = "\n".join(lines) + rng.choice(("", "\n"))
+    assert tokens(source._parser(), text) == tokens(source._stock_parser(), text)
