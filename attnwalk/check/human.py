@@ -250,6 +250,7 @@ class Block:
 
 
 _LETTER = re.compile(r"[A-Za-z\u00c0-\u1ef9\u4e00-\u9fff]")
+_WORD = re.compile(r"\w")
 _NOT_WORDS = re.compile(r"[\s,&;\\()\[\]]*")
 
 
@@ -388,6 +389,17 @@ def _plain_rows(text: str, base: int, stop: int) -> list[list[Cell]]:
     return rows
 
 
+def _scan_cells(text: str, a: int, b: int) -> list[Cell]:
+    """The cells of ``text[a:b]`` from the note's one scan of numbers (``_scan``), for a piece without a letter
+    that starts a line and ends at a newline, a "#" or the text's end: what ``_cells`` reads from it (with its
+    ",", "[" and "]" made spaces, which no number holds nor is cut by), since no number of the note runs
+    across those ends nor is read otherwise beside them (a newline or "#" is no character that ``NUM_RE``
+    looks at beyond a number's ends)."""
+    starts, texts = _scan(text)
+    lo, hi = bisect_left(starts, a), bisect_left(starts, b)
+    return list(map(tuple.__new__, repeat(Cell), zip(texts[lo:hi], starts[lo:hi])))
+
+
 @_memo
 def bracket_blocks(text: str) -> list[Block]:
     """``[[..], [..]]`` lists and numpy prints (commas optional, one row per line or not)."""
@@ -457,8 +469,12 @@ def grid_blocks(text: str) -> list[Block]:
                 cells_text, off = body[nm.end():], nm.end()
             else:
                 cells_text, off = body, 0
-            cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), base + pos + off) \
-                if "[[" not in line and "]]" not in line else None
+            if "[[" in line or "]]" in line:
+                cells = None
+            elif off == 0 and _LETTER.search(body) is None:
+                cells = _scan_cells(text, base + pos, base + pos + len(body))
+            else:
+                cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), base + pos + off)
             if cells and len(cells) >= 2 and (not rows or len(cells) == len(rows[0])):
                 if not rows:
                     first = base + pos
@@ -646,28 +662,83 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
     oks = [_near(v, dec, float(e), scale) for (v, dec), e in zip(values, flat)]
     if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
-    out = []
-    for c, e, ok, (_, dec) in zip(cells, flat, oks, values):
-        line = line_of(text, c.start)
-        dec = max(dec, 0)
-        if c.text.endswith("%") and np.isfinite(e):
-            shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
-        else:
-            shown = fmt(float(e), dec) if np.isfinite(e) else str(e)
-        out.append(Hit(line, c.text.replace("−", "-").replace("–", "-"), ok, label, shown,
-                       None if ok else _fix_text(c.text, float(e))))
-    return out
+    return [_Judged(line_of(text, c.start), c.text, ok, label, e, dec)
+            for c, e, ok, (_, dec) in zip(cells, flat, oks, values)]
+
+
+class _Judged(Hit):
+    """A verdict of ``_judge``: its expected value and fix are printed when first read (most never are: the Checker
+    has decided most numbers of a generated note already, and the merge reads only the others)."""
+
+    def __init__(self, line: int, printed: str, ok: bool, label: str, e, dec: int):
+        self.line, self.text, self.ok, self.label = line, printed.replace("−", "-").replace("–", "-"), ok, label
+        self._printed, self._e, self._dec, self._shown = printed, e, max(dec, 0), None
+
+    @property
+    def expected(self) -> str:
+        if self._shown is None:
+            e, dec = self._e, self._dec
+            if self._printed.endswith("%") and np.isfinite(e):
+                self._shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
+            else:
+                self._shown = fmt(float(e), dec) if np.isfinite(e) else str(e)
+        return self._shown
+
+    @property
+    def fix(self) -> str | None:
+        return None if self.ok else _fix_text(self._printed, float(self._e))
+
+
+_HEAD = re.compile(r"(?:[Hh]ead|头)\s*_?(\d+)")
+# _HEAD's matches, by a scan led by a literal (the regex engine looks for it fast; an alternation is tried at
+# every character): "ead" after an "H" or "h", and "头" where the note has one
+_EAD = re.compile(r"ead(\s*)(_?)(\d+)")
+_TOU = re.compile(r"头(\s*)(_?)(\d+)")
+HEAD_REACH = 600  # characters before a matrix where its head is named
+
+
+def _heads(text: str) -> tuple[list[int], list[int], list[str]]:
+    """(starts, ends, printed head numbers) of ``_HEAD``'s matches in ``text``, once per text. They never overlap
+    (a match holds one "head" or "头", at its start), so those of any part of the text are these."""
+    table = _per_text(text)
+    found = table.get("heads")  # a key that no mark of _offsets uses
+    if found is None:
+        ms = [(m.start() - 1, m) for m in _EAD.finditer(text) if m.start() and text[m.start() - 1] in "Hh"]
+        if "头" in text:
+            ms = sorted(ms + [(m.start(), m) for m in _TOU.finditer(text)], key=itemgetter(0))
+        found = table["heads"] = ([a for a, _ in ms], [m.end() for _, m in ms], [m.group(3) for _, m in ms])
+    return found
 
 
 def _head_at(text: str, pos: int) -> int:
-    hs = re.findall(r"(?:[Hh]ead|头)\s*_?(\d+)", text[max(0, pos - 600):pos])
-    return int(hs[-1]) if hs else 0
+    """The head named last in the ``HEAD_REACH`` characters before ``pos`` (``Head 1``, ``head_0``, ``头 2``),
+    else 0."""
+    starts, ends, values = _heads(text)
+    k = bisect_left(starts, pos) - 1  # the last match starting before pos
+    if k < 0 or starts[k] < pos - HEAD_REACH:
+        return 0
+    if ends[k] > pos:  # cut by pos: what is left of it before pos is read as the window alone reads it
+        hs = _HEAD.findall(text, max(0, pos - HEAD_REACH), pos)
+        return int(hs[-1]) if hs else 0
+    return int(values[k])
+
+
+def _one_based_heads(text: str) -> bool:
+    """Whether the note names a head 1 and no head 0 (``[Hh]ead\\s*1\\b`` and not ``[Hh]ead\\s*0\\b``): its heads
+    are counted from 1. From the scan of ``_heads``: those matches without "_" whose number is "1" or "0" with
+    no word character after it."""
+    starts, ends, values = _heads(text)
+    found = set()
+    for a, e, v in zip(starts, ends, values):
+        if v in ("0", "1") and text[a] != "头" and "_" not in text[a:e] and not _WORD.match(text, e):
+            found.add(v)
+    return "1" in found and "0" not in found
 
 
 def find(text: str, trace) -> dict[int, Hit]:
     """Verdicts for the numbers of ``text`` this reader understands, by offset."""
     cfg = trace.config
-    one_based_heads = bool(re.search(r"[Hh]ead\s*1\b", text)) and not re.search(r"[Hh]ead\s*0\b", text)
+    one_based_heads = _one_based_heads(text)
     hits: dict[int, Hit] = {}
 
     heads: dict[int, int] = {}  # offset -> head: asked once per candidate tensor of a block
