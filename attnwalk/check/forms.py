@@ -48,8 +48,10 @@ _FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
 
 def _outside_code(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` outside fenced code blocks."""
+    from .human import line_matches
+
     spans, pos, inside = [], 0, False
-    for m in _FENCE.finditer(text):
+    for m in line_matches(_FENCE, text, "```", "~~~"):
         if not inside:
             spans.append((pos, m.start()))
         pos, inside = m.end(), not inside
@@ -63,7 +65,7 @@ def list_rows(text: str) -> list:
     """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed;
     only the first line may have words before its list (``Q = [..] K = [..]``): ``q1 = [..]`` then
     ``k1 = [..]`` are named vectors, read as such by the reader."""
-    from .human import Block, _cells, _label_before, tensors_of
+    from .human import Block, _cells_in, _label_before, tensors_of
 
     out = []
     for a, b in _outside_code(text):
@@ -82,10 +84,10 @@ def list_rows(text: str) -> list:
                 for m in _LIST.finditer(line):
                     if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
                         continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
-                    cells = _cells(m.group(1).replace(",", " "), pos + m.start(1))
+                    cells = _cells_in(text, pos + m.start(1), pos + m.end(1))
                     if cells and len(cells) >= 2:
                         lists.append((pos + m.start(), cells))
-            bare = bool(lists) and re.fullmatch(r"\s*(?:[-*+>]\s*)?`?\s*", line[:lists[0][0] - pos]) is not None
+            bare = bool(lists) and _BARE.fullmatch(line, 0, lists[0][0] - pos) is not None
             if lists and run and bare and len(lists) == len(run[0][2]):
                 run.append((pos, line, lists))  # a later row: nothing before it but a bullet (``q1 =`` is a vector)
             else:
@@ -95,6 +97,9 @@ def list_rows(text: str) -> list:
         if len(run) >= 2:  # the span's end ends its last run
             out.extend(_columns(text, run, Block, _label_before, tensors_of))
     return out
+
+
+_BARE = re.compile(r"\s*(?:[-*+>]\s*)?`?\s*")  # nothing before a later row's list but a bullet
 
 
 def _span_lines_holding(text: str, a: int, b: int, mark: str):
@@ -394,9 +399,9 @@ _TABLE_PREFIX = re.compile(r"^((?:>[ \t]?)+[ \t]*|[ \t]{1,8})\|", re.M)
 def nested_tables(text: str) -> list:
     """Markdown tables indented (MkDocs ``!!! note`` admonitions, list items) or quoted (``>``, Obsidian
     callouts): the reader's own tables, read with the prefix moved after the first ``|`` (offsets kept)."""
-    from .human import table_blocks
+    from .human import line_matches, table_blocks
 
-    if not _TABLE_PREFIX.search(text):
+    if next(line_matches(_TABLE_PREFIX, text, "|"), None) is None:
         return []
     shifted = _TABLE_PREFIX.sub(lambda m: "|" + " " * len(m.group(1)), text)  # same length: offsets kept
     return [b for b in table_blocks(shifted) if text[b.start] != "|"]
@@ -730,13 +735,15 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
     for pos, line in _lines_matching(text, _ROW_LIST):  # every row of _WORD_ROW is a [list] of 2+ numbers
+        if not words and "(" not in line and "第" not in line:
+            continue  # no token words: only a row number names a row ("row 2 (", "第2行")
         groups: dict[str, list] = {}
         prev, first = 0, None
         for m in _WORD_ROW.finditer(line):
             w = (m.group("w1") or m.group("w2") or "").strip().lower()
             n = m.group("n") or m.group("n2")
             idx = words.index(w) if w in words else int(n) - 1 if n else None
-            cells = human._cells(m.group("body").replace(",", " "), pos + m.start("body"))
+            cells = human._cells_in(text, pos + m.start("body"), pos + m.end("body"))
             if idx is not None and idx >= 0 and cells:
                 own = line[prev:m.start()]
                 first = m.start() if first is None else first

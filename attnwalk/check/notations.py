@@ -36,8 +36,8 @@ def object_literal_lists(text: str) -> list[tuple[str, int, list]]:
     """``key: [n, n, …],`` entries of an object literal (a widget's data, a Python dict), the trailing
     comma allowed (the reader's flat lists take such a list for a row of a matrix): (key, offset, cells)."""
     out = []
-    for m in _ENTRY.finditer(text):
-        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+    for m in human.line_matches(_ENTRY, text, ":"):
+        cells = human._cells_in(text, m.start("body"), m.end("body"))
         if cells:
             out.append((m.group("key"), m.start(), cells))
     return out
@@ -89,7 +89,7 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
         names = human.tensors_of(name) or human.tensors_of(human._label_before(text, body_start))
         if not names:
             continue
-        cells = human._cells(body.replace(",", " "), body_start)
+        cells = human._cells_in(text, body_start, body_start + len(body))
         head = human._head_at(text, start)
         if names[0] in ("scores", "scores_scaled"):
             found = {_row_of(cells, m) for cand in human._candidates(names[0], trace)
@@ -162,8 +162,10 @@ def cell_rows(text: str, trace, hits: dict, foreign: list) -> None:
     (``I`` / ``[1.290, 0.710, 0.820, 0.950]``): the row of that token in the tensor the header names."""
     cfg = trace.config
     labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
-    lines = text.split("\n")
     words = set(labels + kv_labels)
+    if not words:
+        return  # no token words: no row of such a table is named
+    lines = text.split("\n")
     if not any(line.strip() in words and _LIST_LINE.match(nxt) for line, nxt in zip(lines, lines[1:])):
         return  # no word alone on its line above a vector: no such table (most notes; read fast)
     starts = human._line_starts(text)
@@ -251,7 +253,7 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
     gives, when the name gives one tensor of that row's width."""
     from . import forms
 
-    for m in _ROW_COMMENT.finditer(text):
+    for m in human.line_matches(_ROW_COMMENT, text, "#"):
         names = human.tensors_of(m.group("name"))
         r = int(m.group("n")) - 1
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
@@ -392,7 +394,7 @@ def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
     if "print(" not in text:
         return
     found = []  # (names, lists of cells, offset)
-    for m in _PRINT_COMMENT.finditer(text):
+    for m in human.line_matches(_PRINT_COMMENT, text, "print("):
         names = [a.strip() for a in m.group("args").split(",")]
         if not all(re.fullmatch(r"[A-Za-z_]\w*?\d+", n) for n in names):
             continue
