@@ -789,6 +789,7 @@ def _lines_holding(text: str, mark: str):
 
 
 _PAIR = re.compile(r"(?P<w>[^\W\d][\w.'’-]*)[\"”'`]?\s*[=:]\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)(?!\w|\.\d)")
+_PAIR_SEP = re.compile(r"[=:][^\S\n]*[-−–]?\d")  # in every match of _PAIR on a line (whose spaces are a line's)
 _FOR = re.compile(r"\b(?:for|of|cho|của)\s+[\"“'`]?(?P<w>[^\s\"”'`:,)]+)[\"”'`]?", re.I)
 
 
@@ -801,8 +802,15 @@ def inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
     keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
     if not keys:
         return
-    pos = 0
-    for line in text.split("\n"):
+    # the lines with 2+ pairs: each pair holds a "=" or ":" and (spaces between) a number's sign or first
+    # digit, a separator of its own; one scan of the note counts them per line, the others are passed over
+    starts, count = human._line_starts(text), {}
+    for m in _PAIR_SEP.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        count[k] = count.get(k, 0) + 1
+    for k in [k for k, n in count.items() if n >= 2]:
+        pos = starts[k]
+        line = text[pos:starts[k + 1] - 1 if k + 1 < len(starts) else len(text)]
         pairs = [m for m in _PAIR.finditer(line) if m.group("w").lower() in keys]
         if len(pairs) >= 2 and len({m.group("w").lower() for m in pairs}) == len(pairs):
             before = line[:pairs[0].start()]
@@ -820,7 +828,6 @@ def inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
                         for c, h in zip(cells, res):
                             hits[c.start] = h
                         break
-        pos += len(line) + 1
 
 
 _NEG_INF = r"(?:[-−–]\s*(?:\\infty|∞|inf\b|float\(\s*['\"]inf['\"]\s*\)))"

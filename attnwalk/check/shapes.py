@@ -80,7 +80,7 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
     out: list[tuple[int, int, int, str]] = []
     # Each pattern runs only where the text holds what it cannot match without (a literal, or the tail
     # every match of it ends with): the patterns cost ~1-3 ms each on a 70 kB note, the tests ~0.1 ms.
-    for m in _named(text):
+    for m in _named(text, set(steps)):
         names = [n.strip().strip("`") for n in m.group("names").split(",")]
         if not names or any(n not in steps for n in names):
             continue
@@ -182,11 +182,13 @@ _PRE_NAMED = re.compile(r"[^\w`\s,.:=|$]")
 _SIZES_TAIL = re.compile(r"\s*\d+(?:\s*,\s*\d+)+\s*[\])]")
 
 
-def _named(text: str):
+def _named(text: str, wanted=None):
     """``_NAMED.finditer(text)``, each match searched for between the nearest character of _PRE_NAMED before an
     anchor of _SIZES and the closing bracket of its sizes. A match holds one such anchor (its sizes hold no
     "(" nor "torch"), and its last character, a bracket, is one of _PRE_NAMED's: the spans searched are
-    disjoint and in order, and the matches found in them are the note's, in time linear in those spans."""
+    disjoint and in order, and the matches found in them are the note's, in time linear in those spans.
+    ``wanted`` (a set of names): only the matches whose last name is one of them (the word just before the
+    sizes, less ``.shape``, a backtick and the separators: the last name of any match there)."""
     n, rev = len(text), None
     for a, body in sorted((m.start(), m.start("body")) for rx in _SIZES for m in rx.finditer(text)):
         tail = _SIZES_TAIL.match(text, body)
@@ -194,8 +196,17 @@ def _named(text: str):
             continue
         if rev is None:
             rev = _reversed(text)
+        if wanted is not None:
+            last = _LAST_NAME.match(rev, n - a)
+            if last is None or last.group(1)[::-1] not in wanted:
+                continue
         before = _PRE_NAMED.search(rev, n - a)
         yield from _NAMED.finditer(text, n - before.start() if before else 0, tail.end())
+
+
+# the word just before a tuple of sizes, read backwards (in the reversed text) past what _NAMED allows between
+# its last name and the sizes: spaces, "$", "|", ":", "=", ".shape" and a backtick
+_LAST_NAME = re.compile(r"[\s$|:=]*(?:epahs\.)?`?(\w+)")
 
 
 def _reversed(text: str) -> str:
