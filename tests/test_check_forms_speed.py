@@ -321,6 +321,37 @@ def ref_inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
         pos += len(line) + 1
 
 
+def ref_bracket_blocks(text: str) -> list:
+    """``human.bracket_blocks`` pairing brackets from a scan of both kinds at once, for every note."""
+    out = []
+    closing, stack = {}, []
+    for b in re.finditer(r"[\[\]]", text):
+        if b.group() == "[":
+            stack.append(b.start())
+        elif stack:
+            closing[stack.pop()] = b.start()
+    for m in human._OPEN2.finditer(text):
+        i = closing.get(m.start())
+        if i is None or i - m.start() >= 20000:
+            continue
+        body = text[m.start() + 1:i]
+        rows = []
+        for r in human._INNER.finditer(body):
+            cells = ref_cells(r.group(1).replace(",", " "), m.start() + 1 + r.start(1))
+            if cells is None or not cells:
+                rows = None
+                break
+            rows.append(cells)
+        if rows and all(len(r) == len(rows[0]) for r in rows):
+            out.append(human.Block(rows, m.start(), human._label_before(text, m.start())))
+    kept, reach = [], -1
+    for b in out:
+        if reach <= b.start:
+            kept.append(b)
+        reach = max(reach, b.rows[-1][-1].start)
+    return kept
+
+
 PLAIN_FORMS = {"named_output_rows": ref_named_output_rows, "inline_key_values": ref_inline_key_values}
 
 
@@ -351,6 +382,8 @@ def plain(monkeypatch):
         mp.setattr(forms, "list_rows", ref_list_rows)
         mp.setattr(notations, "_any_wrong", lambda recs: True)  # settle always looks at every record
         mp.setattr(human, "grid_blocks", ref_grid_blocks)
+        mp.setattr(human, "bracket_blocks", ref_bracket_blocks)
+        mp.setattr(human, "_vec_tails", human._VEC_TAIL.finditer)
         mp.setattr(human, "_head_at", ref_head_at)
         mp.setattr(human, "_one_based_heads", ref_one_based_heads)
         mp.setattr(human, "_judge", ref_judge)
@@ -610,6 +643,25 @@ def test_cells_from_the_shared_scan_are_each_piece_s_cells():
     for _, t, _ in NOTES:
         human._PER_TEXT = (None, {})
         assert human.grid_blocks.__wrapped__(t) == ref_grid_blocks(t)
+
+
+BRACKET_PARTS = ["[", "]", "[[", "]]", "[0.5, 1]", "[1 2]", ",", " ", "\n", "0.25", "-3", "x", "= ", ": ", "→ ",
+                 "np.array(", "torch.tensor(", "(", ")", "q1", "[[1, 2], [3, 4]]", "é"]
+
+
+def test_brackets_and_vectors_from_literal_scans_are_the_plain_ones():
+    """``bracket_blocks`` (brackets paired from the note's scans of "[" and "]") and ``_vec_tails`` (one scan
+    per separator of ``name = [..]``): what the single scans give, on random texts and every note."""
+    rnd = random.Random(25)
+    texts = ["".join(rnd.choice(BRACKET_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(30000)]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        ref = ref_bracket_blocks(t)
+        assert human.bracket_blocks.__wrapped__(t) == ref, t
+        assert _spans(human._vec_tails(t)) == _spans(human._VEC_TAIL.finditer(t)), t
+        found += len(ref)
+    assert found > 500
 
 
 def test_line_prefilters_keep_every_line_that_can_name_a_row():
