@@ -503,10 +503,9 @@ def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
         nearest = own.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last one
         names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
         exp = human._expected(trace, names[0], 0) if names else None
-        cells = [c for r in b.rows for c in r]
         if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
             continue
-        if _mostly_other(cells, exp.reshape(-1)):
+        if _mostly_other([c for r in b.rows for c in r], exp.reshape(-1)):
             starts.append(b.start)
     for name, idx, cells, start in human.row_vectors(text, trace.config):
         low = name.lower()

@@ -102,7 +102,7 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
             shape = shape[::-1]  # printed for X @ W: (in, out)
         for g, e in zip(("a", "b"), shape):
             out.append((m.start(g), int(m.group(g)), int(e), f"{lab} rows × columns"))
-    for m in _in_runs(_ENTRIES, text, _ENTRY_WORD, _OUT_ENTRIES):
+    for m in _in_runs(_ENTRIES, text, _ENTRY_WORD, _OUT_ENTRIES) if "b_" in text else ():  # its label is a b_..
         name = re.sub(r"[{}]", "", m.group("l")).lower()
         if name in steps and steps[name].data.ndim == 1:
             out.append((m.start("n"), int(m.group("n")), int(steps[name].data.shape[0]), f"{m.group('l')} entries"))
