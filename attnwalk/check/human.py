@@ -718,8 +718,9 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
     oks = list(map(_near, map(itemgetter(0), values), map(itemgetter(1), values), flat.tolist(), repeat(scale)))
     if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
-    return [_Judged(line_of(text, c.start), c.text, ok, label, e, dec)
-            for c, e, ok, (_, dec) in zip(cells, flat, oks, values)]
+    lines = map(bisect_right, repeat(_line_starts(text)), map(_START, cells))  # line_of of each cell
+    return [_Judged(line, c.text, ok, label, e, dec)
+            for line, c, e, ok, (_, dec) in zip(lines, cells, flat, oks, values)]
 
 
 class _Judged(Hit):
