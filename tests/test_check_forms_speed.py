@@ -645,6 +645,33 @@ def test_cells_from_the_shared_scan_are_each_piece_s_cells():
         assert human.grid_blocks.__wrapped__(t) == ref_grid_blocks(t)
 
 
+GRID_NAMES = ["", "", "S_0[0, 0] = ", "row 1: ", "q1 ", "+ ", "x1", "a", "# c ", "[", "p0 | ", "Head 2 ", "−", "é ",
+              "(", "=", "k: ", "[[", "x = ("]
+GRID_NUMS = ["0.5", "-1", "−2", "3%", "1e-3", "7.", "12", "(0.5)", "[1", "2]", "a", ",", "_1", "^2", ".5"]
+GRID_SEPS = [" ", ", ", "  ", ")(", " + ", "\t", "|", " # note", ""]
+
+
+def test_grids_of_code_blocks_are_the_plain_ones():
+    """Code blocks of rows of numbers, a row name, a comment or words among them: ``grid_blocks`` (cells from the
+    note's one scan where a row starts at a line's start or after a name where no number starts) finds the
+    blocks of reading every line on its own."""
+    rnd = random.Random(26)
+
+    def line():
+        return rnd.choice(GRID_NAMES) + "".join(rnd.choice(GRID_NUMS) + rnd.choice(GRID_SEPS)
+                                                for _ in range(rnd.randint(0, 4)))
+
+    found = 0
+    for _ in range(20000):
+        t = "".join(rnd.choice(["text\n", "```python\n", "```\n" + "\n".join(line() for _ in range(rnd.randint(0, 6)))
+                                + "\n```\n"]) for _ in range(rnd.randint(1, 4)))
+        human._PER_TEXT = (None, {})
+        ref = ref_grid_blocks(t)
+        assert human.grid_blocks.__wrapped__(t) == ref, t
+        found += len(ref)
+    assert found > 300
+
+
 BRACKET_PARTS = ["[", "]", "[[", "]]", "[0.5, 1]", "[1 2]", ",", " ", "\n", "0.25", "-3", "x", "= ", ": ", "→ ",
                  "np.array(", "torch.tensor(", "(", ")", "q1", "[[1, 2], [3, 4]]", "é"]
 

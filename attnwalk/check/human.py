@@ -217,6 +217,8 @@ def tensor_of(label: str) -> str | None:
 
 def _value(text: str) -> tuple[float, int | None]:
     """(value, decimals) of a printed number; a percentage is its fraction with two more decimals."""
+    if "e" not in text and "E" not in text and "%" not in text and "−" not in text and "–" not in text:
+        return float(text), (len(text.split(".")[1]) if "." in text else 0)  # what follows, for most numbers
     t = text.replace("−", "-").replace("–", "-")
     pct = t.endswith("%")
     t = t.rstrip("%")
@@ -517,12 +519,13 @@ def grid_blocks(text: str) -> list[Block]:
                 cells_text, off = body[nm.end():], nm.end()
             else:
                 cells_text, off = body, 0
+            a, b = base + pos + off, base + pos + len(body)
             if "[[" in line or "]]" in line:
                 cells = None
-            elif off == 0 and _LETTER.search(body) is None:
-                cells = _scan_cells(text, base + pos, base + pos + len(body))
+            elif (text[a - 1] in _EDGE or (a < len(text) and text[a] in _EDGE)) and _LETTER.search(text, a, b) is None:
+                cells = _scan_cells(text, a, b)  # (a line's start, or after its row name where no number starts)
             else:
-                cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), base + pos + off)
+                cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), a)
             if cells and len(cells) >= 2 and (not rows or len(cells) == len(rows[0])):
                 if not rows:
                     first = base + pos
