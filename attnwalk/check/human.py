@@ -744,9 +744,19 @@ class _Judged(Hit):
                 self._shown = fmt(float(e), dec) if np.isfinite(e) else str(e)
         return self._shown
 
+    @expected.setter
+    def expected(self, value: str) -> None:  # a Hit's fields stay assignable
+        self._shown = value
+
     @property
     def fix(self) -> str | None:
+        if "_fix" in self.__dict__:
+            return self.__dict__["_fix"]
         return None if self.ok else _fix_text(self._printed, float(self._e))
+
+    @fix.setter
+    def fix(self, value: str | None) -> None:
+        self.__dict__["_fix"] = value
 
 
 _HEAD = re.compile(r"(?:[Hh]ead|头)\s*_?(\d+)")
