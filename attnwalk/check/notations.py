@@ -17,7 +17,6 @@ Two kinds:
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from itertools import chain
 from operator import attrgetter, itemgetter
 
@@ -431,20 +430,24 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
     or the ``= [..]`` result of a step whose title calls it so (``7. ... 求和以得到输出1`` above a column sum):
     the output row N (1-based)."""
     starts = human._line_starts(text)
+
+    def _line(k: int) -> str:  # text.split("\n")[k]
+        return text[starts[k]:starts[k + 1] - 1 if k + 1 < len(starts) else len(text)]
+
     # the lines holding exactly one list, from one scan of the note (a list never spans lines): the others
     # are passed over as the loop over every line would pass them; the words are looked for on those lines
     # only (the pattern ignores case: slow over a whole note, as lowering it is)
     per_line: dict[int, int] = {}
     for m in _FLAT_LIST.finditer(text):
-        k = bisect_right(starts, m.start()) - 1
+        k = human.line_of(text, m.start()) - 1
         per_line[k] = per_line.get(k, 0) + 1
     for k in [k for k, n in per_line.items() if n == 1]:
-        line = _line(text, starts, k)
+        line = _line(k)
         lists = list(_FLAT_LIST.finditer(line))
         named = [m for m in _OUTPUT_N.finditer(line) if not lists[0].start() <= m.start() < lists[0].end()]
         if not named and _RESULT_LIST.match(line):
             for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):
-                above = _line(text, starts, a)
+                above = _line(a)
                 named = list(_OUTPUT_N.finditer(above))
                 if named or re.match(r"^\s*(?:#+\s|\d+\.\s|\*\*)", above):
                     break
@@ -457,11 +460,6 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
         res = _sure_judge(cells, ["out"], (1, len(cells)), trace, text, starts[k], foreign, label_row=row)
         for c, h in zip(cells, res or []):
             hits[c.start] = h
-
-
-def _line(text: str, starts: list[int], k: int) -> str:
-    """Line ``k`` (0-based) of ``text``, as ``text.split("\\n")[k]``, from the note's line starts."""
-    return text[starts[k]:starts[k + 1] - 1 if k + 1 < len(starts) else len(text)]
 
 
 _FLAT_LIST = re.compile(r"\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\]")
