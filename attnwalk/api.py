@@ -38,7 +38,7 @@ def walk(*, x=None, weights: dict | None = None, **options) -> Trace:
 
             cfg = make_config(**options)
             require(cfg)
-            drawn_w, drawn_x = draw(cfg)
+            drawn_w, drawn_x = draw(cfg, frozenset(weights or ()))  # given weights: not drawn, only passed over
             if weights:
                 _replace(drawn_w, weights)
             if x is not None:

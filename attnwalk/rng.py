@@ -28,7 +28,7 @@ class TorchCPUStream:
         import random
 
         self._mt = random.Random()
-        self._mt.setstate((3, (*_init_genrand(seed & 0xFFFFFFFF), 624), None))
+        self._mt.setstate(_seeded_state(seed & 0xFFFFFFFF))
         # torch caches the sin half of the scalar Box-Muller pair for the next small call.
         self._cached_normal: float | None = None
 
@@ -76,10 +76,32 @@ class TorchCPUStream:
             data[n - 16 :] = _normal_fill_16(self._uniform_f32(16), mean, std)
         return data.reshape(shape)
 
+    def skip_normal(self, shape: tuple[int, ...]) -> None:
+        """The stream after ``normal(shape)``, without its values (weights a note stores): the same draws."""
+        n = math.prod(shape)
+        if n < 16:
+            self.normal(shape)  # the scalar path caches half a pair: drawn as it is
+            return
+        self._raw32(n + (16 if n % 16 else 0))  # n uniforms, then 16 fresh ones over the last slots
+
     def randint(self, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
         """``torch.randint(low, high, shape)``: a 32-bit draw modulo the range, plus low."""
         raw = self._raw32(math.prod(shape))
         return ((raw % (high - low)).astype(np.int64) + low).reshape(shape)
+
+
+_SEEDED: dict[int, tuple] = {}  # seed -> random.Random's state after init_genrand: the last few seeds
+
+
+def _seeded_state(seed: int) -> tuple:
+    """``random.Random``'s state after ``init_genrand(seed)``, computed once per seed (a Python loop of 624
+    steps, a fifth of a small note's trace when checked again and again)."""
+    state = _SEEDED.get(seed)
+    if state is None:
+        if len(_SEEDED) >= 16:
+            _SEEDED.clear()
+        state = _SEEDED[seed] = (3, (*_init_genrand(seed), 624), None)
+    return state
 
 
 def _init_genrand(seed: int) -> list[int]:

@@ -18,9 +18,11 @@ from bisect import bisect_right
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import attnwalk.check as C
+from attnwalk import inputs
 from attnwalk.check import forms, human, notations, shapes
 from attnwalk.check.checker import NumRec
 from attnwalk.check.source import FRONT_RE, is_program
@@ -193,6 +195,166 @@ def ref_list_rows(text: str) -> list:
     return out
 
 
+def ref_grid_blocks(text: str) -> list:
+    """``human.grid_blocks`` with every line's cells read on its own by ``_cells`` and ``_CODE_BLOCK``'s own scan."""
+    out = []
+    for fm in human._CODE_BLOCK.finditer(text):
+        base = fm.start(1)
+        rows, names, first = [], [], None
+        pos = 0
+        for line in fm.group(1).split("\n") + [""]:
+            body = line.split("#", 1)[0]
+            name = None
+            nm = human._ROW_NAME.match(body)
+            if nm and not human._EQ_OR_CALL.search(body, 0, nm.end()) and human._DIGIT.search(body, nm.end()):
+                name = nm.group(1).strip()
+                cells_text, off = body[nm.end():], nm.end()
+            else:
+                cells_text, off = body, 0
+            cells = ref_cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), base + pos + off) \
+                if "[[" not in line and "]]" not in line else None
+            if cells and len(cells) >= 2 and (not rows or len(cells) == len(rows[0])):
+                if not rows:
+                    first = base + pos
+                rows.append(cells)
+                names.append(name)
+            else:
+                if len(rows) >= 2:
+                    out.append(human.Block(rows, first, human._label_before(text, first), names))
+                rows, names = [], []
+                if cells and len(cells) >= 2:
+                    first, rows, names = base + pos, [cells], [name]
+            pos += len(line) + 1
+    return out
+
+
+def ref_head_at(text: str, pos: int) -> int:
+    hs = re.findall(r"(?:[Hh]ead|头)\s*_?(\d+)", text[max(0, pos - 600):pos])
+    return int(hs[-1]) if hs else 0
+
+
+def ref_one_based_heads(text: str) -> bool:
+    return bool(re.search(r"[Hh]ead\s*1\b", text)) and not re.search(r"[Hh]ead\s*0\b", text)
+
+
+def ref_judge(cells, exp, label, text, sure=False, gated=True):
+    """``human._judge`` printing every expected value and fix as it judges (no lazy ``_Judged``)."""
+    flat = exp.reshape(-1)
+    if len(flat) != len(cells):
+        return None
+    ordinary = flat[np.isfinite(flat) & (np.abs(flat) < 1e4)]
+    scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
+    values = [human._value(c.text) for c in cells]
+    oks = [human._near(v, dec, float(e), scale) for (v, dec), e in zip(values, flat)]
+    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
+        return None
+    out = []
+    for c, e, ok, (_, dec) in zip(cells, flat, oks, values):
+        line = ref_line_of(text, c.start)
+        dec = max(dec, 0)
+        if c.text.endswith("%") and np.isfinite(e):
+            shown = human.fmt(float(e) * 100, max(dec - 2, 0)) + "%"
+        else:
+            shown = human.fmt(float(e), dec) if np.isfinite(e) else str(e)
+        out.append(human.Hit(line, c.text.replace("−", "-").replace("–", "-"), ok, label, shown,
+                             None if ok else human._fix_text(c.text, float(e))))
+    return out
+
+
+def ref_line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def ref_named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """``notations.named_output_rows`` reading every line (its words first looked for in the whole note)."""
+    low = text.lower()
+    if not any(w in low for w in notations._OUTPUT_WORDS) or notations._OUTPUT_N.search(text) is None:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    for k, line in enumerate(lines):
+        lists = list(notations._FLAT_LIST.finditer(line))
+        if len(lists) != 1:
+            continue
+        named = [m for m in notations._OUTPUT_N.finditer(line) if not lists[0].start() <= m.start() < lists[0].end()]
+        if not named and notations._RESULT_LIST.match(line):
+            for a in range(k - 1, max(k - notations.ROW_REACH, 0) - 1, -1):
+                named = list(notations._OUTPUT_N.finditer(lines[a]))
+                if named or re.match(r"^\s*(?:#+\s|\d+\.\s|\*\*)", lines[a]):
+                    break
+        if len(named) != 1:
+            continue
+        cells = ref_cells(lists[0].group("body").replace(",", " "), starts[k] + lists[0].start("body"))
+        row = int(named[0].group("n")) - 1
+        if not cells or row < 0 or any(c.start in hits for c in cells):
+            continue
+        res = notations._sure_judge(cells, ["out"], (1, len(cells)), trace, text, starts[k], foreign, label_row=row)
+        for c, h in zip(cells, res or []):
+            hits[c.start] = h
+
+
+def ref_inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
+    """``forms.inline_key_values`` reading every line."""
+    queries = [str(w).lower() for w in (trace.config.get("labels") or [])]
+    keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
+    if not keys:
+        return
+    pos = 0
+    for line in text.split("\n"):
+        pairs = [m for m in forms._PAIR.finditer(line) if m.group("w").lower() in keys]
+        if len(pairs) >= 2 and len({m.group("w").lower() for m in pairs}) == len(pairs):
+            before = line[:pairs[0].start()]
+            fm = [m for m in forms._FOR.finditer(before) if m.group("w").lower() in queries]
+            row = queries.index(fm[-1].group("w").lower()) if fm else 0 if len(queries) <= 1 else None
+            cells = [human.Cell(m.group("num"), pos + m.start("num")) for m in pairs]
+            if row is not None and not any(c.start in hits for c in cells):
+                for cand in [c for n in human.tensors_of(before) for c in human._candidates(n, trace)]:
+                    exp = human._expected(trace, cand, 0)
+                    if exp is None or exp.ndim != 2 or row >= exp.shape[0] or exp.shape[1] != len(keys):
+                        continue
+                    want = np.array([exp[row, keys.index(m.group("w").lower())] for m in pairs])
+                    res = human._judge(cells, want, cand, text)
+                    if res is not None:
+                        for c, h in zip(cells, res):
+                            hits[c.start] = h
+                        break
+        pos += len(line) + 1
+
+
+def ref_bracket_blocks(text: str) -> list:
+    """``human.bracket_blocks`` pairing brackets from a scan of both kinds at once, for every note."""
+    out = []
+    closing, stack = {}, []
+    for b in re.finditer(r"[\[\]]", text):
+        if b.group() == "[":
+            stack.append(b.start())
+        elif stack:
+            closing[stack.pop()] = b.start()
+    for m in human._OPEN2.finditer(text):
+        i = closing.get(m.start())
+        if i is None or i - m.start() >= 20000:
+            continue
+        body = text[m.start() + 1:i]
+        rows = []
+        for r in human._INNER.finditer(body):
+            cells = ref_cells(r.group(1).replace(",", " "), m.start() + 1 + r.start(1))
+            if cells is None or not cells:
+                rows = None
+                break
+            rows.append(cells)
+        if rows and all(len(r) == len(rows[0]) for r in rows):
+            out.append(human.Block(rows, m.start(), human._label_before(text, m.start())))
+    kept, reach = [], -1
+    for b in out:
+        if reach <= b.start:
+            kept.append(b)
+        reach = max(reach, b.rows[-1][-1].start)
+    return kept
+
+
+PLAIN_FORMS = {"named_output_rows": ref_named_output_rows, "inline_key_values": ref_inline_key_values}
+
+
 MEMOIZED = [(human, n) for n in ("latex_blocks", "bracket_blocks", "grid_blocks", "table_blocks", "flat_lists")]
 MEMOIZED += [(forms, n) for n in ("blocks", "list_rows", "call_arguments")]
 MEMOIZED += [(human, "_vectors")]
@@ -219,6 +381,18 @@ def plain(monkeypatch):
         mp.setattr(human, "latex_blocks", ref_latex_blocks)
         mp.setattr(forms, "list_rows", ref_list_rows)
         mp.setattr(notations, "_any_wrong", lambda recs: True)  # settle always looks at every record
+        mp.setattr(human, "grid_blocks", ref_grid_blocks)
+        mp.setattr(human, "bracket_blocks", ref_bracket_blocks)
+        mp.setattr(human, "_vec_tails", human._VEC_TAIL.finditer)
+        mp.setattr(human, "_head_at", ref_head_at)
+        mp.setattr(human, "_one_based_heads", ref_one_based_heads)
+        mp.setattr(human, "_judge", ref_judge)
+        mp.setattr(human, "_cells_in", lambda text, a, b: ref_cells(text[a:b].replace(",", " "), a))
+        mp.setattr(human, "line_matches", lambda rx, text, *marks: rx.finditer(text))
+        mp.setattr(shapes, "_named", lambda text, wanted=None: shapes._NAMED.finditer(text))
+        mp.setattr(forms, "AFTER_FORMS", [PLAIN_FORMS.get(f.__name__, f) for f in forms.AFTER_FORMS])
+        draw = inputs.draw
+        mp.setattr(inputs, "draw", lambda cfg, given=frozenset(): draw(cfg))  # every weight drawn, then replaced
         yield
 
 
@@ -381,6 +555,175 @@ def test_readers_are_computed_once_per_text_and_never_changed():
         assert getattr(mod, fn)(text) == getattr(mod, fn).__wrapped__(text)
 
 
+NAMED_PARTS = ALPHABET + ["(", ")", "[", "]", "torch.Size([", ".shape", "`", "|", "$", "q", "k, v", ", ", "1, 2",
+                         "(1, 2)", "x = ", "`q`: ", "qkv", "attn", "w_qkv", " | ", ":", "=", "q.shape = "]
+WANTED = {"q", "k", "v", "x", "qkv", "attn", "scores", "w_qkv", "o"}
+
+
+def _useful(matches) -> list:
+    """The matches of _NAMED that ``shapes.claims`` reads: every name one of WANTED."""
+    out = []
+    for m in matches:
+        names = [n.strip().strip("`") for n in m.group("names").split(",")]
+        if names and all(n in WANTED for n in names):
+            out.append((m.span(), m.groups()))
+    return out
+
+
+def test_named_sizes_searched_between_anchors_find_every_match():
+    """``shapes._named`` searches _NAMED only from the last character no match holds before each tuple of sizes
+    to its closing bracket (and, given names, only where the word before the sizes is one): the same matches."""
+    rnd = random.Random(19)
+    texts = ["".join(rnd.choice(NAMED_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(30000)]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        assert _spans(shapes._named(t)) == _spans(shapes._NAMED.finditer(t)), t
+        assert _useful(shapes._named(t, WANTED)) == _useful(shapes._NAMED.finditer(t)), t
+        found += len(_useful(shapes._NAMED.finditer(t)))
+    assert found > 500  # the random texts do hold such claims
+
+
+LINE_PARTS = ["```", "```python", "~~~", "````", "\n", "\n", "> ", ">", " ", "\t", "|", "| a |", "#", "# print(x)",
+              "print(", ")", "[0.5, 1]", "a", "key: [1, 2]", ":", "`", "~", "# [1, 2]  # Output 1", "1", "'k': [1,2],",
+              "# tensor([[1.0, 2.0],  # row 2", "# print(w1)  # [0.5, 0.25]", "x = 1"]
+
+
+def test_line_start_patterns_matched_on_the_lines_holding_their_mark():
+    """``human.line_matches`` (a line-start pattern matched at the start of each line holding its mark) and
+    ``human._code_blocks`` (fenced blocks from the note's "```" scan) find what the patterns' own scans find."""
+    rnd = random.Random(20)
+    texts = ["".join(rnd.choice(LINE_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(30000)]
+    patterns = [(forms._FENCE, ("```", "~~~")), (forms._TABLE_PREFIX, ("|",)), (notations._ENTRY, (":",)),
+                (notations._ROW_COMMENT, ("#",)), (notations._PRINT_COMMENT, ("print(",))]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        assert _spans(human._code_blocks(t)) == _spans(human._CODE_BLOCK.finditer(t)), t
+        for rx, marks in patterns:
+            got = _spans(human.line_matches(rx, t, *marks))
+            assert got == _spans(rx.finditer(t)), (rx.pattern, t)
+            found += len(got)
+    assert found > 5000
+
+
+HEAD_PARTS = ["Head", "head", "头", "ead", "H", "h", " ", "\n", "_", "0", "1", "10", "2", "x", "a", "é", "Head 1",
+              "head_0", "头 2", "Head 1a", "  ", "heads 3"]
+
+
+def test_heads_read_from_one_scan_as_from_each_window():
+    """``human._head_at`` (the last head named in the 600 characters before an offset, from one scan of the note)
+    and ``human._one_based_heads``: those of the window's own search, at every offset of random texts and notes."""
+    rnd = random.Random(22)
+    texts = ["".join(rnd.choice(HEAD_PARTS) for _ in range(rnd.randint(0, 300))) for _ in range(3000)]
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        assert human._one_based_heads(t) == ref_one_based_heads(t), t
+        for pos in list(range(0, len(t) + 1, max(1, len(t) // 150))) + list(range(max(0, len(t) - 8), len(t) + 1)):
+            assert human._head_at(t, pos) == ref_head_at(t, pos), (t, pos)
+
+
+CELL_PARTS = ALPHABET + ["[", "]", "(", ")", ",", "1.5", "-2", "e", "E", "%", "+", "x", "é", ".", "```\n",
+                         "```python\n", "# c", "x1", "q:", "row 1 =", "|", "[[", "]]"]
+
+
+def test_cells_from_the_shared_scan_are_each_piece_s_cells():
+    """``human._cells_in`` (a list's cells from the note's one scan where its ends are characters no number reads)
+    and ``grid_blocks`` (code-block rows so taken): what reading each piece on its own gives."""
+    rnd = random.Random(23)
+    for _ in range(20000):
+        t = "".join(rnd.choice(CELL_PARTS) for _ in range(rnd.randint(0, 50)))
+        human._PER_TEXT = (None, {})
+        for _ in range(4):
+            a = rnd.randint(0, len(t))
+            b = rnd.randint(a, len(t))
+            assert human._cells_in(t, a, b) == ref_cells(t[a:b].replace(",", " "), a), (t, a, b)
+        human._PER_TEXT = (None, {})
+        assert human.grid_blocks.__wrapped__(t) == ref_grid_blocks(t), t
+    for _, t, _ in NOTES:
+        human._PER_TEXT = (None, {})
+        assert human.grid_blocks.__wrapped__(t) == ref_grid_blocks(t)
+
+
+GRID_NAMES = ["", "", "S_0[0, 0] = ", "row 1: ", "q1 ", "+ ", "x1", "a", "# c ", "[", "p0 | ", "Head 2 ", "−", "é ",
+              "(", "=", "k: ", "[[", "x = ("]
+GRID_NUMS = ["0.5", "-1", "−2", "3%", "1e-3", "7.", "12", "(0.5)", "[1", "2]", "a", ",", "_1", "^2", ".5"]
+GRID_SEPS = [" ", ", ", "  ", ")(", " + ", "\t", "|", " # note", ""]
+
+
+def test_grids_of_code_blocks_are_the_plain_ones():
+    """Code blocks of rows of numbers, a row name, a comment or words among them: ``grid_blocks`` (cells from the
+    note's one scan where a row starts at a line's start or after a name where no number starts) finds the
+    blocks of reading every line on its own."""
+    rnd = random.Random(26)
+
+    def line():
+        return rnd.choice(GRID_NAMES) + "".join(rnd.choice(GRID_NUMS) + rnd.choice(GRID_SEPS)
+                                                for _ in range(rnd.randint(0, 4)))
+
+    found = 0
+    for _ in range(20000):
+        t = "".join(rnd.choice(["text\n", "```python\n", "```\n" + "\n".join(line() for _ in range(rnd.randint(0, 6)))
+                                + "\n```\n"]) for _ in range(rnd.randint(1, 4)))
+        human._PER_TEXT = (None, {})
+        ref = ref_grid_blocks(t)
+        assert human.grid_blocks.__wrapped__(t) == ref, t
+        found += len(ref)
+    assert found > 300
+
+
+BRACKET_PARTS = ["[", "]", "[[", "]]", "[0.5, 1]", "[1 2]", ",", " ", "\n", "0.25", "-3", "x", "= ", ": ", "→ ",
+                 "np.array(", "torch.tensor(", "(", ")", "q1", "[[1, 2], [3, 4]]", "é"]
+
+
+def test_brackets_and_vectors_from_literal_scans_are_the_plain_ones():
+    """``bracket_blocks`` (brackets paired from the note's scans of "[" and "]") and ``_vec_tails`` (one scan
+    per separator of ``name = [..]``): what the single scans give, on random texts and every note."""
+    rnd = random.Random(25)
+    texts = ["".join(rnd.choice(BRACKET_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(30000)]
+    found = 0
+    for t in texts + [t for _, t, _ in NOTES]:
+        human._PER_TEXT = (None, {})
+        ref = ref_bracket_blocks(t)
+        assert human.bracket_blocks.__wrapped__(t) == ref, t
+        assert _spans(human._vec_tails(t)) == _spans(human._VEC_TAIL.finditer(t)), t
+        found += len(ref)
+    assert found > 500
+
+
+def test_line_prefilters_keep_every_line_that_can_name_a_row():
+    """``word_rows`` without token words reads only lines with a "(" or "第" (a row number's mark); every line with
+    two pairs of ``inline_key_values`` holds two "=" or ":" before a number, as its scan counts them."""
+    rnd = random.Random(24)
+    parts = ROW_PARTS + ["I = 0.26", ", ", "love: 0.5", "cats=-1", " = ", ":", "\t", "\u2028", "x", "(", "第"]
+    for _ in range(30000):
+        line = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 30))).replace("\n", " ")
+        if "(" not in line and "第" not in line:
+            assert all(not (m.group("n") or m.group("n2")) for m in forms._WORD_ROW.finditer(line)), line
+        if len(list(forms._PAIR.finditer(line))) >= 2:
+            assert len(list(forms._PAIR_SEP.finditer(line))) >= 2, line
+
+
+@pytest.mark.parametrize("h,w,dim,heads,rng,input_", [(4, 4, 8, 2, "torch", "normal"), (3, 3, 4, 2, "torch", "ramp"),
+                                                      (2, 3, 2, 1, "torch", "normal"), (1, 1, 2, 1, "torch", "randint"),
+                                                      (3, 3, 4, 2, "numpy", "normal")])
+def test_stored_weights_give_the_trace_of_drawn_ones(h, w, dim, heads, rng, input_):
+    """A checked note's stored weights are not drawn (the torch stream only passes over them, the scalar path of
+    fewer than 16 values drawn as it is): with any of them given, every tensor is the drawn trace's, bit for bit."""
+    from itertools import combinations
+
+    from attnwalk.api import walk
+
+    opts = dict(h=h, w=w, dim=dim, heads=heads, rng=rng, input=input_)
+    full = walk(**opts)
+    names = [n for n in full.steps if n.startswith(("w_", "b_"))]
+    for k in range(len(names) + 1):
+        for given in combinations(names, k):
+            trace = walk(weights={n: full[n] for n in given}, **opts)
+            for n in full.steps:
+                assert np.asarray(trace[n]).tobytes() == np.asarray(full[n]).tobytes(), (n, given)
+
+
 def test_literal_led_patterns_match_as_the_plain_ones():
     """``_FLAT``, ``_TABLE_RUN`` and ``_NUM_SCAN`` start with the character every match starts with (their
     lookbehinds checked after it): the same matches as the patterns they were written from."""
@@ -405,6 +748,10 @@ HOSTILE = {
     "many_runs": lambda k: "Q is 4 × 4& (1, 2)& shape (1, 2)& b_q has 4 entries& 4 rows (queries)&" * k,
     "anchors_without_matches": lambda k: "(1, 2 × 3 shape entries (keys) " * k,
     "lists_on_lines": lambda k: "q1 = [0.5, 0.25]\n[0.1, 0.2]\n" * k,
+    "prose_before_sizes": lambda k: ("word " * 20 + "q (1, 2) ") * k,
+    "fences": lambda k: "```\n1 2\n" * k,
+    "heads": lambda k: "Head 1 head_0 头 2 " * k,
+    "comment_lines": lambda k: "# [1, 2]  # row\n" * k,
 }
 
 
@@ -419,6 +766,10 @@ def _work(text: str) -> float:
         list(shapes._lines_with(text, shapes._VALS_LINE))
         list(forms._lines_holding(text, "["))
         human._numbers(text)
+        list(shapes._named(text, WANTED))
+        [human._head_at(text, p) for p in range(0, len(text), 97)]
+        list(human._code_blocks(text))
+        list(human.line_matches(notations._ROW_COMMENT, text, "#"))
         best = min(best, time.process_time() - start)
     return best
 

@@ -48,8 +48,10 @@ _FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
 
 def _outside_code(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` outside fenced code blocks."""
+    from .human import line_matches
+
     spans, pos, inside = [], 0, False
-    for m in _FENCE.finditer(text):
+    for m in line_matches(_FENCE, text, "```", "~~~"):
         if not inside:
             spans.append((pos, m.start()))
         pos, inside = m.end(), not inside
@@ -63,7 +65,7 @@ def list_rows(text: str) -> list:
     """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed;
     only the first line may have words before its list (``Q = [..] K = [..]``): ``q1 = [..]`` then
     ``k1 = [..]`` are named vectors, read as such by the reader."""
-    from .human import Block, _cells, _label_before, tensors_of
+    from .human import Block, _cells_in, _label_before, tensors_of
 
     out = []
     for a, b in _outside_code(text):
@@ -82,10 +84,10 @@ def list_rows(text: str) -> list:
                 for m in _LIST.finditer(line):
                     if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
                         continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
-                    cells = _cells(m.group(1).replace(",", " "), pos + m.start(1))
+                    cells = _cells_in(text, pos + m.start(1), pos + m.end(1))
                     if cells and len(cells) >= 2:
                         lists.append((pos + m.start(), cells))
-            bare = bool(lists) and re.fullmatch(r"\s*(?:[-*+>]\s*)?`?\s*", line[:lists[0][0] - pos]) is not None
+            bare = bool(lists) and _BARE.fullmatch(line, 0, lists[0][0] - pos) is not None
             if lists and run and bare and len(lists) == len(run[0][2]):
                 run.append((pos, line, lists))  # a later row: nothing before it but a bullet (``q1 =`` is a vector)
             else:
@@ -95,6 +97,9 @@ def list_rows(text: str) -> list:
         if len(run) >= 2:  # the span's end ends its last run
             out.extend(_columns(text, run, Block, _label_before, tensors_of))
     return out
+
+
+_BARE = re.compile(r"\s*(?:[-*+>]\s*)?`?\s*")  # nothing before a later row's list but a bullet
 
 
 def _span_lines_holding(text: str, a: int, b: int, mark: str):
@@ -394,9 +399,9 @@ _TABLE_PREFIX = re.compile(r"^((?:>[ \t]?)+[ \t]*|[ \t]{1,8})\|", re.M)
 def nested_tables(text: str) -> list:
     """Markdown tables indented (MkDocs ``!!! note`` admonitions, list items) or quoted (``>``, Obsidian
     callouts): the reader's own tables, read with the prefix moved after the first ``|`` (offsets kept)."""
-    from .human import table_blocks
+    from .human import line_matches, table_blocks
 
-    if not _TABLE_PREFIX.search(text):
+    if next(line_matches(_TABLE_PREFIX, text, "|"), None) is None:
         return []
     shifted = _TABLE_PREFIX.sub(lambda m: "|" + " " * len(m.group(1)), text)  # same length: offsets kept
     return [b for b in table_blocks(shifted) if text[b.start] != "|"]
@@ -498,10 +503,9 @@ def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
         nearest = own.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last one
         names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
         exp = human._expected(trace, names[0], 0) if names else None
-        cells = [c for r in b.rows for c in r]
         if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
             continue
-        if _mostly_other(cells, exp.reshape(-1)):
+        if _mostly_other([c for r in b.rows for c in r], exp.reshape(-1)):
             starts.append(b.start)
     for name, idx, cells, start in human.row_vectors(text, trace.config):
         low = name.lower()
@@ -730,13 +734,15 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
     for pos, line in _lines_matching(text, _ROW_LIST):  # every row of _WORD_ROW is a [list] of 2+ numbers
+        if not words and "(" not in line and "第" not in line:
+            continue  # no token words: only a row number names a row ("row 2 (", "第2行")
         groups: dict[str, list] = {}
         prev, first = 0, None
         for m in _WORD_ROW.finditer(line):
             w = (m.group("w1") or m.group("w2") or "").strip().lower()
             n = m.group("n") or m.group("n2")
             idx = words.index(w) if w in words else int(n) - 1 if n else None
-            cells = human._cells(m.group("body").replace(",", " "), pos + m.start("body"))
+            cells = human._cells_in(text, pos + m.start("body"), pos + m.end("body"))
             if idx is not None and idx >= 0 and cells:
                 own = line[prev:m.start()]
                 first = m.start() if first is None else first
@@ -782,6 +788,7 @@ def _lines_holding(text: str, mark: str):
 
 
 _PAIR = re.compile(r"(?P<w>[^\W\d][\w.'’-]*)[\"”'`]?\s*[=:]\s*(?P<num>[-−–]?\d+(?:\.\d+)?%?)(?!\w|\.\d)")
+_PAIR_SEP = re.compile(r"[=:][^\S\n]*[-−–]?\d")  # in every match of _PAIR on a line (whose spaces are a line's)
 _FOR = re.compile(r"\b(?:for|of|cho|của)\s+[\"“'`]?(?P<w>[^\s\"”'`:,)]+)[\"”'`]?", re.I)
 
 
@@ -794,8 +801,15 @@ def inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
     keys = [str(w).lower() for w in (trace.config.get("kv_labels") or trace.config.get("labels") or [])]
     if not keys:
         return
-    pos = 0
-    for line in text.split("\n"):
+    # the lines with 2+ pairs: each pair holds a "=" or ":" and (spaces between) a number's sign or first
+    # digit, a separator of its own; one scan of the note counts them per line, the others are passed over
+    starts, count = human._line_starts(text), {}
+    for m in _PAIR_SEP.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        count[k] = count.get(k, 0) + 1
+    for k in [k for k, n in count.items() if n >= 2]:
+        pos = starts[k]
+        line = text[pos:starts[k + 1] - 1 if k + 1 < len(starts) else len(text)]
         pairs = [m for m in _PAIR.finditer(line) if m.group("w").lower() in keys]
         if len(pairs) >= 2 and len({m.group("w").lower() for m in pairs}) == len(pairs):
             before = line[:pairs[0].start()]
@@ -813,7 +827,6 @@ def inline_key_values(text: str, trace, hits: dict, foreign: list) -> None:
                         for c, h in zip(cells, res):
                             hits[c.start] = h
                         break
-        pos += len(line) + 1
 
 
 _NEG_INF = r"(?:[-−–]\s*(?:\\infty|∞|inf\b|float\(\s*['\"]inf['\"]\s*\)))"

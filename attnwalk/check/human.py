@@ -12,10 +12,12 @@ numbers stay "not understood".
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
+from heapq import merge
 from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter, not_
 from typing import NamedTuple
@@ -72,6 +74,23 @@ def _offsets(text: str, mark: str) -> list[int]:
     if found is None:  # a literal's matches, leftmost and non-overlapping: str.find's from the end of the last
         found = table[mark] = list(map(re.Match.start, re.finditer(re.escape(mark), text)))
     return found
+
+
+def line_matches(rx: re.Pattern, text: str, *marks: str):
+    """``rx.finditer(text)`` for a pattern whose every match starts at a line's start (``^`` in MULTILINE mode)
+    and lies on that line, holding one of ``marks``: ``rx.match`` at the start of each line holding a mark,
+    found from the note's scans of them. (The regex engine tries such a pattern at every character of the
+    note, ~0.25 ms a 70 kB note each.)"""
+    starts = _line_starts(text)
+    found = _offsets(text, marks[0]) if len(marks) == 1 else sorted(set().union(*(_offsets(text, k) for k in marks)))
+    last = -1
+    for at in found:
+        k = bisect_right(starts, at) - 1
+        if k != last:
+            last = k
+            m = rx.match(text, starts[k])
+            if m is not None:
+                yield m
 
 
 def _line_starts(text: str) -> list[int]:
@@ -198,6 +217,8 @@ def tensor_of(label: str) -> str | None:
 
 def _value(text: str) -> tuple[float, int | None]:
     """(value, decimals) of a printed number; a percentage is its fraction with two more decimals."""
+    if "e" not in text and "E" not in text and "%" not in text and "−" not in text and "–" not in text:
+        return float(text), (len(text.split(".")[1]) if "." in text else 0)  # what follows, for most numbers
     t = text.replace("−", "-").replace("–", "-")
     pct = t.endswith("%")
     t = t.rstrip("%")
@@ -216,7 +237,7 @@ def _close(text: str, expected: float, scale: float) -> bool:
 
 def _near(v: float, dec: int, expected: float, scale: float) -> bool:
     """``_close`` of a number already read by ``_value``."""
-    if not np.isfinite(expected):
+    if not math.isfinite(expected):  # (NumPy's isfinite: the same for a number, 20x the time for one)
         return False
     tol = 0.5 * 10.0 ** (-dec) + F32_REL * max(abs(expected), scale) + 1e-15
     return abs(v - expected) <= tol
@@ -250,6 +271,7 @@ class Block:
 
 
 _LETTER = re.compile(r"[A-Za-z\u00c0-\u1ef9\u4e00-\u9fff]")
+_WORD = re.compile(r"\w")
 _NOT_WORDS = re.compile(r"[\s,&;\\()\[\]]*")
 
 
@@ -377,35 +399,64 @@ def _plain_rows(text: str, base: int, stop: int) -> list[list[Cell]]:
     lo, hi = bisect_left(starts, base), bisect_left(starts, stop)
     if lo == hi:
         return []
-    rows, pos = [], base
-    for part in text[base:stop].split("\\\\"):  # re.split(r"\\\\")'s rows: leftmost, not overlapping
-        pos += len(part)
-        at = bisect_left(starts, pos, lo, hi)
-        if at > lo:
-            rows.append(list(map(tuple.__new__, repeat(Cell), zip(texts[lo:at], starts[lo:at]))))
-            lo = at
-        pos += 2
+    cells = list(map(tuple.__new__, repeat(Cell), zip(texts[lo:hi], starts[lo:hi])))
+    # the row breaks: the note's "\\\\"s inside the body, which are split's (the body starts after a "}", so
+    # no "\\\\" of the note runs across its start; one across its end, into "\\end", is none of split's)
+    seps = _offsets(text, "\\\\")
+    seps = seps[bisect_left(seps, base):bisect_left(seps, stop - 1)]
+    rows, prev = [], 0
+    for at in chain(map(bisect_left, repeat(starts), seps, repeat(lo), repeat(hi)), (hi,)):
+        if at - lo > prev:
+            rows.append(cells[prev:at - lo])
+            prev = at - lo
     return rows
+
+
+def _scan_cells(text: str, a: int, b: int) -> list[Cell]:
+    """The cells of ``text[a:b]`` from the note's one scan of numbers (``_scan``), for a piece without a letter
+    cut at characters of ``_EDGE`` (or a line's start, or the text's ends): what ``_cells`` reads from it (with
+    its ",", "[" and "]" made spaces, which no number holds nor is cut by), since no number of the note runs
+    across those ends nor is read otherwise beside them (none is a character that ``NUM_RE`` looks at beyond
+    a number's ends)."""
+    starts, texts = _scan(text)
+    lo, hi = bisect_left(starts, a), bisect_left(starts, b)
+    return list(map(tuple.__new__, repeat(Cell), zip(texts[lo:hi], starts[lo:hi])))
+
+
+# characters no number holds, nor looks at beside it (no word character, ".", "^", "_", sign or "%")
+_EDGE = frozenset("[](){}|&,; \t\n\r`$:=#\\")
+
+
+def _cells_in(text: str, a: int, b: int) -> list[Cell] | None:
+    """``_cells(text[a:b].replace(",", " "), a)``: from the note's one scan of numbers where the piece is cut at
+    characters of ``_EDGE`` (a list's brackets) and holds no letter, else read on its own."""
+    if (a == 0 or text[a - 1] in _EDGE) and (b == len(text) or text[b] in _EDGE) and \
+            _LETTER.search(text, a, b) is None:
+        return _scan_cells(text, a, b)
+    return _cells(text[a:b].replace(",", " "), a)
 
 
 @_memo
 def bracket_blocks(text: str) -> list[Block]:
     """``[[..], [..]]`` lists and numpy prints (commas optional, one row per line or not)."""
     out = []
+    opens = list(_OPEN2.finditer(text))
+    if not opens:
+        return out
     closing, stack = {}, []  # "[" offset -> its "]" (one pass, instead of a walk from every "[[")
-    for b in _BRACKET.finditer(text):
-        if b.group() == "[":
-            stack.append(b.start())
+    for at in merge(_offsets(text, "["), _offsets(text, "]")):  # every bracket, in order
+        if text[at] == "[":
+            stack.append(at)
         elif stack:
-            closing[stack.pop()] = b.start()
-    for m in _OPEN2.finditer(text):
+            closing[stack.pop()] = at
+    for m in opens:
         i = closing.get(m.start())
         if i is None or i - m.start() >= 20000:
             continue
         body = text[m.start() + 1:i]
         rows = []
         for r in _INNER.finditer(body):
-            cells = _cells(r.group(1).replace(",", " "), m.start() + 1 + r.start(1))
+            cells = _cells_in(text, m.start() + 1 + r.start(1), m.start() + 1 + r.end(1))
             if cells is None or not cells:
                 rows = None
                 break
@@ -419,9 +470,6 @@ def bracket_blocks(text: str) -> list[Block]:
             kept.append(b)
         reach = max(reach, b.rows[-1][-1].start)
     return kept
-
-
-_BRACKET = re.compile(r"[\[\]]")
 
 
 def _inside(text, outer: Block, inner: Block) -> bool:
@@ -440,11 +488,25 @@ _TABLE_RUN = re.compile(r"\|(?<=^\|)[^\n]*\|[ \t]*\n(?:^\|[^\n]*\|[ \t]*\n){2,}"
 _ROW_NAME = re.compile(r"^\s*(?:#\s*)?([^\d\s\[\]|:=-][^\[\]|:=]{0,24}?)\s*[:=|]?\s*(?=[-−\d\[])")
 
 
+def _code_blocks(text: str):
+    """``_CODE_BLOCK.finditer(text)``: a match opens at a "```" that starts a line (and is not its last line) and
+    closes at the first "```" starting a line after it; the next opens after that. Found from the note's scan
+    of "```" (each that starts a line is one of its matches), matched where one opens."""
+    fences = [p for p in _offsets(text, "```") if p == 0 or text[p - 1] == "\n"]
+    k = 0
+    while k < len(fences):
+        m = _CODE_BLOCK.match(text, fences[k])
+        if m is None:
+            return  # no line after it, or no fence starting a line after it: nor for any later one
+        yield m
+        k = bisect_left(fences, m.end(), k + 1)
+
+
 @_memo
 def grid_blocks(text: str) -> list[Block]:
     """Plain-text grids in code blocks: 2+ consecutive lines of numbers, a row name or ``# comment`` each."""
     out = []
-    for fm in _CODE_BLOCK.finditer(text):
+    for fm in _code_blocks(text):
         base = fm.start(1)
         rows, names, first = [], [], None
         pos = 0
@@ -457,8 +519,13 @@ def grid_blocks(text: str) -> list[Block]:
                 cells_text, off = body[nm.end():], nm.end()
             else:
                 cells_text, off = body, 0
-            cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), base + pos + off) \
-                if "[[" not in line and "]]" not in line else None
+            a, b = base + pos + off, base + pos + len(body)
+            if "[[" in line or "]]" in line:
+                cells = None
+            elif (text[a - 1] in _EDGE or (a < len(text) and text[a] in _EDGE)) and _LETTER.search(text, a, b) is None:
+                cells = _scan_cells(text, a, b)  # (a line's start, or after its row name where no number starts)
+            else:
+                cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), a)
             if cells and len(cells) >= 2 and (not rows or len(cells) == len(rows[0])):
                 if not rows:
                     first = base + pos
@@ -521,7 +588,7 @@ def flat_lists(text: str) -> list[tuple[int, list[Cell]]]:
     for m in _FLAT.finditer(text):
         if text[max(0, m.start() - 1):m.start()] == "[" or _CLOSE.match(text, m.end()):
             continue
-        cells = _cells(m.group("body").replace(",", " "), m.start("body"))
+        cells = _cells_in(text, m.start("body"), m.end("body"))
         if cells:
             out.append((m.start(), cells))
     return out
@@ -535,6 +602,14 @@ def flat_lists(text: str) -> list[tuple[int, list[Cell]]]:
 _VEC_TAIL = re.compile(r"(?:=|:|→)\s*(?:np\.array\(|torch\.tensor\()?[\[(](?P<body>(?>"
                        + NUM + r"(?:(?>\s*,\s*|[^\S ]*[ ]\s*)" + NUM + r")+))[\])]")
 _NAME_STOP = frozenset("\n[](){}=:|→")
+# _VEC_TAIL's matches, by one scan per separator, each led by its literal (the regex engine looks for it fast,
+# where it tries the alternation at every character); a match holds no other separator, so none overlaps another
+_VEC_TAILS = tuple(re.compile(re.escape(sep) + _VEC_TAIL.pattern[len("(?:=|:|→)"):]) for sep in "=:→")
+
+
+def _vec_tails(text: str):
+    """``_VEC_TAIL.finditer(text)``, from the scans of ``_VEC_TAILS`` merged in order."""
+    return merge(*(rx.finditer(text) for rx in _VEC_TAILS if rx.pattern[0] in text), key=re.Match.start)
 
 
 @_memo
@@ -548,7 +623,7 @@ def _vector_matches(text: str):
     the name is the leftmost start (after the previous match) of at most 40 characters without a
     bracket, separator or newline, followed by spaces (newlines too) up to the separator."""
     floor = 0
-    for m in _VEC_TAIL.finditer(text):
+    for m in _vec_tails(text):
         s = w = m.start()
         while w > floor and text[w - 1].isspace():
             w -= 1
@@ -580,7 +655,7 @@ def _row_vectors(text: str, words: tuple) -> list[tuple[str, int, list[Cell], in
     out = []
     for raw, body, body_start, start in _vectors(text):
         name = re.sub(r"^\s*(?:[-*+]|\d+\.)\s+", "", raw).strip().strip("*`$ ")
-        cells = _cells(body.replace(",", " "), body_start)
+        cells = _cells_in(text, body_start, body_start + len(body))
         if not cells:
             continue
         low = name.lower()
@@ -643,31 +718,97 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
     ordinary = flat[np.isfinite(flat) & (np.abs(flat) < 1e4)]  # mask fills (-1e9) do not widen the others
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
     values = list(map(_value, map(_TEXT, cells)))  # each (value, decimals) read once, for both uses
-    oks = [_near(v, dec, float(e), scale) for (v, dec), e in zip(values, flat)]
+    oks = list(map(_near, map(itemgetter(0), values), map(itemgetter(1), values), flat.tolist(), repeat(scale)))
     if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
         return None
-    out = []
-    for c, e, ok, (_, dec) in zip(cells, flat, oks, values):
-        line = line_of(text, c.start)
-        dec = max(dec, 0)
-        if c.text.endswith("%") and np.isfinite(e):
-            shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
-        else:
-            shown = fmt(float(e), dec) if np.isfinite(e) else str(e)
-        out.append(Hit(line, c.text.replace("−", "-").replace("–", "-"), ok, label, shown,
-                       None if ok else _fix_text(c.text, float(e))))
-    return out
+    lines = map(bisect_right, repeat(_line_starts(text)), map(_START, cells))  # line_of of each cell
+    return [_Judged(line, c.text, ok, label, e, dec)
+            for line, c, e, ok, (_, dec) in zip(lines, cells, flat, oks, values)]
+
+
+class _Judged(Hit):
+    """A verdict of ``_judge``: its expected value and fix are printed when first read (most never are: the Checker
+    has decided most numbers of a generated note already, and the merge reads only the others)."""
+
+    def __init__(self, line: int, printed: str, ok: bool, label: str, e, dec: int):
+        self.line, self.text, self.ok, self.label = line, printed.replace("−", "-").replace("–", "-"), ok, label
+        self._printed, self._e, self._dec, self._shown = printed, e, max(dec, 0), None
+
+    @property
+    def expected(self) -> str:
+        if self._shown is None:
+            e, dec = self._e, self._dec
+            if self._printed.endswith("%") and np.isfinite(e):
+                self._shown = fmt(float(e) * 100, max(dec - 2, 0)) + "%"
+            else:
+                self._shown = fmt(float(e), dec) if np.isfinite(e) else str(e)
+        return self._shown
+
+    @expected.setter
+    def expected(self, value: str) -> None:  # a Hit's fields stay assignable
+        self._shown = value
+
+    @property
+    def fix(self) -> str | None:
+        if "_fix" in self.__dict__:
+            return self.__dict__["_fix"]
+        return None if self.ok else _fix_text(self._printed, float(self._e))
+
+    @fix.setter
+    def fix(self, value: str | None) -> None:
+        self.__dict__["_fix"] = value
+
+
+_HEAD = re.compile(r"(?:[Hh]ead|头)\s*_?(\d+)")
+# _HEAD's matches, by a scan led by a literal (the regex engine looks for it fast; an alternation is tried at
+# every character): "ead" after an "H" or "h", and "头" where the note has one
+_EAD = re.compile(r"ead(\s*)(_?)(\d+)")
+_TOU = re.compile(r"头(\s*)(_?)(\d+)")
+HEAD_REACH = 600  # characters before a matrix where its head is named
+
+
+def _heads(text: str) -> tuple[list[int], list[int], list[str]]:
+    """(starts, ends, printed head numbers) of ``_HEAD``'s matches in ``text``, once per text. They never overlap
+    (a match holds one "head" or "头", at its start), so those of any part of the text are these."""
+    table = _per_text(text)
+    found = table.get("heads")  # a key that no mark of _offsets uses
+    if found is None:
+        ms = [(m.start() - 1, m) for m in _EAD.finditer(text) if m.start() and text[m.start() - 1] in "Hh"]
+        if "头" in text:
+            ms = sorted(ms + [(m.start(), m) for m in _TOU.finditer(text)], key=itemgetter(0))
+        found = table["heads"] = ([a for a, _ in ms], [m.end() for _, m in ms], [m.group(3) for _, m in ms])
+    return found
 
 
 def _head_at(text: str, pos: int) -> int:
-    hs = re.findall(r"(?:[Hh]ead|头)\s*_?(\d+)", text[max(0, pos - 600):pos])
-    return int(hs[-1]) if hs else 0
+    """The head named last in the ``HEAD_REACH`` characters before ``pos`` (``Head 1``, ``head_0``, ``头 2``),
+    else 0."""
+    starts, ends, values = _heads(text)
+    k = bisect_left(starts, pos) - 1  # the last match starting before pos
+    if k < 0 or starts[k] < pos - HEAD_REACH:
+        return 0
+    if ends[k] > pos:  # cut by pos: what is left of it before pos is read as the window alone reads it
+        hs = _HEAD.findall(text, max(0, pos - HEAD_REACH), pos)
+        return int(hs[-1]) if hs else 0
+    return int(values[k])
+
+
+def _one_based_heads(text: str) -> bool:
+    """Whether the note names a head 1 and no head 0 (``[Hh]ead\\s*1\\b`` and not ``[Hh]ead\\s*0\\b``): its heads
+    are counted from 1. From the scan of ``_heads``: those matches without "_" whose number is "1" or "0" with
+    no word character after it."""
+    starts, ends, values = _heads(text)
+    found = set()
+    for a, e, v in zip(starts, ends, values):
+        if v in ("0", "1") and text[a] != "头" and "_" not in text[a:e] and not _WORD.match(text, e):
+            found.add(v)
+    return "1" in found and "0" not in found
 
 
 def find(text: str, trace) -> dict[int, Hit]:
     """Verdicts for the numbers of ``text`` this reader understands, by offset."""
     cfg = trace.config
-    one_based_heads = bool(re.search(r"[Hh]ead\s*1\b", text)) and not re.search(r"[Hh]ead\s*0\b", text)
+    one_based_heads = _one_based_heads(text)
     hits: dict[int, Hit] = {}
 
     heads: dict[int, int] = {}  # offset -> head: asked once per candidate tensor of a block
@@ -684,13 +825,15 @@ def find(text: str, trace) -> dict[int, Hit]:
     foreign = forms.foreign_sections(text, trace)  # another example's section: never "sure" there
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):
+        names = None if b.label is None else tensors_of(b.label)
+        if names == []:
+            continue  # no tensor named: nothing to judge, nothing taken
         cells = list(chain.from_iterable(b.rows))
         if not taken.isdisjoint(map(_START, cells)):
             continue
-        if b.label is None:  # a form says these numbers are no tensor of the trace (forms.py): leave them unread
+        if names is None:  # a form says these numbers are no tensor of the trace (forms.py): leave them unread
             taken.update(map(_START, cells))
             continue
-        names = tensors_of(b.label)
         shaped = []
         for cand in [c for n in names for c in _candidates(n, trace)]:
             exp = _expected(trace, cand, head_of(b.start))

@@ -39,8 +39,8 @@ def object_literal_lists(text: str) -> list[tuple[str, int, list]]:
     """``key: [n, n, …],`` entries of an object literal (a widget's data, a Python dict), the trailing
     comma allowed (the reader's flat lists take such a list for a row of a matrix): (key, offset, cells)."""
     out = []
-    for m in _ENTRY.finditer(text):
-        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+    for m in human.line_matches(_ENTRY, text, ":"):
+        cells = human._cells_in(text, m.start("body"), m.end("body"))
         if cells:
             out.append((m.group("key"), m.start(), cells))
     return out
@@ -92,7 +92,7 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
         names = human.tensors_of(name) or human.tensors_of(human._label_before(text, body_start))
         if not names:
             continue
-        cells = human._cells(body.replace(",", " "), body_start)
+        cells = human._cells_in(text, body_start, body_start + len(body))
         head = human._head_at(text, start)
         if names[0] in ("scores", "scores_scaled"):
             found = {_row_of(cells, m) for cand in human._candidates(names[0], trace)
@@ -165,8 +165,10 @@ def cell_rows(text: str, trace, hits: dict, foreign: list) -> None:
     (``I`` / ``[1.290, 0.710, 0.820, 0.950]``): the row of that token in the tensor the header names."""
     cfg = trace.config
     labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
-    lines = text.split("\n")
     words = set(labels + kv_labels)
+    if not words:
+        return  # no token words: no row of such a table is named
+    lines = text.split("\n")
     if not any(line.strip() in words and _LIST_LINE.match(nxt) for line, nxt in zip(lines, lines[1:])):
         return  # no word alone on its line above a vector: no such table (most notes; read fast)
     starts = human._line_starts(text)
@@ -254,7 +256,7 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
     gives, when the name gives one tensor of that row's width."""
     from . import forms
 
-    for m in _ROW_COMMENT.finditer(text):
+    for m in human.line_matches(_ROW_COMMENT, text, "#"):
         names = human.tensors_of(m.group("name"))
         r = int(m.group("n")) - 1
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
@@ -417,7 +419,7 @@ def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
     if "print(" not in text:
         return
     found = []  # (names, lists of cells, offset)
-    for m in _PRINT_COMMENT.finditer(text):
+    for m in human.line_matches(_PRINT_COMMENT, text, "print("):
         names = [a.strip() for a in m.group("args").split(",")]
         if not all(re.fullmatch(r"[A-Za-z_]\w*?\d+", n) for n in names):
             continue
@@ -453,20 +455,27 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: a vector the note calls "output N" (``得到的向量[2.0, 7.0, 1.5] (深绿)是输出 1``, ``[..] is output 2``),
     or the ``= [..]`` result of a step whose title calls it so (``7. ... 求和以得到输出1`` above a column sum):
     the output row N (1-based)."""
-    low = text.lower()  # the words first, by plain scans (the pattern ignores case: slow over a whole note)
-    if not any(w in low for w in _OUTPUT_WORDS) or _OUTPUT_N.search(text) is None:
-        return
-    lines = text.split("\n")
     starts = human._line_starts(text)
-    for k, line in enumerate(lines):
-        lists = [m for m in _FLAT_LIST.finditer(line)]
-        if len(lists) != 1:
-            continue
+
+    def _line(k: int) -> str:  # text.split("\n")[k]
+        return text[starts[k]:starts[k + 1] - 1 if k + 1 < len(starts) else len(text)]
+
+    # the lines holding exactly one list, from one scan of the note (a list never spans lines): the others
+    # are passed over as the loop over every line would pass them; the words are looked for on those lines
+    # only (the pattern ignores case: slow over a whole note, as lowering it is)
+    per_line: dict[int, int] = {}
+    for m in _FLAT_LIST.finditer(text):
+        k = human.line_of(text, m.start()) - 1
+        per_line[k] = per_line.get(k, 0) + 1
+    for k in [k for k, n in per_line.items() if n == 1]:
+        line = _line(k)
+        lists = list(_FLAT_LIST.finditer(line))
         named = [m for m in _OUTPUT_N.finditer(line) if not lists[0].start() <= m.start() < lists[0].end()]
         if not named and _RESULT_LIST.match(line):
             for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):
-                named = list(_OUTPUT_N.finditer(lines[a]))
-                if named or re.match(r"^\s*(?:#+\s|\d+\.\s|\*\*)", lines[a]):
+                above = _line(a)
+                named = list(_OUTPUT_N.finditer(above))
+                if named or re.match(r"^\s*(?:#+\s|\d+\.\s|\*\*)", above):
                     break
         if len(named) != 1:
             continue

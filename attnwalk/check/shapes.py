@@ -46,13 +46,15 @@ def _matmul(m) -> list[tuple[int, int, int, str]]:
 # what the patterns above cannot match without: a tuple of sizes (_NAMED's tail), a times sign before a
 # digit (_MAT's), the literal phrases of _ROWS, a "= (n, n)" on one line (_VALS within a line); and the
 # characters none of a pattern's matches holds (a match lies in a run of the others: see _in_runs)
-_SIZES = re.compile(r"(?:torch\.Size\(\[|\()\s*\d+\s*,\s*\d+")
+# (an anchor is a pattern or a tuple of them: each led by a literal, which the regex engine finds fast, where
+# one alternation of them is tried at every character)
+_SIZES = (re.compile(r"\((?P<body>\s*\d+\s*,\s*\d+)"), re.compile(r"torch\.Size\(\[(?P<body>\s*\d+\s*,\s*\d+)"))
 _OUT_NAMED = re.compile(r"[^\w`\s,.:=|$()\[\]]")
-_TIMES = re.compile(r"(?:×|\\times|x)\s*\d")
+_TIMES = (re.compile(r"×\s*\d"), re.compile(r"\\times\s*\d"), re.compile(r"x\s*\d"))
 _OUT_MAT = re.compile(r"[^\w\s${}\\^:∈ℝ(×.]")  # "." too: _MAT's last lookahead sees the character after a run
 _SHAPE_WORD = re.compile(r"shape")
 _OUT_SHAPE = re.compile(r"[^\w\s$(),]")
-_ENTRY_WORD = re.compile(r"entries|phần tử")
+_ENTRY_WORD = (re.compile(r"entries"), re.compile(r"phần tử"))
 _OUT_ENTRIES = re.compile(r"[^\w\s${}]")
 _ROW_WORD = re.compile(r"\((?:queries|rows|query|hàng|keys|columns|key|cột)\)")  # in each phrase of _ROWS
 _OUT_ROWS = re.compile(r"[^\w\s()]")
@@ -78,7 +80,7 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
     out: list[tuple[int, int, int, str]] = []
     # Each pattern runs only where the text holds what it cannot match without (a literal, or the tail
     # every match of it ends with): the patterns cost ~1-3 ms each on a 70 kB note, the tests ~0.1 ms.
-    for m in _in_runs(_NAMED, text, _SIZES, _OUT_NAMED):
+    for m in _named(text, set(steps)):
         names = [n.strip().strip("`") for n in m.group("names").split(",")]
         if not names or any(n not in steps for n in names):
             continue
@@ -100,7 +102,7 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
             shape = shape[::-1]  # printed for X @ W: (in, out)
         for g, e in zip(("a", "b"), shape):
             out.append((m.start(g), int(m.group(g)), int(e), f"{lab} rows × columns"))
-    for m in _in_runs(_ENTRIES, text, _ENTRY_WORD, _OUT_ENTRIES):
+    for m in _in_runs(_ENTRIES, text, _ENTRY_WORD, _OUT_ENTRIES) if "b_" in text else ():  # its label is a b_..
         name = re.sub(r"[{}]", "", m.group("l")).lower()
         if name in steps and steps[name].data.ndim == 1:
             out.append((m.start("n"), int(m.group("n")), int(steps[name].data.shape[0]), f"{m.group('l')} entries"))
@@ -156,22 +158,73 @@ def _lines(text: str):
         pos += len(line) + 1
 
 
-def _in_runs(rx: re.Pattern, text: str, anchor: re.Pattern, outside: re.Pattern):
+def _in_runs(rx: re.Pattern, text: str, anchor, outside: re.Pattern):
     """``rx.finditer(text)``, searched only where it can match: each match of ``rx`` is made of characters
     that ``outside`` does not match and holds a match of ``anchor``, so it lies in a run of such characters
     that holds an anchor. Each of those runs is searched once, alone (``rx`` looks no further than one
     character past a match, and the character past a run is an ``outside`` one), so the matches are the
     same, found in time linear in the runs searched rather than the note."""
     n, rev, done = len(text), None, -1
-    for a in anchor.finditer(text):
-        if a.start() < done:
+    for a in _anchors(anchor, text):
+        if a < done:
             continue  # in the run just searched
         if rev is None:
-            rev = text[::-1]  # the run's start: the nearest outside character before the anchor, searched backwards
-        before = outside.search(rev, n - a.start())
-        after = outside.search(text, a.start())
+            rev = _reversed(text)  # the run's start: the nearest outside character before the anchor, found backwards
+        before = outside.search(rev, n - a)
+        after = outside.search(text, a)
         done = after.start() if after else n
         yield from rx.finditer(text, n - before.start() if before else 0, done)
+
+
+# a _NAMED match is its names, then (from an anchor of _SIZES on) the sizes up to their closing bracket: the
+# part before the sizes holds none of the characters of _PRE_NAMED, the sizes are _SIZES_TAIL
+_PRE_NAMED = re.compile(r"[^\w`\s,.:=|$]")
+_SIZES_TAIL = re.compile(r"\s*\d+(?:\s*,\s*\d+)+\s*[\])]")
+
+
+def _named(text: str, wanted=None):
+    """``_NAMED.finditer(text)``, each match searched for between the nearest character of _PRE_NAMED before an
+    anchor of _SIZES and the closing bracket of its sizes. A match holds one such anchor (its sizes hold no
+    "(" nor "torch"), and its last character, a bracket, is one of _PRE_NAMED's: the spans searched are
+    disjoint and in order, and the matches found in them are the note's, in time linear in those spans.
+    ``wanted`` (a set of names): only the matches whose last name is one of them (the word just before the
+    sizes, less ``.shape``, a backtick and the separators: the last name of any match there)."""
+    n, rev = len(text), None
+    for a, body in sorted((m.start(), m.start("body")) for rx in _SIZES for m in rx.finditer(text)):
+        tail = _SIZES_TAIL.match(text, body)
+        if tail is None:
+            continue
+        if rev is None:
+            rev = _reversed(text)
+        if wanted is not None:
+            last = _LAST_NAME.match(rev, n - a)
+            if last is None or last.group(1)[::-1] not in wanted:
+                continue
+        before = _PRE_NAMED.search(rev, n - a)
+        yield from _NAMED.finditer(text, n - before.start() if before else 0, tail.end())
+
+
+# the word just before a tuple of sizes, read backwards (in the reversed text) past what _NAMED allows between
+# its last name and the sizes: spaces, "$", "|", ":", "=", ".shape" and a backtick
+_LAST_NAME = re.compile(r"[\s$|:=]*(?:epahs\.)?`?(\w+)")
+
+
+def _reversed(text: str) -> str:
+    """``text[::-1]``, made once per text for the five patterns' runs."""
+    from .human import _per_text
+
+    table = _per_text(text)
+    rev = table.get("reversed")  # a key that no mark of human._offsets uses
+    if rev is None:
+        rev = table["reversed"] = text[::-1]
+    return rev
+
+
+def _anchors(anchor, text: str) -> list[int]:
+    """The offsets, in order, where ``anchor`` (a pattern, or a tuple of patterns) matches in ``text``."""
+    if isinstance(anchor, re.Pattern):
+        return [a.start() for a in anchor.finditer(text)]
+    return sorted({a.start() for rx in anchor for a in rx.finditer(text)})
 
 
 def _lines_with(text: str, rx: re.Pattern):
