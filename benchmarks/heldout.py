@@ -5,7 +5,7 @@ positives), and how many numbers does it verify or leave not understood.
     python benchmarks/heldout.py          # tests/corpus/heldout (notes check was never tuned on)
     python benchmarks/heldout.py --real   # tests/corpus/real (the notes it was tuned on), for comparison
     python benchmarks/heldout.py --dir tests/corpus/heldout2   # the second held-out round
-    python benchmarks/heldout.py --dir tests/corpus/heldout3 --rounded-sums   # with a step check does not run yet
+    python benchmarks/heldout.py --dir tests/corpus/heldout3   # the third
 
 The truth is torch's (tests/corpus/heldout/truth.py: each note's scenario and claims file), never
 attnwalk's engine. tests/corpus/heldout/FIRST_RUN.md keeps the table of the first run, before any
@@ -32,14 +32,14 @@ def truth_module():
     return module
 
 
-def table(folder: Path, post=None) -> tuple[list[str], dict]:
-    """The Markdown table of every note in ``folder`` and the totals (``post``: see ``truth.measure``)."""
+def table(folder: Path) -> tuple[list[str], dict]:
+    """The Markdown table of every note in ``folder`` and the totals."""
     truth = truth_module()
     rows = ["| note | torch: wrong | check found | recall | false positives | verified | not understood |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     total = dict(truth_wrong=0, found=0, fp=0, verified=0, unknown=0)
     for name in sorted(p.stem for p in folder.glob("*.md") if p.with_suffix(".toml").exists()):
-        m = truth.measure(folder, name, post)
+        m = truth.measure(folder, name)
         recall = f"{m['found'] / m['truth_wrong']:.0%}" if m["truth_wrong"] else "–"
         fps = ", ".join(f"{ln}:{t}" for ln, t in m["false_pos"])
         rows.append(f"| {name} | {m['truth_wrong']} | {m['found']} | {recall} | {len(m['false_pos'])}"
@@ -57,16 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--real", action="store_true", help="measure tests/corpus/real instead")
     parser.add_argument("--dir", type=Path, help="measure this folder of notes (NAME.md, NAME.toml, NAME.claims.json)")
-    parser.add_argument("--rounded-sums", action="store_true",
-                        help="also run notations.rounded_weight_sums on check's records (the hook check does not "
-                             "call yet: a note's own sums of its rounded weights judged as the output they stand for)")
     args = parser.parse_args(argv)
     if args.dir is not None and not args.dir.is_dir():
         parser.error(f"--dir: {args.dir} is not a folder")
-    post = None
-    if args.rounded_sums:
-        from attnwalk.check.notations import rounded_weight_sums as post
-    rows, _ = table(args.dir if args.dir is not None else REAL if args.real else HELDOUT, post)
+    rows, _ = table(args.dir if args.dir is not None else REAL if args.real else HELDOUT)
     print("\n".join(rows))
     return 0
 

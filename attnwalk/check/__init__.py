@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .checker import Checker, NumRec
 from .labels import TraceView
-from .notations import settle
+from .notations import rounded_weight_sums, settle
 from .source import FRONT_RE, front_matter, is_program, segments
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
@@ -205,6 +205,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     recs = checker.run(segs)
     recs = _merge_human(body, trace, recs)
     recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
+    recs = rounded_weight_sums(body, trace, recs)  # a note's sums of its rounded weights: the output they restate
     return Report(path, recs, checker.notes)
 
 

@@ -13,8 +13,8 @@ Two kinds:
   softmax of a list of expressions were of this kind: the reader itself leaves them unread, see
   ``expr._joined`` and ``checker._arguments``.)
 - records the arithmetic reader verified that claim more than arithmetic: ``rounded_weight_sums`` (a note's
-  own sums of its rounded weights are the output they stand for), for ``check._check_text`` to run after
-  ``settle`` (not wired yet: one line there).
+  own sums of its rounded weights are the output they stand for), run by ``check._check_text`` after
+  ``settle``.
 """
 
 from __future__ import annotations
@@ -981,11 +981,11 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
         if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
                                                                    for i in np.flatnonzero(far == far[r])):
             continue
-        judged += [(c, attn[r][i], f"attn[{r}][{i}]") for c, i in terms]
+        judged += [(c, attn[r][i], f"attn[{r}, {i}]") for c, i in terms]
         for (j, m), (_, i) in zip(products, terms):
             res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
             if res and len(res) == v.shape[1]:
-                judged += [(c, attn[r][i] * e, f"attn[{r}][{i}] · v[{i}]") for c, e in zip(res, v[i])]
+                judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]") for c, e in zip(res, v[i])]
         if k is None:
             continue
         label = f"out[{r}] (the weights rounded before the sum)"
@@ -1001,7 +1001,7 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
                 lists = [human._cells(b.group("body").replace(",", " "), base + b.start("body"))
                          for b in _ROW.finditer(m.group("terms"))]
                 if len(lists) == len(terms) and all(x and len(x) == v.shape[1] for x in lists):
-                    judged += [(c, attn[r][i] * e, f"attn[{r}][{i}] · v[{i}]")
+                    judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]")
                                for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
     if not judged:
         return recs

@@ -177,18 +177,12 @@ def flagged(report) -> Counter:
     return Counter((r.line, r.text.rstrip("%")) for r in report.wrong)
 
 
-def measure(folder: Path, name: str, post=None) -> dict:
-    """check's verdicts on one note against the torch truth: counts for the held-out table. ``post(body, trace,
-    recs)``: a step run on check's records after its own (a hook check does not call yet), to measure it."""
+def measure(folder: Path, name: str) -> dict:
+    """check's verdicts on one note against the torch truth: counts for the held-out table."""
     from attnwalk.check import check_file
     from attnwalk.scenario import load_scenario
 
     report = check_file(folder / f"{name}.md", load_scenario(folder / f"{name}.toml"))
-    if post is not None:
-        from attnwalk.api import walk
-
-        body = (folder / f"{name}.md").read_text(encoding="utf-8")
-        post(body, walk(**load_scenario(folder / f"{name}.toml")), report.recs)
     truth, claimed = torch_wrong(folder, name)
     found = flagged(report)
     truth = Counter({(ln, t.rstrip("%")): n for (ln, t), n in truth.items()})
