@@ -15,6 +15,7 @@ change to check: the honest held-out figure.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ HELDOUT = ROOT / "tests" / "corpus" / "heldout"
 REAL = ROOT / "tests" / "corpus" / "real"
 
 
+@functools.cache
 def truth_module():
     """tests/corpus/heldout/truth.py, loaded by path (the tests folder is not a package)."""
     spec = importlib.util.spec_from_file_location("heldout_truth", HELDOUT / "truth.py")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -123,3 +126,14 @@ def assert_markdown_safe(md: str) -> None:
             for tex in re.findall(r"\$([^$]+)\$", line):
                 assert "|" not in tex
     assert "\n\n\n" not in prose
+
+
+@functools.cache
+def heldout_tools():
+    """(truth, bench): tests/corpus/heldout/truth.py (torch's verdicts on a held-out note) and
+    benchmarks/heldout.py (the held-out table), loaded once by path: neither folder is a package."""
+    spec = importlib.util.spec_from_file_location("heldout_bench", Path(__file__).resolve().parents[1] / "benchmarks"
+                                                  / "heldout.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.truth_module(), bench

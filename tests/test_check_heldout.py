@@ -7,12 +7,12 @@ scenario tables (never through attnwalk's engine), and a number is wrong when it
 half a unit of its last printed digit (DESIGN §7, widened by float32 rounding).
 """
 
-import importlib.util
 import math
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import heldout_tools
 
 from attnwalk.api import walk
 from attnwalk.check import check_file, human, notations
@@ -26,15 +26,7 @@ NOTES = sorted(p.stem for p in HELDOUT.glob("*.md") if p.with_suffix(".toml").ex
 NEEDS_SETTLE = {"en_cat_ate_mouse_percent", "en_math_identity_and_softmax", "en_softmax_by_hand_10_0_m5"}
 
 
-def _module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-truth = _module(HELDOUT / "truth.py", "heldout_truth")
-bench = _module(HELDOUT.parent.parent.parent / "benchmarks" / "heldout.py", "heldout_bench")
+truth, bench = heldout_tools()
 
 
 

@@ -8,13 +8,13 @@ tables (never through attnwalk's engine), and a number is wrong when it is off b
 last printed digit (DESIGN §7, widened by float32 rounding).
 """
 
-import importlib.util
 import math
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import heldout_tools
 
 from attnwalk.api import walk
 from attnwalk.check import check_text, forms, notations
@@ -27,15 +27,7 @@ HELDOUT3 = CORPUS / "heldout3"
 NOTES = sorted(p.stem for p in HELDOUT3.glob("*.md") if p.with_suffix(".toml").exists())
 
 
-def _module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-truth = _module(CORPUS / "heldout" / "truth.py", "heldout_truth")
-bench = _module(CORPUS.parent.parent / "benchmarks" / "heldout.py", "heldout_bench")
+truth, bench = heldout_tools()
 
 
 def test_the_third_round_is_new_real_notes_in_four_languages():
