@@ -7,11 +7,11 @@ The truth is torch's: tests/corpus/heldout/truth.py recomputes each claimed tens
 digit (DESIGN §7, widened by float32 rounding).
 """
 
-import importlib.util
 import math
 from pathlib import Path
 
 import pytest
+from conftest import heldout_tools
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -20,15 +20,7 @@ HELDOUT4 = CORPUS / "heldout4"
 NOTES = sorted(p.stem for p in HELDOUT4.glob("*.md") if p.with_suffix(".toml").exists())
 
 
-def _module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-truth = _module(CORPUS / "heldout" / "truth.py", "heldout_truth")
-bench = _module(CORPUS.parent.parent / "benchmarks" / "heldout.py", "heldout_bench")
+truth, bench = heldout_tools()
 
 
 def test_the_fourth_round_is_new_real_notes_in_three_languages():
