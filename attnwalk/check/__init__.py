@@ -298,8 +298,7 @@ def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
                 rec.checks.append((hit.ok, hit.label, hit.expected))
                 rec.fix = None if hit.ok or hit.fix is None else (hit.fix, "label")
     new_starts = [starts[n] for n in new]
-    added = list(map(NumRec, [lines[n] for n in new], map(str.replace, map(
-        str.replace, [texts[n] for n in new], repeat("−"), repeat("-")), repeat("–"), repeat("-"))))
+    added = [NumRec(lines[n], texts[n].replace("−", "-").replace("–", "-")) for n in new]
     for rec, at in compress(zip(added, new_starts), map(hits.__contains__, new_starts)):
         hit = hits[at]
         rec.checks.append((hit.ok, hit.label, hit.expected))
