@@ -879,7 +879,7 @@ class Checker:
             return
         if not self.exact and self._arith_fast(exprs):
             return
-        env = self._env()
+        env = _LazyEnv(self, refs_first=True)
         try:
             f_val = evaluate(final, env, False)
             f_iv = _interval(final, env)
@@ -978,7 +978,7 @@ class Checker:
                 self._struct_bind(x, y, env)
 
     def _ref_value(self, key: str):
-        """The exact value a claim's label stands for (``_env``'s entry), or None."""
+        """The exact value a claim's label stands for (a finite scalar of the trace), or None."""
         ref = self.refs.get(key)
         if ref is None:
             return None
@@ -986,14 +986,6 @@ class Checker:
         if v is not None and np.size(v) == 1 and np.isfinite(np.asarray(v).reshape(-1)[0]):
             return Fraction(float(np.asarray(v).reshape(-1)[0]))
         return None
-
-    def _env(self) -> dict:
-        env = dict(self.symbols)
-        for key, ref in self.refs.items():
-            v = self._expected(ref)
-            if v is not None and np.size(v) == 1 and np.isfinite(np.asarray(v).reshape(-1)[0]):
-                env[key] = Fraction(float(np.asarray(v).reshape(-1)[0]))
-        return env
 
     # ------------------------------------------------------------ tables
 
@@ -1150,18 +1142,25 @@ class Checker:
 
 
 class _LazyEnv:
-    """``Checker._env`` looked up on demand (a note holds thousands of labels, a claim a few); each
-    value is fixed at its first lookup, in the context of the claim being checked."""
+    """The values of a claim's names (symbols such as ``d_k``, labels the note bound to a scalar of the trace),
+    looked up on demand: a note holds thousands of labels, a claim a few (building them all for each claim made
+    a large note's check quadratic). Each value is fixed at its first lookup, in the context of the claim being
+    checked. A name that is both a symbol and a scalar label: the symbol on the float-first path, the label on
+    the exact path (``refs_first``), as each path always read it."""
 
-    __slots__ = ("checker", "memo")
+    __slots__ = ("checker", "memo", "refs_first")
 
-    def __init__(self, checker: Checker):
-        self.checker, self.memo = checker, {}
+    def __init__(self, checker: Checker, refs_first: bool = False):
+        self.checker, self.memo, self.refs_first = checker, {}, refs_first
 
     def _get(self, name):
         if name not in self.memo:
             sym = self.checker.symbols.get(name)
-            self.memo[name] = sym if sym is not None else self.checker._ref_value(name)
+            if self.refs_first:
+                ref = self.checker._ref_value(name)
+                self.memo[name] = ref if ref is not None else sym
+            else:
+                self.memo[name] = sym if sym is not None else self.checker._ref_value(name)
         return self.memo[name]
 
     def __contains__(self, name) -> bool:
