@@ -17,7 +17,8 @@ Run by hand from the repository root (never in CI; timings are not tests):
 4. check    numbers verified per second on a note with 16x16 matrices, float-first vs the exact
             path (same run, in process and from a cold start)                              target >= 100k/s
             --check-baseline DIR: also another attnwalk's check (DIR holds its `attnwalk` package,
-            e.g. `mkdir DIR && git archive main attnwalk | tar -x -C DIR`), timed in the same run
+            e.g. `mkdir DIR && git archive main attnwalk | tar -x -C DIR`), timed in the same run;
+            (info) checking a YOLO11-scale note (N = 1600) vs rendering it
 5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
             full build of 16 walkthroughs x 2 languages, all CPUs vs one process      info
 Engine, render and build compare medians of interleaved runs, so machine load hits both sides.
@@ -426,6 +427,20 @@ def bench_check(repeat: int, baseline: str | None = None) -> None:
     ours = sum(best[k] for k in ("Markdown", "reading claims", "verifying", "merging"))
     print(f"  Markdown + reading claims + verifying + merging: {ours * 1e3:.0f} ms (their share of the 100k/s "
           f"goal: <= 25 ms)")
+    bench_check_large()
+
+
+def bench_check_large() -> None:
+    """`attnwalk check` of a YOLO11-scale note (N = 1600, ~0.9 MB) against rendering it: a course's CI checks
+    what `build` wrote, so checking should cost about what writing did (one process each, median of 3)."""
+    with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
+        note = str(Path(tmp) / "large.md")
+        render = ATTNWALK + ["render", "--h", "40", "--w", "40", "--dim", "256", "--heads", "4", "-o", note]
+        check = ATTNWALK + ["check", note]
+        t_render, t_check = interleaved([lambda: run_cmd(render), lambda: run_cmd(check)], 3)
+        size = Path(note).stat().st_size
+    report("check N=1600 note vs rendering it", f"{t_check:.1f} s vs {t_render:.1f} s ({size / 1e6:.1f} MB)",
+           t_check / t_render, "info", None)
 
 
 def check_phases(text: str) -> dict[str, float]:
