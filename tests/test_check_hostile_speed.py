@@ -147,6 +147,20 @@ def test_claims_after_many_labels_cost_what_they_read(exact):
     assert large <= 2.2 * small, (small, large)
 
 
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_worked_sum_of_thousands_of_terms_is_judged(exact):
+    """A sum is parsed left-deep (``((a + b) + c) + …``): the evaluators walk it in a loop, so a 3,000-term
+    worked sum (an N = 1600 note's O row has 1,600) is judged like a short one instead of hitting Python's
+    recursion limit and leaving its numbers not understood. 3,000 × 0.25 = 750 exactly; each printed 0.25 may be
+    0.245 to 0.255, so a total is wrong only outside 750 ± 15."""
+    terms = " + ".join(["0.25"] * 3000)
+    right = _check(f"{terms} = 750\n") if not exact else check_text(f"{terms} = 750\n", OPTS, exact=True)
+    assert (len(right.verified), len(right.wrong)) == (3001, 0)
+    wrong = check_text(f"{terms} = 766\n", OPTS, exact=exact)
+    assert [(r.text, r.failure()[1]) for r in wrong.wrong] == [("766", "750")]
+    assert len(wrong.verified) == 3000
+
+
 def _cpu(text: str) -> float:
     best = float("inf")
     for _ in range(3):

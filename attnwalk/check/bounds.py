@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .expr import MAX_DIGITS, MAX_EXPONENT, MIN_EXP_ARG
+from .expr import MAX_DIGITS, MAX_EXPONENT, MIN_EXP_ARG, left_spine
 
 U = 2.0**-53  # unit roundoff of float64
 TINY = 1e-300  # absolute slack that covers underflow and subnormal rounding
@@ -308,6 +308,12 @@ def _rat(node, env):
         if node.name in ("exp", "sqrt", "log", "ln", "int"):
             raise Fallback
         raise Skip
+    if k == "bin" and node.op in ("+", "-"):
+        first, steps = left_spine(node)  # a long sum: a loop, left to right, as the recursion would go
+        acc = _rat(first, env)
+        for op, right in steps:
+            acc = _bc((lambda x, y: x + y) if op == "+" else (lambda x, y: x - y), acc, _rat(right, env))
+        return acc
     if k == "bin":
         op = node.op
         if op not in ("+", "-", "*", "/", "//", "^"):
@@ -387,6 +393,12 @@ def _enc(node, env):
         if node.name == "int":
             raise Fallback
         raise Skip
+    if k == "bin" and node.op in ("+", "-"):
+        first, steps = left_spine(node)  # a long sum: a loop, left to right, as the recursion would go
+        acc = _enc(first, env)
+        for op, right in steps:
+            acc = _bc(_add if op == "+" else _sub, acc, _enc(right, env))
+        return acc
     if k == "bin":
         op = node.op
         if op not in ("+", "-", "*", "/", "//", "^"):

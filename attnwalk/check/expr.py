@@ -180,13 +180,15 @@ class Node:
     value: bool | None = field(default=None, compare=False, repr=False)  # ``is_value`` of a list, once known
 
     def nums(self) -> list[Num]:
-        """Every printed number below this node, in reading order."""
-        if self.kind == "num":
-            return [self.num]
-        out = []
-        for a in self.args:
-            if isinstance(a, Node):
-                out.extend(a.nums())
+        """Every printed number below this node, in reading order (walked with a stack: a worked sum of
+        thousands of terms is a tree as deep)."""
+        out, stack = [], [self]
+        while stack:
+            node = stack.pop()
+            if node.kind == "num":
+                out.append(node.num)
+            else:
+                stack.extend(a for a in reversed(node.args) if isinstance(a, Node))
         return out
 
     @property
@@ -828,6 +830,18 @@ def _map(f, a):
     return [_map(f, x) for x in a] if isinstance(a, list) else f(a)
 
 
+def left_spine(node: Node) -> tuple[Node, list[tuple[str, Node]]]:
+    """A chain of ``+`` and ``-`` (``a + b - c``, parsed left-deep: ``((a + b) - c)``) as its first operand and
+    its (operator, operand) steps, in reading order: evaluated by a loop, since a worked sum of 1,600 terms
+    would nest deeper than Python's recursion limit."""
+    steps = []
+    while node.kind == "bin" and node.op in ("+", "-"):
+        steps.append((node.op, node.args[1]))
+        node = node.args[0]
+    steps.reverse()
+    return node, steps
+
+
 def evaluate(node: Node, env: dict, interval: bool):
     """Exact value (sympy) or enclosing interval (mpmath.iv) of ``node``; lists stay lists.
 
@@ -894,6 +908,13 @@ def evaluate(node: Node, env: dict, interval: bool):
                 raise NotEvaluable("int")
             return M.floor(arg) if arg >= 0 else M.ceiling(arg)
         raise NotEvaluable(node.name)
+    if node.kind == "bin" and node.op in ("+", "-"):
+        first, steps = left_spine(node)  # a long sum: a loop, left to right, as the recursion would go
+        acc = evaluate(first, env, interval)
+        for op, right in steps:
+            b = evaluate(right, env, interval)
+            acc = _broadcast((lambda x, y: x + y) if op == "+" else (lambda x, y: x - y), acc, b)
+        return acc
     if node.kind == "bin":
         a = evaluate(node.args[0], env, interval)
         b = evaluate(node.args[1], env, interval)
