@@ -125,7 +125,7 @@ def check_patterns() -> list[tuple[str, re.Pattern, int]]:
 _CHECK_PATTERNS: list | None = None
 
 
-# Words people use for each tensor in hand-written notes (en, vi, zh, fr, ko, ja, LaTeX forms), read by
+# Words people use for each tensor in hand-written notes (en, vi, zh, fr, ko, ja, pt, LaTeX forms), read by
 # ``check.human``. Order matters: the first tensor whose phrase occurs in a label wins, so the
 # specific phrases ("scaled scores", "attention weights") come before the general ones ("scores").
 # Phrases are matched case-insensitively on the label text with LaTeX flattened (``\text{}`` dropped,
@@ -138,21 +138,24 @@ WORDS: dict[str, tuple[str, ...]] = {
                       "divide by √", "divided by √", "dividing by √", "÷√", "/sqrt(d_k)", "/ sqrt(d_k)",
                       "/np.sqrt(d_k)", "/ np.sqrt(d_k)", "scaled", "缩放点积", "điểm đã scale",
                       "điểm đã chia", "điểm sau khi chia", "điểm chuẩn hóa", "chia cho √", "缩放后的分数", "缩放后",
-                      "缩放分数", "除以√", "除以根号"),
+                      "缩放分数", "除以√", "除以根号",
+                      "scores escalados", "pontuações escaladas"),
     "attn": ("attention weights", "attention weight", "attention matrix", "attention probabilities",
              "attention distribution", "softmax(", "softmax", "weights", "probabilities", "probs", "|attn|",
              "ma trận chú ý", "注意力矩阵",
              "trọng số chú ý", "trọng số attention", "trọng số", "ma trận attention", "xác suất",
              "注意力权重", "权重", "注意力分布", "概率", "|α|",
-             "poids d'attention", "어텐션 가중치", "가중치", "アテンション重み", "注意重み"),
+             "poids d'attention", "어텐션 가중치", "가중치", "アテンション重み", "注意重み",
+             "pesos de atenção", "matriz de atenção", "pesos"),
     "scores": ("attention scores", "attention score", "raw scores", "scores", "score", "qk^t", "q·k^t", "q k^t",
                "q @ k.t", "q@k.t", "dot products", "dot product", "logits", "điểm attention", "điểm chú ý",
                "điểm số", "|điểm|", "dotproducts", "dot_products", "注意力分数", "注意力得分", "分数", "得分",
-               "相似度", "scores bruts", "어텐션 스코어", "アテンションスコア", "スコア行列"),
+               "相似度", "scores bruts", "어텐션 스코어", "アテンションスコア", "スコア行列",
+               "pontuações", "produtos escalares", "produto escalar"),
     "out": ("context vectors", "context vector", "context", "output", "outputs", "|z|", "|out|", "attention output",
             "weighted sum", "weighted_values", "|weighted values|", "tổng có trọng số", "加权求和", "加权和",
             "kết quả", "đầu ra", "vector ngữ cảnh", "输出", "上下文向量", "结果",
-            "sortie", "représentation transformée", "출력", "出力"),
+            "sortie", "représentation transformée", "출력", "出力", "saída", "saídas", "|saida|"),
     "w_q": ("w_q", "w^q", "wq", "w_query", "query weights", "trọng số query", "查询权重"),
     "w_k": ("w_k", "w^k", "wk", "w_key", "key weights", "trọng số key", "键权重"),
     "w_v": ("w_v", "w^v", "wv", "w_value", "value weights", "trọng số value", "值权重"),
@@ -160,7 +163,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     "k": ("keys", "key", "|k|", "|k vector|", "|k vectors|", "ma trận key", "键", "键矩阵"),
     "v": ("values", "value", "|v|", "|v vector|", "|v vectors|", "ma trận value", "值矩阵", "值"),
     "x": ("input embeddings", "embeddings", "embedding", "inputs", "input", "|x|", "đầu vào", "nhúng", "输入",
-          "词向量", "嵌入"),
+          "词向量", "嵌入", "entrada", "entradas"),
 }
 # Row names people use, 1-based: q1, "word 1", "row 2", "token 3", "hàng 1", "từ 2", "第1行", "词1".
 ROW_WORDS = ("row", "word", "token", "query", "position", "pos", "hàng", "từ", "dòng", "vị trí", "行", "词", "第")

@@ -306,7 +306,7 @@ def _label_before(text: str, start: int) -> str:
     if tensor_of(same):
         return same
     outside_code = _fences_before(text, ls) % 2 == 0
-    lines = []
+    lines, last = [], -1
     for a in range(max(k - 4, 0), k):
         b = starts[a + 1] - 1  # the line's end, before its newline
         first = _LEAD.match(text, starts[a], b).end()
@@ -314,7 +314,12 @@ def _label_before(text: str, start: int) -> str:
             lines = []  # a code block that ended above is no label for what follows it
         elif first < b and not text.startswith(("```", "$$"), first, b):
             lines.append(text[max(starts[a], b - LABEL_REACH):b])
+            last = a
     if lines:
+        # a caption just above it, ending in a colon, names it on its own (``**Expected Output**``, "```",
+        # ``Attention Weights:``, the matrix): a heading further up is the section's, not this matrix's name
+        if len(lines) > 1 and last == k - 1 and lines[-1].rstrip().endswith((":", "：")) and tensor_of(lines[-1]):
+            return same + " " + lines[-1]
         return same + " " + " ".join(lines[-2:])
     return same + (text[max(starts[k - 1], ls - LABEL_REACH):ls] if k else "")
 

@@ -31,6 +31,35 @@ def is_program(info: str, content: str) -> bool:
     return True
 
 
+# A list printed with escaped brackets (pandoc's Markdown writer: ``\[\[0.5, 0.3\], \[0.1, 0.9\]\]``), which
+# renders as the list. ``\[ .. \]`` also opens and closes a MathJax/KaTeX display, so a span is read as a list
+# only where that is unambiguous: brackets nested in brackets holding numbers and separators only (a display of
+# nothing but a matrix of bare numbers in brackets is no formula), and, in a note that has such a matrix, a flat
+# ``\[a, b, ..\]`` of 2+ numbers on one line.
+_ESC_NUM = r"[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
+_ESC_ROW = r"\\\[[ \t]*" + _ESC_NUM + r"(?:[ \t]*,?[ \t]*" + _ESC_NUM + r")*[ \t]*\\\]"
+_ESC_MATRIX = re.compile(r"\\\[\s*" + _ESC_ROW + r"(?:\s*,?\s*" + _ESC_ROW + r")*\s*\\\]")
+_ESC_FLAT = re.compile(r"\\\[[ \t]*" + _ESC_NUM + r"(?:[ \t]*,[ \t]*" + _ESC_NUM + r")+[ \t]*\\\]")
+
+
+def unescaped_lists(text: str) -> str:
+    r"""``text`` with the backslash of each escaped bracket of a list read as a space (the same length, so every
+    offset and line stays): ``\[\[1, 0\], \[0, 1\]\]`` is then `` [ [1, 0 ], [0, 1 ] ]``. A KaTeX display
+    (``\[ x = \frac{..}{..} \]``, ``\[\n A = \begin{bmatrix}..\]``) holds more than numbers: it stays."""
+    if "\\[" not in text:
+        return text
+    spans = [m.span() for m in _ESC_MATRIX.finditer(text)]
+    if not spans:
+        return text
+    spans += [m.span() for m in _ESC_FLAT.finditer(text)]
+    chars = list(text)
+    for a, b in spans:
+        for k in range(a, b - 1):
+            if chars[k] == "\\" and chars[k + 1] in "[]":
+                chars[k] = " "
+    return "".join(chars)
+
+
 @dataclass
 class FrontMatter:
     data: dict
