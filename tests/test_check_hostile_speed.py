@@ -79,7 +79,8 @@ def _check(text: str):
         signal.signal(signal.SIGALRM, old)
 
 
-def _calls(text: str) -> int:
+def _calls(text: str, check=None) -> int:
+    """Function calls (Python and builtin) of one ``check(text)``: ``_check`` unless given."""
     calls = 0
 
     def count(frame, event, arg):
@@ -89,7 +90,7 @@ def _calls(text: str) -> int:
 
     sys.setprofile(count)
     try:
-        _check(text)
+        (check or _check)(text)
     finally:
         sys.setprofile(None)
     return calls
@@ -125,25 +126,13 @@ def test_claims_after_many_labels_cost_what_they_read(exact):
     def build(k: int) -> str:
         return "".join(f"S_0[{(n // 64) % 64}, {n % 64}] = 0.5 + 0.25 = 0.75\n" for n in range(k))
 
-    def calls(text: str) -> int:
-        n = 0
+    def check(text: str):
+        return check_text(text, opts, exact=exact)
 
-        def count(frame, event, arg):
-            nonlocal n
-            if event in ("call", "c_call"):
-                n += 1
-
-        sys.setprofile(count)
-        try:
-            report = check_text(text, opts, exact=exact)
-        finally:
-            sys.setprofile(None)
-        # every number counted: i, j and the claim's three, per line
-        assert len(report.verified) + len(report.wrong) + len(report.unknown) == 5 * text.count("\n")
-        return n
-
-    check_text(build(10), opts, exact=exact)
-    small, large = calls(build(300)), calls(build(600))
+    report = check(build(300))
+    # every number counted: i, j and the claim's three, per line
+    assert len(report.verified) + len(report.wrong) + len(report.unknown) == 5 * 300
+    small, large = _calls(build(300), check), _calls(build(600), check)
     assert large <= 2.2 * small, (small, large)
 
 
