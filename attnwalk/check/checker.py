@@ -879,7 +879,7 @@ class Checker:
             return
         if not self.exact and self._arith_fast(exprs):
             return
-        env = _LazyEnv(self, refs_first=True)
+        env = _LazyEnv(self)
         try:
             f_val = evaluate(final, env, False)
             f_iv = _interval(final, env)
@@ -1145,22 +1145,17 @@ class _LazyEnv:
     """The values of a claim's names (symbols such as ``d_k``, labels the note bound to a scalar of the trace),
     looked up on demand: a note holds thousands of labels, a claim a few (building them all for each claim made
     a large note's check quadratic). Each value is fixed at its first lookup, in the context of the claim being
-    checked. A name that is both a symbol and a scalar label: the symbol on the float-first path, the label on
-    the exact path (``refs_first``), as each path always read it."""
+    checked; a label the note bound stands before a symbol of the same name, on both paths."""
 
-    __slots__ = ("checker", "memo", "refs_first")
+    __slots__ = ("checker", "memo")
 
-    def __init__(self, checker: Checker, refs_first: bool = False):
-        self.checker, self.memo, self.refs_first = checker, {}, refs_first
+    def __init__(self, checker: Checker):
+        self.checker, self.memo = checker, {}
 
     def _get(self, name):
         if name not in self.memo:
-            sym = self.checker.symbols.get(name)
-            if self.refs_first:
-                ref = self.checker._ref_value(name)
-                self.memo[name] = ref if ref is not None else sym
-            else:
-                self.memo[name] = sym if sym is not None else self.checker._ref_value(name)
+            ref = self.checker._ref_value(name)
+            self.memo[name] = ref if ref is not None else self.checker.symbols.get(name)
         return self.memo[name]
 
     def __contains__(self, name) -> bool:
