@@ -135,11 +135,16 @@ def test_flattened_table_rows_are_the_rows_of_the_tensor_the_header_names():
     assert sorted(got) == [14, 17, 20, 23, 26, 92, 95, 98, 101, 104]
 
 
+def _ko_outputs():
+    """The ko note's attention outputs by torch: softmax of its scores QKᵀ over √3, times its V."""
+    scores = torch.tensor([[2.0, 4, 4], [4, 16, 12], [4, 12, 10]], dtype=torch.float64) / math.sqrt(3)
+    return torch.softmax(scores, -1) @ torch.tensor([[1.0, 2, 3], [2, 8, 0], [2, 6, 3]], dtype=torch.float64)
+
+
 def test_w_times_v_is_the_output_row_of_the_query_scored_above_it():
     text, trace = _note(HELDOUT2, "ko_latex_bmatrix_assumed_weights")
     got = _by_line(notations.weights_times_values, text, trace)
-    scores = torch.tensor([[2.0, 4, 4], [4, 16, 12], [4, 12, 10]], dtype=torch.float64) / math.sqrt(3)
-    out = torch.softmax(scores, -1) @ torch.tensor([[1.0, 2, 3], [2, 8, 0], [2, 6, 3]], dtype=torch.float64)
+    out = _ko_outputs()
     shown = [[f"{e:.1f}" for e in row] for row in out.tolist()]
     assert shown == [["1.9", "6.3", "1.7"], ["2.0", "7.8", "0.3"], ["2.0", "7.5", "0.7"]]
     assert got == {80: [(p, p == e, e) for p, e in zip(["2.0", "7.0", "1.5"], shown[0])],
@@ -221,8 +226,7 @@ def test_check_reports_the_second_rounds_wrong_numbers_with_torchs_values():
 def test_a_repl_echo_is_the_tensor_its_variables_name_gives():
     text, trace = _note(HELDOUT2, "ko_latex_bmatrix_assumed_weights")
     got = _by_line(notations.repl_echoes, text, trace)
-    scores = torch.tensor([[2.0, 4, 4], [4, 16, 12], [4, 12, 10]], dtype=torch.float64) / math.sqrt(3)
-    out = torch.softmax(scores, -1) @ torch.tensor([[1.0, 2, 3], [2, 8, 0], [2, 6, 3]], dtype=torch.float64)
+    out = _ko_outputs()
     want = [[f"{e:.4f}" for e in row] for row in out.tolist()]
     assert want == [["1.8639", "6.3194", "1.7042"], ["1.9991", "7.8141", "0.2735"], ["1.9926", "7.4796", "0.7359"]]
     # ">>> weighted_values" is the output computed from the page's assumed weights: every number off
