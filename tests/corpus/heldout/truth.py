@@ -84,6 +84,8 @@ def torch_tensors(scenario: dict) -> dict:
     if "v" in t:
         v = split(t["v"]) if heads > 1 and scenario["source"] != "scores" else t["v"]
         t["out"] = t["attn"] @ v
+        if "attn_unmasked" in t:  # the context vectors without the mask, beside the masked ones
+            t["out_unmasked"] = t["attn_unmasked"] @ v
         # each value times its weight, before they are summed ("weighted values"): (n, m, d_v)
         t["weighted"] = t["attn"].unsqueeze(-1) * v.unsqueeze(-3)
         if heads > 1:  # the heads' outputs side by side again (b h n d -> b n (h d))
@@ -150,6 +152,8 @@ def torch_wrong(folder: Path, name: str, only: set | None = None) -> tuple[Count
                 for t in printed(lines[ln - 1], claim)]
         if "expr" in claim:
             want, slack = [expression(claim["expr"])], 0.0
+        elif "exprs" in claim:  # one expression per number of the line (a hand-computed row)
+            want, slack = [expression(e) for e in claim["exprs"]], 0.0
         else:
             full = tensors[claim["tensor"]]
             full = full[claim["head"]] if "head" in claim else full
