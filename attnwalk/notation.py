@@ -141,7 +141,7 @@ WORDS: dict[str, tuple[str, ...]] = {
                       "缩放分数", "除以√", "除以根号",
                       "scores escalados", "pontuações escaladas"),
     "attn": ("attention weights", "attention weight", "attention matrix", "attention probabilities",
-             "attention distribution", "softmax(", "softmax", "weights", "probabilities", "probs", "|attn|",
+             "attention distribution", "softmax(", "softmax", "soft_max", "weights", "probabilities", "probs", "|attn|",
              "ma trận chú ý", "注意力矩阵",
              "trọng số chú ý", "trọng số attention", "trọng số", "ma trận attention", "xác suất",
              "注意力权重", "权重", "注意力分布", "概率", "|α|",

