@@ -125,7 +125,7 @@ def check_patterns() -> list[tuple[str, re.Pattern, int]]:
 _CHECK_PATTERNS: list | None = None
 
 
-# Words people use for each tensor in hand-written notes (en, vi, zh, fr, ko, ja, pt, LaTeX forms), read by
+# Words people use for each tensor in hand-written notes (en, vi, zh, fr, ko, ja, pt, de, LaTeX forms), read by
 # ``check.human``. Order matters: the first tensor whose phrase occurs in a label wins, so the
 # specific phrases ("scaled scores", "attention weights") come before the general ones ("scores").
 # Phrases are matched case-insensitively on the label text with LaTeX flattened (``\text{}`` dropped,
@@ -146,16 +146,18 @@ WORDS: dict[str, tuple[str, ...]] = {
              "trọng số chú ý", "trọng số attention", "trọng số", "ma trận attention", "xác suất",
              "注意力权重", "权重", "注意力分布", "概率", "|α|",
              "poids d'attention", "어텐션 가중치", "가중치", "アテンション重み", "注意重み",
-             "pesos de atenção", "matriz de atenção", "pesos"),
+             "pesos de atenção", "matriz de atenção", "pesos",
+             "aufmerksamkeitsgewicht", "aufmerksamkeitsmatrix", "gewichte"),
     "scores": ("attention scores", "attention score", "raw scores", "scores", "score", "qk^t", "q·k^t", "q k^t",
                "q @ k.t", "q@k.t", "dot products", "dot product", "logits", "điểm attention", "điểm chú ý",
                "điểm số", "|điểm|", "dotproducts", "dot_products", "注意力分数", "注意力得分", "分数", "得分",
                "相似度", "scores bruts", "어텐션 스코어", "アテンションスコア", "スコア行列",
-               "pontuações", "produtos escalares", "produto escalar"),
+               "pontuações", "produtos escalares", "produto escalar", "skalarprodukt"),
     "out": ("context vectors", "context vector", "context", "output", "outputs", "|z|", "|out|", "attention output",
             "weighted sum", "weighted_values", "|weighted values|", "tổng có trọng số", "加权求和", "加权和",
             "kết quả", "đầu ra", "vector ngữ cảnh", "输出", "上下文向量", "结果",
-            "sortie", "représentation transformée", "출력", "出力", "saída", "saídas", "|saida|"),
+            "sortie", "représentation transformée", "출력", "出力", "saída", "saídas", "|saida|", "after attention",
+            "ergebnis"),
     "w_q": ("w_q", "w^q", "wq", "w_query", "query weights", "trọng số query", "查询权重"),
     "w_k": ("w_k", "w^k", "wk", "w_key", "key weights", "trọng số key", "键权重"),
     "w_v": ("w_v", "w^v", "wv", "w_value", "value weights", "trọng số value", "值权重"),
@@ -163,7 +165,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     "k": ("keys", "key", "|k|", "|k vector|", "|k vectors|", "ma trận key", "键", "键矩阵"),
     "v": ("values", "value", "|v|", "|v vector|", "|v vectors|", "ma trận value", "值矩阵", "值"),
     "x": ("input embeddings", "embeddings", "embedding", "inputs", "input", "|x|", "đầu vào", "nhúng", "输入",
-          "词向量", "嵌入", "entrada", "entradas"),
+          "词向量", "嵌入", "entrada", "entradas", "eingabe"),
 }
 # Row names people use, 1-based: q1, "word 1", "row 2", "token 3", "hàng 1", "từ 2", "第1行", "词1".
 ROW_WORDS = ("row", "word", "token", "query", "position", "pos", "hàng", "từ", "dòng", "vị trí", "行", "词", "第")

@@ -287,10 +287,14 @@ def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
     1-based, unless the line also names a ``V0``."""
     if word in keys:
         return keys.index(word)
-    if not word.isdigit():
+    word, line = word.translate(_SUBSCRIPT_DIGITS), line.translate(_SUBSCRIPT_DIGITS)  # V₀ is V0 (heldout5's ViT)
+    if not word.isdecimal() or not word.isascii():
         return None
     i = int(word) - (0 if re.search(r"V_?\{?0(?!\d)", line) else 1)
     return i if 0 <= i < m else None
+
+
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
 def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
@@ -653,6 +657,13 @@ def _table_row(name: str, row_name: str | None, n: int, rows: int, cfg: dict, tr
     return n if rows == size or size == 1 and n == 0 else None
 
 
+def _word_row(cell: str, cfg: dict, name: str) -> bool:
+    """Whether a table cell is a token's word of the labels (keys' for k, v), not a number or a phrase."""
+    labels, kv_labels = list(cfg.get("labels") or []), list(cfg.get("kv_labels") or [])
+    table = kv_labels if name in ("k", "v") and kv_labels else labels
+    return cell.strip().strip("*`") in table
+
+
 def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: a Markdown table whose cells are vectors (or its pipe rows as a page's text gives them):
     ``トークン | クエリ (\\( Q \\)) | キー (\\( K \\)) |`` over ``私 | \\([1, 0]\\) | \\([1, 0]\\) |``, ``Query |
@@ -676,6 +687,13 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
         for n, j in enumerate(body):
             cells = _pipe_cells(lines[j], starts[j])
             first = cells[0][0] if cells and _VEC_CELL.match(cells[0][0]) is None else None
+            # the cells before the first vector name the row: a position number before the token's word
+            # (``| 1 | A | [0.23, ..] |``, heldout5's en_vit_patch_attention_tables) names it by the word
+            leading = []
+            for cell, _ in cells:
+                if _VEC_CELL.match(cell) is not None:
+                    break
+                leading.append(cell)
             for col, (cell, off) in enumerate(cells):
                 m = _VEC_CELL.match(cell)
                 if m is None:
@@ -688,6 +706,10 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
                     continue
                 head = human._head_at(text, starts[j])
                 r = _table_row(names[0], first, n, len(body), trace.config, trace, head)
+                if r is None and len(leading) > 1:
+                    r = next((k for w in leading[1:]
+                              if (k := _table_row(names[0], w, n, len(body), trace.config, trace, head)) is not None
+                              and _word_row(w, trace.config, names[0])), None)
                 if r is None:
                     continue
                 res = _sure_judge(nums, names, (1, len(nums)), trace, text, starts[j], foreign, label_row=r)
