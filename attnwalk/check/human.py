@@ -925,7 +925,40 @@ def find(text: str, trace) -> dict[int, Hit]:
                     taken.add(c.start)
                 break
     forms.after(text, trace, hits)  # forms that read what the blocks left (check/forms.py)
+    _restated_lists(text, hits)
     return hits
+
+
+RESTATE_REACH = 40  # lines: how far apart a list and its verbatim restatement may be
+
+
+def _restated_lists(text: str, hits: dict) -> None:
+    """A list of 3+ computed numbers printed again verbatim near a judged one restates it (heldout5: the
+    slide's ``[0.304, 0.529, 0.603, 0.339]`` quoted, then ``expected = np.array([0.304, ...])``; a table's row
+    of the output, then ``New E: [0.25, 0.22, 0.31, 0.14]``): it gets that list's verdicts, one by one.
+    Computed: two decimals or more each; short given numbers (``[0, 1, 0, 1]``, ``[2.0, 1.0, 0.1]``) recur as
+    other things (an input row is a query row)."""
+    lists = [(start, cells) for start, cells in flat_lists(text)
+             if len(cells) >= 3 and all(len(c.text.partition(".")[2]) >= 2 for c in cells)]
+    if len(lists) < 2:
+        return
+    judged: dict[tuple, list] = {}  # the texts of a list -> (line, its verdicts) of each judged one
+    for start, cells in lists:
+        if all(c.start in hits for c in cells):
+            verdicts = [hits[c.start] for c in cells]
+            judged.setdefault(tuple(map(_TEXT, cells)), []).append((line_of(text, start), verdicts))
+    if not judged:
+        return
+    for start, cells in lists:
+        seen = judged.get(tuple(map(_TEXT, cells)))
+        if seen is None or any(c.start in hits for c in cells):
+            continue
+        line = line_of(text, start)
+        near = [v for at, v in seen if abs(at - line) <= RESTATE_REACH]
+        if not near:
+            continue
+        for c, h in zip(cells, near[0]):
+            hits[c.start] = Hit(line_of(text, c.start), c.text, h.ok, h.label, h.expected, h.fix)
 
 
 _SUB_BEFORE = re.compile(r"[\^_]\{?[-−]?$")

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from fractions import Fraction
 from itertools import chain
 from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from ..numfmt import fmt
 from . import human
 
 _NUM = r"[-−–]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
@@ -918,10 +920,53 @@ def key_column_tables(text: str, trace, hits: dict, foreign: list) -> None:
             for c, h in zip(nums, res or []):
                 hits[c.start] = h
 
+# ---------------------------------------------------------------- the fifth held-out round (tests/corpus/heldout5)
+
+_PIPE_LINE = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.M)
+# a cell of arithmetic on printed numbers only: ``0.11×0.23 + 0.23×0.27 + 0.17×0.33 + 0.01×0.13``
+_CALC_CELL = re.compile(r"^[ \t]*[-−–(]*" + _NUM + r"(?:[ \t]*[)]*[ \t]*(?:[-−–+*/×·]|\\cdot)[ \t]*[-−–(]*[ \t]*" + _NUM
+                        + r")+[ \t)]*$")
+_CALC_NUM = re.compile(_NUM)
+
+
+def _exact(expr: str) -> Fraction | None:
+    """The exact value of a cell's arithmetic (``_CALC_CELL``): its numbers as the decimals they print."""
+    flat = expr.replace("×", "*").replace("·", "*").replace("\\cdot", "*").replace("−", "-").replace("–", "-")
+    code = _CALC_NUM.sub(lambda m: f"F('{m.group()}')", flat)
+    try:
+        return eval(code, {"__builtins__": {}, "F": Fraction})  # only numbers, + - * / and parentheses reach here
+    except (ZeroDivisionError, SyntaxError, ValueError, TypeError):
+        return None
+
+
+def computed_cells(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a table whose cell writes out a computation on printed numbers and whose next cell is its result
+    (``| 0.11×0.23 + 0.23×0.27 + 0.17×0.33 + 0.01×0.13 | 0.143 |``, heldout5's en_vit_patch_attention_tables):
+    the result against the computation's exact value, whatever tensor it is. A product of two numbers alone
+    (``4 × 4``, a shape) is no such computation: three numbers at least."""
+    if "|" not in text or ("×" not in text and "·" not in text and "*" not in text):
+        return
+    for m in human.line_matches(_PIPE_LINE, text, "×", "·", "*"):
+        cells = _pipe_cells(m.group(0), m.start())
+        for (a, _), (b, off) in zip(cells, cells[1:]):
+            if not any(op in a for op in ("×", "·", "*")) or len(_CALC_NUM.findall(a)) < 3 \
+                    or _CALC_CELL.match(a) is None:
+                continue
+            res = human._cells(b.strip("* "), off + len(b) - len(b.lstrip("* ")))
+            if not res or len(res) != 1 or res[0].start in hits or (exact := _exact(a)) is None:
+                continue
+            cell = res[0]
+            v, dec = human._value(cell.text)
+            ok = abs(Fraction(v) - exact) <= Fraction(1, 2) * Fraction(10) ** -dec + Fraction(1, 10 ** 12)
+            e = float(exact)
+            hits[cell.start] = human.Hit(human.line_of(text, cell.start), cell.text, ok, a.strip()[:40],
+                                         fmt(e, max(dec, 1) + 2), None if ok else human._fix_text(cell.text, e))
+
+
 FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
          value_coefficients, repl_echoes, printed_comments, named_output_rows,
          vector_tables, lone_backslash_matrices, softmax_calls, lone_row_results,
-         head_token_rows, key_column_tables]  # run last of forms.AFTER_FORMS
+         head_token_rows, key_column_tables, computed_cells]  # run last of forms.AFTER_FORMS
 
 
 # ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
