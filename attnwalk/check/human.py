@@ -933,32 +933,43 @@ RESTATE_REACH = 40  # lines: how far apart a list and its verbatim restatement m
 
 
 def _restated_lists(text: str, hits: dict) -> None:
-    """A list of 3+ computed numbers printed again verbatim near a judged one restates it (heldout5: the
-    slide's ``[0.304, 0.529, 0.603, 0.339]`` quoted, then ``expected = np.array([0.304, ...])``; a table's row
-    of the output, then ``New E: [0.25, 0.22, 0.31, 0.14]``): it gets that list's verdicts, one by one.
+    """A list of 3+ computed numbers printed again verbatim near a judged one, or a judged table column above
+    it in order, restates it (heldout5: the slide's ``[0.304, 0.529, 0.603, 0.339]`` quoted, then ``expected =
+    np.array([0.304, ...])``; a table's row of the output, then ``New E: [0.25, 0.22, 0.31, 0.14]``; a table's
+    column of scores, then ``Raw Attention Scores: [..]``): it gets those verdicts, one by one.
     Computed: two decimals or more each; short given numbers (``[0, 1, 0, 1]``, ``[2.0, 1.0, 0.1]``) recur as
     other things (an input row is a query row)."""
     lists = [(start, cells) for start, cells in flat_lists(text)
              if len(cells) >= 3 and all(len(c.text.partition(".")[2]) >= 2 for c in cells)]
-    if len(lists) < 2:
+    if not lists:
         return
     judged: dict[tuple, list] = {}  # the texts of a list -> (line, its verdicts) of each judged one
     for start, cells in lists:
         if all(c.start in hits for c in cells):
             verdicts = [hits[c.start] for c in cells]
             judged.setdefault(tuple(map(_TEXT, cells)), []).append((line_of(text, start), verdicts))
-    if not judged:
-        return
+    by_line: dict[int, dict[str, Hit]] = {}  # a judged column: one judged number a line, on consecutive lines
+    for h in hits.values():
+        by_line.setdefault(h.line, {}).setdefault(h.text, h)
     for start, cells in lists:
-        seen = judged.get(tuple(map(_TEXT, cells)))
-        if seen is None or any(c.start in hits for c in cells):
+        if any(c.start in hits for c in cells):
             continue
         line = line_of(text, start)
-        near = [v for at, v in seen if abs(at - line) <= RESTATE_REACH]
-        if not near:
-            continue
-        for c, h in zip(cells, near[0]):
+        seen = judged.get(tuple(map(_TEXT, cells)), [])
+        near = [v for at, v in seen if abs(at - line) <= RESTATE_REACH] or _column_above(cells, line, by_line)
+        for c, h in zip(cells, near[0] if near else []):
             hits[c.start] = Hit(line_of(text, c.start), c.text, h.ok, h.label, h.expected, h.fix)
+
+
+def _column_above(cells: list[Cell], line: int, by_line: dict) -> list:
+    """``[verdicts]`` of a table column above ``line`` that the list restates in order (``**Raw Attention
+    Scores:** [0.011, 0.143, ...]`` under a table whose last cells are those scores), else ``[]``."""
+    n = len(cells)
+    for top in range(line - n, max(line - n - RESTATE_REACH, 0), -1):
+        found = [by_line.get(top + i, {}).get(c.text) for i, c in enumerate(cells)]
+        if all(found):
+            return [found]
+    return []
 
 
 _SUB_BEFORE = re.compile(r"[\^_]\{?[-−]?$")

@@ -770,6 +770,7 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     and as long as the arguments, is the softmax of the printed arguments, an arithmetic claim (no trace needed);
     a result is wrong only where no arguments within their own rounding give it. Right depth: the arithmetic
     reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
+    _scores_then_softmax(text, hits)
     # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
     if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
                for m in _CALL_OPEN.finditer(text)):
@@ -787,19 +788,53 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
         cells = human._cells(last.group("body").replace(",", " "), last.start("body"))
         if not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
             continue
-        x = np.array([human._value(a.text)[0] for a in args])
-        e = np.exp(x - x.max())
-        want = e / e.sum()
-        # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
-        # an integer among decimals (``[0, 0.707]``) is exact
-        units = [0.5 * 10.0 ** -dec for a in args if (dec := human._value(a.text)[1] or 0) > 0]
-        slack = max(units, default=0.0) / 2
-        for c, h in zip(cells, human._judge(cells, want, f"softmax([{m.group('args').strip()}])", text, gated=False)):
-            value, dec = human._value(c.text)
-            if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
-                h.ok, h.fix = True, None
-            hits[c.start] = h
+        _judge_softmax(args, cells, f"softmax([{m.group('args').strip()}])", text, hits)
 
+
+def _judge_softmax(args: list, cells: list, label: str, text: str, hits: dict) -> None:
+    """Verdicts for ``cells`` read as the softmax of the printed ``args``: a result is wrong only where no
+    arguments within their own rounding give it."""
+    x = np.array([human._value(a.text)[0] for a in args])
+    e = np.exp(x - x.max())
+    want = e / e.sum()
+    # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
+    # an integer among decimals (``[0, 0.707]``) is exact
+    units = [0.5 * 10.0 ** -dec for a in args if (dec := human._value(a.text)[1] or 0) > 0]
+    slack = max(units, default=0.0) / 2
+    for c, h in zip(cells, human._judge(cells, want, label, text, gated=False)):
+        value, dec = human._value(c.text)
+        if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
+            h.ok, h.fix = True, None
+        hits[c.start] = h
+
+
+# ``Raw scores: [0.011, 0.143, ...]`` then, on the next line, ``After softmax: [0.08, 0.09, ...]``
+_SCORES_LINE = re.compile(r"^(?P<label>[^\n\[\]]{1,60}?)[ \t]*[:=][ \t]*\[(?P<body>[ \t]*" + _NUM
+                          + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\][ \t.]*$", re.M)
+
+
+def _scores_then_softmax(text: str, hits: dict) -> None:
+    """Form: a list the line names scores, then on the next line a list as long that it calls the softmax
+    (``Raw scores: [..]`` / ``After softmax: [..]``, heldout5's en_vit_patch_attention_tables): the second is
+    the softmax of the printed first, an arithmetic claim as ``softmax([..]) = [..]`` is."""
+    if "oftmax" not in text:
+        return
+    starts = human._line_starts(text)
+    for m in human.line_matches(_SCORES_LINE, text, "oftmax"):
+        if "softmax" not in m.group("label").lower():
+            continue
+        k = bisect_right(starts, m.start()) - 1
+        if k == 0:
+            continue
+        above = _SCORES_LINE.match(text, starts[k - 1])
+        if above is None or not (names := human.tensors_of(above.group("label"))) or \
+                not names[0].startswith("scores"):
+            continue
+        args = human._cells(above.group("body").replace(",", " "), above.start("body"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        _judge_softmax(args, cells, f"softmax([{above.group('body').strip()}])", text, hits)
 
 
 _LONE_RESULT = re.compile(r"^(?P<label>[^\n\[\]=:]{1,60}?)[ \t]*(?:=|:)[ \t]*\[(?P<body>[ \t]*" + _NUM
