@@ -282,6 +282,7 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
 _COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_?\{?(?P<word>[^\s}+·*,$]+)\}?")
 _COEF_MARK = re.compile(r"(?:·|\*|×|\\cdot)[ \t]*V")  # a coefficient before a value: the prefilter
 _LINE_QUERY = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?P<q>[^\s:]{1,40}?)[ \t]*:")
+_NAMED_RESULT = re.compile(r"^[ \t]*[A-Za-z]{1,12}_\{?(?P<q>[^\s_{}=]{1,40}?)\}?[ \t]*=")
 
 
 def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
@@ -303,7 +304,8 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``= 0.15·V_the + 0.59·V_cat + 0.27·V_sat``, ``- Q1: 0.668*V1 + 0.332*V2``: the weights written as
     the coefficients of the values they multiply, each value named by its key's word or number (heldout3's
     ko_blog_2x2_rounded_weights): the weights of the one query row, or of the query named by
-    ``output_<word>`` on the line or the one above, or by its label opening the line (``- Q1:``). The row and
+    ``output_<word>`` on the line or the one above, or by its label opening the line (``- Q1:``), or by the name
+    the line assigns, ending in the query's word (``new_E = 0.08×V₀ + ...``, heldout5's ViT guide). The row and
     the keys known, a wholly wrong row of weights is wrong (outside another example's section)."""
     from . import forms
 
@@ -331,6 +333,9 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
         opening = _LINE_QUERY.match(line)
         if row is None and not named and opening and opening.group("q") in queries:
             named = [opening.group("q")]
+        assigned = _NAMED_RESULT.match(line)  # ``new_E = 0.08×V₀ + ...``: the result of the query E
+        if row is None and not named and assigned and assigned.group("q") in queries:
+            named = [assigned.group("q")]
         if row is None and len(named) == 1:
             row = queries.index(named[0])
         if row is None or row >= attn.shape[0]:
