@@ -948,13 +948,16 @@ def _restated_lists(text: str, hits: dict) -> None:
         if all(c.start in hits for c in cells):
             verdicts = [hits[c.start] for c in cells]
             judged.setdefault(tuple(map(_TEXT, cells)), []).append((line_of(text, start), verdicts))
+    unread = [(start, cells) for start, cells in lists if not any(c.start in hits for c in cells)]
+    if not unread:
+        return  # (a generated note: every list judged)
+    lines = [line_of(text, start) for start, _ in unread]
+    low, high = min(lines) - max(len(c) for _, c in unread) - RESTATE_REACH, max(lines)
     by_line: dict[int, dict[str, Hit]] = {}  # a judged column: one judged number a line, on consecutive lines
     for h in hits.values():
-        by_line.setdefault(h.line, {}).setdefault(h.text, h)
-    for start, cells in lists:
-        if any(c.start in hits for c in cells):
-            continue
-        line = line_of(text, start)
+        if low <= h.line <= high:
+            by_line.setdefault(h.line, {}).setdefault(h.text, h)
+    for (_, cells), line in zip(unread, lines):
         seen = judged.get(tuple(map(_TEXT, cells)), [])
         near = [v for at, v in seen if abs(at - line) <= RESTATE_REACH] or _column_above(cells, line, by_line)
         for c, h in zip(cells, near[0] if near else []):
@@ -964,8 +967,10 @@ def _restated_lists(text: str, hits: dict) -> None:
 def _column_above(cells: list[Cell], line: int, by_line: dict) -> list:
     """``[verdicts]`` of a table column above ``line`` that the list restates in order (``**Raw Attention
     Scores:** [0.011, 0.143, ...]`` under a table whose last cells are those scores), else ``[]``."""
-    n = len(cells)
+    n, first = len(cells), cells[0].text
     for top in range(line - n, max(line - n - RESTATE_REACH, 0), -1):
+        if first not in by_line.get(top, ()):
+            continue
         found = [by_line.get(top + i, {}).get(c.text) for i, c in enumerate(cells)]
         if all(found):
             return [found]

@@ -967,6 +967,7 @@ _PIPE_LINE = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.M)
 _CALC_CELL = re.compile(r"^[ \t]*[-−–(]*" + _NUM + r"(?:[ \t]*[)]*[ \t]*(?:[-−–+*/×·]|\\cdot)[ \t]*[-−–(]*[ \t]*" + _NUM
                         + r")+[ \t)]*$")
 _CALC_NUM = re.compile(_NUM)
+_STAR_PRODUCT = re.compile(r"\d[ \t]*\*[ \t]*[-−–(]?\d")
 
 
 def _exact(expr: str) -> Fraction | None:
@@ -984,9 +985,13 @@ def computed_cells(text: str, trace, hits: dict, foreign: list) -> None:
     (``| 0.11×0.23 + 0.23×0.27 + 0.17×0.33 + 0.01×0.13 | 0.143 |``, heldout5's en_vit_patch_attention_tables):
     the result against the computation's exact value, whatever tensor it is. A product of two numbers alone
     (``4 × 4``, a shape) is no such computation: three numbers at least."""
-    if "|" not in text or ("×" not in text and "·" not in text and "*" not in text):
+    if "|" not in text:
         return
-    for m in human.line_matches(_PIPE_LINE, text, "×", "·", "*"):
+    # the lines holding a product: "×", "·", or a "*" between numbers (a "*" of Markdown emphasis is none)
+    marks = [mk for mk in ("×", "·") if mk in text] + (["*"] if _STAR_PRODUCT.search(text) else [])
+    if not marks:
+        return
+    for m in human.line_matches(_PIPE_LINE, text, *marks):
         cells = _pipe_cells(m.group(0), m.start())
         for (a, _), (b, off) in zip(cells, cells[1:]):
             if not any(op in a for op in ("×", "·", "*")) or len(_CALC_NUM.findall(a)) < 3 \
