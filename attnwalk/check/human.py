@@ -926,6 +926,7 @@ def find(text: str, trace) -> dict[int, Hit]:
                 break
     forms.after(text, trace, hits)  # forms that read what the blocks left (check/forms.py)
     _restated_lists(text, hits)
+    _restated_by_token(text, hits, tuple(cfg.get("kv_labels") or cfg.get("labels") or ()))
     return hits
 
 
@@ -962,6 +963,39 @@ def _restated_lists(text: str, hits: dict) -> None:
         near = [v for at, v in seen if abs(at - line) <= RESTATE_REACH] or _column_above(cells, line, by_line)
         for c, h in zip(cells, near[0] if near else []):
             hits[c.start] = Hit(line_of(text, c.start), c.text, h.ok, h.label, h.expected, h.fix)
+
+
+# ``H (0.194)``, ``A(0.143)``: a number of 2+ decimals in parentheses (found from its "(") just after a word
+_PAREN_VALUE = re.compile(r"\((?P<n>\d+\.\d{2,})\)")
+_WORD_BEFORE = re.compile(r"(?<![\w.])(?P<w>[^\W\d_][\w']{0,30})[ \t]?$")
+
+
+def _restated_by_token(text: str, hits: dict, tokens: tuple) -> None:
+    """``Highest attention to H (0.194)``, a diagram's ``A(0.143)``: a number in parentheses after a token's
+    word restates that token's judged number of a table row above (``| 8 | H | ... | 0.194 |``, heldout5's ViT
+    guide): it gets that verdict. Only the tokens of the config, only a row naming the token in a cell of its
+    own, only a judged number printed the same."""
+    if not tokens or "(" not in text:
+        return
+    found = []  # (the word, the number, its offset)
+    for m in _PAREN_VALUE.finditer(text):
+        w = _WORD_BEFORE.search(text, max(0, m.start() - 32), m.start())
+        if w is not None and w.group("w") in tokens and m.start("n") not in hits:
+            found.append((w.group("w"), m.group("n"), m.start("n")))
+    if not found:
+        return
+    starts, lines = _line_starts(text), text.split("\n")
+    by_line: dict[int, dict[str, Hit]] = {}
+    for h in hits.values():
+        by_line.setdefault(h.line, {}).setdefault(h.text, h)
+    for word, num, at in found:
+        line = bisect_right(starts, at)
+        for above in range(line - 1, max(line - 1 - RESTATE_REACH, 0), -1):
+            h = by_line.get(above, {}).get(num)
+            if h is not None and "|" in lines[above - 1] and \
+                    word in (c.strip().strip("*`") for c in lines[above - 1].split("|")):
+                hits[at] = Hit(line, num, h.ok, h.label, h.expected, h.fix)
+                break
 
 
 def _column_above(cells: list[Cell], line: int, by_line: dict) -> list:
