@@ -301,7 +301,19 @@ def _label_before(text: str, start: int) -> str:
 _REBIND = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*)[ \t]*=[ \t]*(?P<call>[A-Za-z_][\w.]*)[ \t]*\([^()\n]*\)")
 
 
+_REBOUND: dict[str, str] = {}  # label -> _rebound(label): a note's labels repeat
+
+
 def _rebound(label: str) -> str:
+    out = _REBOUND.get(label)
+    if out is None:
+        if len(_REBOUND) > 4096:
+            _REBOUND.clear()
+        out = _REBOUND[label] = _rebind(label)
+    return out
+
+
+def _rebind(label: str) -> str:
     """``scores = soft_max(scores)`` then ``print(scores)`` above a printed matrix (heldout5's
     py_numpy_comment_outputs_sci): the name now holds the call's result, so the matrix is the tensor the call
     names (softmax: the weights), not the one the name did. A label with such an assignment, whose call names a
@@ -930,7 +942,7 @@ def find(text: str, trace) -> dict[int, Hit]:
     return hits
 
 
-RESTATE_REACH = 40  # lines: how far apart a list and its verbatim restatement may be
+RESTATE_REACH = 60  # lines: how far apart a list and its verbatim restatement may be
 
 
 def _restated_lists(text: str, hits: dict) -> None:
@@ -940,29 +952,34 @@ def _restated_lists(text: str, hits: dict) -> None:
     column of scores, then ``Raw Attention Scores: [..]``): it gets those verdicts, one by one.
     Computed: two decimals or more each; short given numbers (``[0, 1, 0, 1]``, ``[2.0, 1.0, 0.1]``) recur as
     other things (an input row is a query row)."""
-    lists = [(start, cells) for start, cells in flat_lists(text)
-             if len(cells) >= 3 and all(len(c.text.partition(".")[2]) >= 2 for c in cells)]
-    if not lists:
-        return
-    judged: dict[tuple, list] = {}  # the texts of a list -> (line, its verdicts) of each judged one
-    for start, cells in lists:
-        if all(c.start in hits for c in cells):
-            verdicts = [hits[c.start] for c in cells]
-            judged.setdefault(tuple(map(_TEXT, cells)), []).append((line_of(text, start), verdicts))
-    unread = [(start, cells) for start, cells in lists if not any(c.start in hits for c in cells)]
+    def computed(cells):
+        return len(cells) >= 3 and all(len(c.text.partition(".")[2]) >= 2 for c in cells)
+
+    lists = flat_lists(text)
+    unread = [(start, cells) for start, cells in lists
+              if cells[0].start not in hits and not any(c.start in hits for c in cells) and computed(cells)]
     if not unread:
         return  # (a generated note: every list judged)
-    lines = [line_of(text, start) for start, _ in unread]
-    low, high = min(lines) - max(len(c) for _, c in unread) - RESTATE_REACH, max(lines)
-    by_line: dict[int, dict[str, Hit]] = {}  # a judged column: one judged number a line, on consecutive lines
-    for h in hits.values():
-        if low <= h.line <= high:
-            by_line.setdefault(h.line, {}).setdefault(h.text, h)
-    for (_, cells), line in zip(unread, lines):
+    keys = {tuple(map(_TEXT, cells)) for _, cells in unread}
+    firsts = {k[0] for k in keys}
+    judged: dict[tuple, list] = {}  # the texts of a list -> (line, its verdicts) of each judged one
+    for start, cells in lists:
+        if cells[0].text in firsts and (key := tuple(map(_TEXT, cells))) in keys and \
+                all(c.start in hits for c in cells):
+            judged.setdefault(key, []).append((line_of(text, start), [hits[c.start] for c in cells]))
+    starts = _line_starts(text)
+    for start, cells in unread:
+        line = bisect_right(starts, start)
         seen = judged.get(tuple(map(_TEXT, cells)), [])
-        near = [v for at, v in seen if abs(at - line) <= RESTATE_REACH] or _column_above(cells, line, by_line)
-        for c, h in zip(cells, near[0] if near else []):
-            hits[c.start] = Hit(line_of(text, c.start), c.text, h.ok, h.label, h.expected, h.fix)
+        near = [v for at, v in seen if abs(at - line) <= RESTATE_REACH] or _column_above(cells, line, text, hits)
+        if not near:
+            continue
+        restated = [Hit(line_of(text, c.start), c.text, h.ok, h.label, h.expected, h.fix)
+                    for c, h in zip(cells, near[0])]
+        for c, h in zip(cells, restated):
+            hits[c.start] = h
+        # a restatement is restated in its turn (a table of projections, the next table's column of them)
+        judged.setdefault(tuple(map(_TEXT, cells)), []).append((line, restated))
 
 
 # ``H (0.194)``, ``A(0.143)``: a number of 2+ decimals in parentheses (found from its "(") just after a word
@@ -998,15 +1015,34 @@ def _restated_by_token(text: str, hits: dict, tokens: tuple) -> None:
                 break
 
 
-def _column_above(cells: list[Cell], line: int, by_line: dict) -> list:
+def _column_above(cells: list[Cell], line: int, text: str, hits: dict) -> list:
     """``[verdicts]`` of a table column above ``line`` that the list restates in order (``**Raw Attention
-    Scores:** [0.011, 0.143, ...]`` under a table whose last cells are those scores), else ``[]``."""
-    n, first = len(cells), cells[0].text
+    Scores:** [0.011, 0.143, ...]`` under a table whose last cells are those scores): one judged number printed
+    the same on each of ``len(cells)`` consecutive table lines; else ``[]``."""
+    starts = _line_starts(text)
+
+    def judged_on(k: int, t: str) -> Hit | None:  # a judged number printed as ``t`` on table line k (1-based)
+        a, b = starts[k - 1], (starts[k] if k < len(starts) else len(text))
+        at = text.find(t, a, b) if text.find("|", a, b) >= 0 else -1
+        while at >= 0:
+            if (h := hits.get(at)) is not None and h.text == t:
+                return h
+            at = text.find(t, at + 1, b)
+        return None
+
+    n, first, ends = len(cells), cells[0].text, len(starts)
     for top in range(line - n, max(line - n - RESTATE_REACH, 0), -1):
-        if first not in by_line.get(top, ()):
+        # the column's first number on a table line (one C-level find each, where most lines have neither)
+        a, b = starts[top - 1], (starts[top] if top < ends else len(text))
+        if text.find(first, a, b) < 0 or text.find("|", a, b) < 0:
             continue
-        found = [by_line.get(top + i, {}).get(c.text) for i, c in enumerate(cells)]
-        if all(found):
+        found = []
+        for i, c in enumerate(cells):
+            h = judged_on(top + i, c.text)
+            if h is None:
+                break
+            found.append(h)
+        else:
             return [found]
     return []
 

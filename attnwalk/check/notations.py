@@ -1008,10 +1008,106 @@ def computed_cells(text: str, trace, hits: dict, foreign: list) -> None:
                                          fmt(e, max(dec, 1) + 2), None if ok else human._fix_text(cell.text, e))
 
 
+# ---------------------------------------------------------------- a product by a matrix the note names, tabled
+
+_MATRIX_AT = re.compile(r"(?<![\w.])(?P<name>[A-Za-z]\w{0,10})[ \t]*=[ \t]*\[(?=[ \t\n]*\[)")
+_ROW_OF = re.compile(r"\[(?P<body>[^\[\]]*)\]")
+_TIMES_NAME = re.compile(r"\][ \t]*(?:×|@|·|\\times)[ \t]*(?P<name>[A-Za-z]\w{0,10})(?!\w)[ \t]*=")
+
+
+def _named_matrices(text: str) -> dict[str, list[list[Fraction]]]:
+    """``E = [[0.2, 0.1], [0.0, 0.3]]`` (rows over lines too): each name with its rows as printed (exact)."""
+    out = {}
+    for m in _MATRIX_AT.finditer(text):
+        end = text.find("]]", m.end())
+        if end < 0 or end - m.end() > 2000:
+            continue
+        rows = []
+        for r in _ROW_OF.finditer(text, m.end(), end + 1):
+            nums = _CALC_NUM.findall(r.group("body").replace("−", "-"))
+            if not nums or re.search(r"[^\d\s.,eE+\-−–]", r.group("body")):
+                rows = []
+                break
+            rows.append([Fraction(n.replace("−", "-")) for n in nums])
+        if len(rows) >= 2 and len({len(r) for r in rows}) == 1:
+            out[m.group("name")] = rows
+    return out
+
+
+def product_tables(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a product by a matrix the note prints under a name, worked out once (``[0.1, 0.2, 0.6, 0.5] × E =
+    ...``), and a table whose rows pair such a vector with its product (``| A | [0.1, 0.2, 0.6, 0.5] | [0.23,
+    0.17, 0.33, 0.13] |``, heldout5's ViT guide): the row holding the worked vector names the columns (the
+    vector's, then the first vector after it as long as the matrix is wide), and every row's product is
+    judged exactly against its own vector times the matrix."""
+    if "]]" not in text or "|" not in text or not any(op in text for op in ("×", "@", "\\times", "·")):
+        return
+    worked = [(m.group("name"), m.start()) for m in _TIMES_NAME.finditer(text)]
+    if not worked:
+        return
+    matrices = _named_matrices(text)
+    vectors = {}  # the printed texts of a worked vector -> its matrix's name
+    for name, at in worked:
+        if name not in matrices:
+            continue
+        opened = text.rfind("[", 0, at)
+        if opened < 0 or "\n" in text[opened:at]:
+            continue
+        nums = tuple(_CALC_NUM.findall(text[opened + 1:at]))
+        if len(nums) == len(matrices[name]):
+            vectors[nums] = name
+    if not vectors:
+        return
+    lines = text.split("\n")
+    starts = human._line_starts(text)
+    k = 0
+    while k < len(lines):
+        if "|" not in lines[k]:
+            k += 1
+            continue
+        block = []  # this table's lines: (line index, its vector cells: (their numbers, offset of each))
+        while k < len(lines) and "|" in lines[k]:
+            vecs = []
+            for cell, off in _pipe_cells(lines[k], starts[k]):
+                m = _VEC_CELL.match(cell)
+                if m is not None:
+                    vecs.append([(n.group(), off + m.start("body") + n.start())
+                                 for n in _CALC_NUM.finditer(m.group("body"))])
+            block.append((k, vecs))
+            k += 1
+        pair = None
+        for _, vecs in block:
+            for i, v in enumerate(vecs):
+                name = vectors.get(tuple(t for t, _ in v))
+                width = len(matrices[name][0]) if name else 0
+                j = next((j for j in range(i + 1, len(vecs)) if len(vecs[j]) == width), None)
+                if name and j is not None:
+                    pair = (i, j, matrices[name])
+                    break
+            if pair:
+                break
+        if pair is None:
+            continue
+        i, j, mat = pair
+        for _, vecs in block:
+            if len(vecs) <= j or len(vecs[i]) != len(mat) or len(vecs[j]) != len(mat[0]):
+                continue
+            u = [Fraction(t.replace("−", "-")) for t, _ in vecs[i]]
+            for col, (t, at) in enumerate(vecs[j]):
+                if at in hits:
+                    continue
+                exact = sum(a * row[col] for a, row in zip(u, mat))
+                v, dec = human._value(t)
+                ok = abs(Fraction(v) - exact) <= Fraction(1, 2) * Fraction(10) ** -dec + Fraction(1, 10 ** 12)
+                e = float(exact)
+                hits[at] = human.Hit(human.line_of(text, at), t, ok, "vector × matrix", fmt(e, max(dec, 1) + 2),
+                                     None if ok else human._fix_text(t, e))
+
+
 FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_times_values, commented_rows,
          value_coefficients, repl_echoes, printed_comments, named_output_rows,
          vector_tables, lone_backslash_matrices, softmax_calls, lone_row_results,
-         head_token_rows, key_column_tables, computed_cells]  # run last of forms.AFTER_FORMS
+         head_token_rows, key_column_tables, computed_cells, product_tables]  # run last of forms.AFTER_FORMS
 
 
 # ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
