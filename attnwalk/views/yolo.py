@@ -178,6 +178,9 @@ def build(trace: Trace) -> dict:
             "a_row": fmt_list(a_row, dec),
             "a_row_sum": fmt(a_row.sum(), 12),
             "o_terms": o_terms, "o_elided": n_terms < N,
+            "o_lines": [elide.weighted_sum(f"O_{h0}[{dd}, {i}]", a_row, v[h0, dd], fw, fw, wp,
+                                           f(trace["o"][b, dd, 0, 0])) for dd in range(hd)]
+            if elide.is_long(N) else None,
             "s_lines": _row_lines(plain(lab("scores_row", h=h0, i=i)), elide.short([fw(x) for x in s_row]),
                                   prefix=f"{fw(q[h0, 0, i])} * ",
                                   operands=elide.short([fw(x) for x in k[h0, 0]]) if kd == 1 else None),
