@@ -113,3 +113,14 @@ def weighted_sum(head: str, a: np.ndarray, v: np.ndarray, fa, fv, wp: int, resul
     parts = {j: fmt(p[j], wp) for j in js}
     parts.update({s: fmt(p[s:t].sum(), wp) for s, t in gaps(js, n)})
     return chain(head, [terms[:FIRST] + ["...", terms[-1]], [parts[j] for j in sorted(parts)]], result)
+
+
+def row_text(lab: str, items: list[str]) -> str:
+    """What a template prints between ``{lab} = [`` and ``]``: the items joined by ``, `` when they are
+    few; a long row shortened (``short``) and wrapped under the first item, as ``wrap_list`` wraps."""
+    if not is_long(len(items)):
+        return ", ".join(items)
+    from .exercises import wrap_list
+
+    text = "\n".join(wrap_list(f"{lab} = ", short(items)))
+    return text[len(lab) + 4:-1]
