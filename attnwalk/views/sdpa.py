@@ -233,6 +233,7 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         "scale_str": "1" if d["scale"] == 1 else fmt(d["scale"], dec), "sqrt_dk": _sqrt_str(d["d_k"], dec),
         "scale": scale_view(cfg.get("scale", "sqrt_dk"), d["scale"]),
         "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
+        "q_names_shown": elide.short(named(q_ids, q_words)), "k_names_shown": elide.short(named(k_ids, k_words)),
         "heads_view": heads_view, "masked": masked,
         # every head's matrix of one kind, grouped side by side into lines that fit a page column
         "head_rows": {kind: rows([{"label": hv[kind + "_label"], "tex": hv[kind + "_tex"]} for hv in heads_view])
