@@ -293,3 +293,20 @@ def test_small_notes_never_take_the_long_path(opts, monkeypatch):
     """At 16 positions or keys nothing is shortened: the note equals one rendered with no limit at all."""
     for lang in ("vi", "en"):
         assert render(opts, lang)[0] == _full(monkeypatch, opts, lang)
+
+
+def test_a_conv_over_many_channels_is_worked_in_short_and_adds_up():
+    """The 1×1 conv worked at pixel p0 over 128 input channels: its first products, then their values and
+    the other channels summed, equal PyTorch's conv; check verifies it."""
+    torch = pytest.importorskip("torch", reason="the reference is PyTorch (CI installs the CPU build)")
+    md, trace = render(dict(h=2, w=2, dim=128, heads=2), "en")
+    ((sides, result),) = chains(md, "QKV[:,0,0,0]")
+    x = torch.tensor(trace["x"], dtype=torch.float64)
+    w = torch.tensor(trace["w_qkv"], dtype=torch.float64)
+    terms = (w[0, :, 0, 0] * x[0, :, 0, 0]).numpy()
+    want = list(terms[:3]) + [terms[3:].sum()]
+    half = 0.5 * 10.0 ** -(trace.config["decimals"] + 4)
+    assert np.abs(np.array(numbers(sides[-1])) - want).max() <= half * 1.0001
+    conv = torch.nn.functional.conv2d(x, w)[0, 0, 0, 0].item()
+    assert abs(float(result) - conv) <= 0.5e-4
+    assert not check_text(md).wrong

@@ -124,3 +124,27 @@ def row_text(lab: str, items: list[str]) -> str:
 
     text = "\n".join(wrap_list(f"{lab} = ", short(items)))
     return text[len(lab) + 4:-1]
+
+
+CHANNEL_LIMIT = 64  # a sum over input channels is worked in full up to 64 terms (dim 64), then in short
+
+
+def channel_sum(head: str, a: np.ndarray, v: np.ndarray, fa, fv, wp: int, result: str) -> list[str]:
+    """``head = Σ_c a[c]·v[c] = result`` over input channels (a 1×1 conv at one pixel): in full up to
+    ``CHANNEL_LIMIT`` terms; beyond, the first products with ``...`` after them (the checker binds their
+    factors to the weights and the input), then their values and the rest of the channels summed."""
+    from .exercises import wrap_sum
+
+    n = len(a)
+    terms = [f"({fa(a[c])})({fv(v[c])})" for c in range(n)]
+    if n <= CHANNEL_LIMIT:
+        return wrap_sum(head, terms, result)
+    p = np.asarray(a, dtype=float) * np.asarray(v, dtype=float)
+    parts = [fmt(p[c], wp) for c in range(FIRST)] + [fmt(p[FIRST:].sum(), wp)]
+    return chain(head, [terms[:FIRST] + ["..."], parts], result)
+
+
+def channels(n: int) -> list[int]:
+    """The channels a long worked step works one by one: all up to 8, else the first 4 and the last (as
+    the channel maps are printed)."""
+    return list(range(n)) if n <= 8 else [0, 1, 2, 3, n - 1]

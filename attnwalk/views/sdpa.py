@@ -208,7 +208,7 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
                                   fmt(trace["o"][0, h0, i, c], dec)) if not elide.is_long(m)
                 else elide.weighted_sum(f"{plain(label('o_h', h=h0))}[{i}, {c}]", trace["attn"][0, h0, i],
                                         v[h0, :, c], lambda x: fmt(x, wp), fv, wp, fmt(trace["o"][0, h0, i, c], dec))}
-               for c in range(v.shape[-1])]
+               for c in (elide.channels(v.shape[-1]) if elide.is_long(m) else range(v.shape[-1]))]
     fill_value = MASK_FILL_VALUES[fill]
     empty_rows = [q_ids[r] for r in range(n) if masked and not trace["mask"][r].any()]
     keep_all = trace["mask"] if masked else None

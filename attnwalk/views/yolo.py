@@ -158,8 +158,8 @@ def build(trace: Trace) -> dict:
         "roles": roles,
         "qkv_worked": {"terms": " + ".join(qkv_terms), "value": f(trace["qkv"][b, 0, 0, 0]),
                        "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"),
-                       "lines": wrap_sum(plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"), qkv_terms,
-                                         f(trace["qkv"][b, 0, 0, 0]))},
+                       "lines": elide.channel_sum(plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"), w_qkv[0],
+                                                  x[b, :, 0, 0], fw, _num, wp, f(trace["qkv"][b, 0, 0, 0]))},
         "heads_view": heads_view,
         "worked": {
             "h": h0, "i": i, "kd1": kd == 1,
@@ -179,7 +179,7 @@ def build(trace: Trace) -> dict:
             "a_row_sum": fmt(a_row.sum(), 12),
             "o_terms": o_terms, "o_elided": n_terms < N,
             "o_lines": [elide.weighted_sum(f"O_{h0}[{dd}, {i}]", a_row, v[h0, dd], fw, fw, wp,
-                                           f(trace["o"][b, dd, 0, 0])) for dd in range(hd)]
+                                           f(trace["o"][b, dd, 0, 0])) for dd in elide.channels(hd)]
             if elide.is_long(N) else None,
             "s_lines": _row_lines(plain(lab("scores_row", h=h0, i=i)), elide.short([fw(x) for x in s_row]),
                                   prefix=f"{fw(q[h0, 0, i])} * ",
