@@ -29,6 +29,10 @@ LONG = {
     "mha-400": dict(variant="mha", tokens=400, dim=16, heads=2, input="normal"),
 }
 SUM = {"vi": "tổng", "en": "sum"}
+# more shapes for check: one head and more than 16 queries, rows masked entirely, a finite fill
+CHECKED = {**LONG,
+           "sdpa-all-masked": dict(variant="sdpa", tokens=20, kv_tokens=17, dim=4, heads=1, mask="padding:17"),
+           "sdpa-causal-fill": dict(variant="sdpa", tokens=40, dim=8, heads=2, mask="causal", mask_fill="-10000")}
 
 
 def render(opts: dict, lang: str) -> tuple[str, object]:
@@ -207,16 +211,16 @@ def _full(monkeypatch, opts, lang):
         return render(opts, lang)[0]
 
 
-@pytest.mark.parametrize("name", list(LONG))
+@pytest.mark.parametrize("name", list(CHECKED))
 @pytest.mark.parametrize("lang", ["vi", "en"])
 def test_check_verifies_long_notes_and_understands_no_less(name, lang, monkeypatch):
-    md, _ = render(LONG[name], lang)
+    md, _ = render(CHECKED[name], lang)
     rep = check_text(md)
     assert not rep.wrong, [(r.line, r.text, r.failure()) for r in rep.wrong[:5]]
-    full = check_text(_full(monkeypatch, LONG[name], lang))
+    full = check_text(_full(monkeypatch, CHECKED[name], lang))
     assert not full.wrong
     assert len(rep.unknown) <= len(full.unknown)
-    assert len(rep.verified) > 500
+    assert len(rep.verified) > 300
 
 
 def _plant(md: str, anchor: str, old: str, new: str) -> str:
