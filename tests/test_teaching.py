@@ -19,7 +19,7 @@ NOTES = REPO / "examples" / "notes"
 SEQ_NOTES = ["hand-2x2", "sdpa-causal-toi-di-hoc", "sdpa-cross-attention", "mha-seed-002"]
 ALL_NOTES = sorted({p.name.split(".")[0] for p in NOTES.glob("*.md")})
 ORDER = ["hand-2x2", "sdpa-causal-toi-di-hoc", "sdpa-cross-attention", "mha-seed-002", "yolo-3x3-seed42",
-         "yolo-3x3-seed42-module"]
+         "yolo-3x3-seed42-module", "yolo-8x8-seed42"]
 
 
 def note(name: str, lang: str) -> str:

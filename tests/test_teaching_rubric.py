@@ -124,6 +124,9 @@ def test_pytorch_snippet_runs_and_prints_the_notes_numbers(name, lang):
         exec(compile(code, f"<{name}.{lang} snippet>", "exec"), ns)
     printed = np.array([float(x) for x in re.findall(r"-?\d+\.\d+(?:e[-+]\d+)?", buf.getvalue())])
     mats = matrices(md)
+    if name.startswith("yolo") and "A_0" not in mats:  # a large map: its weights are printed elided
+        _snippet_matches_elided_weights(ns, printed, md, mats)
+        return
     a0, out = _expected_print(name, mats)
     want = np.concatenate([a0.ravel(), out.ravel()])
     assert printed.shape == want.shape, buf.getvalue()
@@ -141,6 +144,43 @@ def test_pytorch_snippet_runs_and_prints_the_notes_numbers(name, lang):
         for c in range(o.shape[0]):
             np.testing.assert_allclose(o[c], mats[rf"\text{{Out}}[:,{c},:,:]"], rtol=0,
                                        atol=0.5 * 10.0 ** -dec + 1e-12)
+
+
+def elided_matrices(md: str) -> dict[str, np.ndarray]:
+    """Every elided display matrix: its printed cells, the rows and columns left out dropped (the
+    first 6 and the last 2 of each axis are printed, as ``attnwalk.latex`` elides)."""
+    out = {}
+    for m in re.finditer(r"^([^\n$]+?) =\n\\begin\{bmatrix\}\n(.*?)\\end\{bmatrix\}", md, re.M | re.S):
+        body = m.group(2)
+        if "cdots" not in body and "vdots" not in body:
+            continue
+        rows = [r.strip().rstrip("\\").strip() for r in body.strip().splitlines() if "vdots" not in r]
+        out[m.group(1).strip()] = np.array([[float(c) for c in r.split("&") if "cdots" not in c] for r in rows])
+    return out
+
+
+def _kept(n: int) -> list[int]:
+    return list(range(n)) if n <= 16 else list(range(6)) + [n - 2, n - 1]
+
+
+def _snippet_matches_elided_weights(ns: dict, printed: np.ndarray, md: str, mats: dict) -> None:
+    """A large yolo note: the snippet prints row 0 of head 0's weights (N values) and channel 0 of Out;
+    the note prints the weights elided. Every printed cell must be the snippet's number, and every
+    whole matrix the note prints (Out's channels) the snippet's tensor."""
+    dec = trace_of(md).config["decimals"]
+    tol = 0.5 * 10.0 ** -dec + 1e-12
+    attn = ns["attn"].detach().numpy()[0]
+    n = attn.shape[-1]
+    shown = elided_matrices(md)
+    assert printed.shape == (n + ns["out"].shape[-2] * ns["out"].shape[-1],)
+    kept = _kept(n)
+    np.testing.assert_allclose(printed[:n][kept], shown["A_0"][0], rtol=1e-4, atol=0.5e-4 + tol)
+    for h in range(attn.shape[0]):
+        np.testing.assert_allclose(attn[h][np.ix_(kept, kept)], shown[f"A_{h}"], rtol=0, atol=tol)
+    o = ns["out"].detach().numpy()[0]
+    np.testing.assert_allclose(printed[n:], o[0].ravel(), rtol=1e-4, atol=0.5e-4 + tol)
+    for c in range(o.shape[0]):
+        np.testing.assert_allclose(o[c], mats[rf"\text{{Out}}[:,{c},:,:]"], rtol=0, atol=tol)
 
 
 # ------------------------------------------------------------------ (8) zero wrong numbers
@@ -323,3 +363,63 @@ def test_mha_heads_side_by_side(lang):
     for a, b in (("Q_0", "K_0"), ("K_0", "V_0"), ("S_0", "S_1"), (r"\hat{S}_0", r"\hat{S}_1"), ("O_0", "O_1")):
         pair = rf"^{re.escape(a)} =\n\\begin\{{bmatrix\}}\n[^$]*?\\end\{{bmatrix\}}\n,\\quad\n{re.escape(b)} =$"
         assert re.search(pair, md, re.M), (a, b)
+
+
+# ------------------------------------------------------------------ long rows (views/elide.py) still teach
+
+LONG_NOTES = {  # a committed course note and rendered ones, each with rows of 64 keys
+    "yolo-8x8-seed42": None,
+    "sdpa-64": dict(variant="sdpa", tokens=64, dim=8, heads=2),
+    "mha-64-causal": dict(variant="mha", tokens=64, dim=8, heads=2, mask="causal"),
+}
+WORKED_SOFTMAX = {"en": ("Row-wise softmax", "Step 3", "Step 4"), "vi": ("Softmax theo hàng", "Bước 3", "Bước 4")}
+SANITY = {"en": "Check: this row sums (before rounding) to ", "vi": "Kiểm tra: tổng hàng này (trước khi làm tròn) là "}
+
+
+def _long_note(name: str, lang: str) -> str:
+    if LONG_NOTES[name] is None:
+        return text(name, lang)
+    from attnwalk.render import render_markdown
+
+    return render_markdown(walk(**LONG_NOTES[name], lang=lang), lang)
+
+
+@pytest.mark.parametrize("name", list(LONG_NOTES))
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_long_row_is_still_worked_by_hand_with_its_sanity_check(name, lang):
+    """With 64 keys the worked softmax still shows real exponentials (each one exp(ŝ - m) of the numbers
+    printed beside it), the sum of the printed numbers, the row-sums-to-one check, and says what was
+    left out and where every value is (the JSON/NPZ trace)."""
+    md = _long_note(name, lang)
+    sec = next(s for t, s in sections(md).items() if "softmax" in t.lower() and t.startswith(WORKED_SOFTMAX[lang]))
+    code = re.search(r"```\n(.*?)```", sec, re.S).group(1)
+    m = float(re.search(r"^m = max = (-?\d+\.\d+)", code, re.M).group(1))
+    exps = re.findall(r"^exp\((-?\d+\.\d+) - (-?\d+\.\d+)\) = (\d+\.\d+)", code, re.M)
+    assert len(exps) >= 3
+    for a, mm, e in exps:
+        places = len(e.split(".")[1])
+        assert float(mm) == m
+        # the printed operands carry their rounding: exp'(x) * 1e-places at most
+        assert abs(np.exp(float(a) - m) - float(e)) <= 0.5 * 10.0**-places + 1e-7 * np.exp(float(a) - m) * 2
+    assert "…" in code and len(code.splitlines()) <= 20
+    total = re.search(r"^\s+= (\d+\.\d+)\n(?!\s+[+=])", code, re.M)
+    assert total, code
+    s = re.search(re.escape(SANITY[lang]) + r"(\d+\.\d+)", sec)
+    assert s and abs(float(s.group(1)) - 1) <= 1e-12
+    assert "--format json" in sec and "--format npz" in sec
+
+
+def test_the_large_course_notes_intuition_is_computed_from_its_numbers():
+    """The yolo 8x8 note's "what it means" calls its weights not uniform from the range it prints, which
+    is the trace's: the largest and smallest weight against 1/N."""
+    for lang in LANGS:
+        md = text("yolo-8x8-seed42", lang)
+        tr = trace_of(md)
+        attn = tr["attn"][0]
+        word = {"en": r"\*\*not uniform\*\* \(from (\d\.\d+) to (\d\.\d+), against the uniform (\d\.\d+)\)",
+                "vi": r"\*\*không đều\*\* \(từ (\d\.\d+) đến (\d\.\d+), so với mức đều (\d\.\d+)\)"}[lang]
+        m = re.search(word, md)
+        assert m, lang
+        lo, hi, uni = map(float, m.groups())
+        assert abs(lo - attn.min()) <= 5e-5 and abs(hi - attn.max()) <= 5e-5 and abs(uni - 1 / 64) <= 5e-5
+        assert hi - lo >= 0.5 * uni  # the reason it is called not uniform

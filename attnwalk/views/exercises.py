@@ -12,6 +12,7 @@ import numpy as np
 
 from ..notation import label, plain
 from ..numfmt import fmt
+from . import elide
 
 WIDTH = 78  # code lines wrap before this many characters (a page column)
 
@@ -60,15 +61,20 @@ VANISHES = {"en": "masked: the term vanishes", "vi": "bị che: số hạng tri�
 
 def softmax_lines(scaled_row: np.ndarray, keep: np.ndarray, fill: str, row_label: str, a_label: str,
                   a_row: np.ndarray, wp: int, dec: int, fs, lang: str = "en") -> list[str]:
-    """The max-subtracted softmax of one row, as the worked step prints it."""
+    """The max-subtracted softmax of one row, as the worked step prints it; a long row in short
+    (views/elide.py)."""
     kept = keep.astype(bool)
     cells = [fs(x) if kept[j] else fill for j, x in enumerate(scaled_row)]
-    lines = wrap_list(f"{row_label} = ", cells)
+    lines = wrap_list(f"{row_label} = ", elide.short(cells))
     if not kept.any():
-        return lines + wrap_list(f"{a_label} = ", [fmt(x, dec) for x in a_row])
+        return lines + wrap_list(f"{a_label} = ", elide.short([fmt(x, dec) for x in a_row]))
     m = float(scaled_row[kept].max())
     lines.append(f"m = max = {fs(m)}")
     e = np.where(kept, np.exp(scaled_row - m), 0.0)
+    if elide.is_long(len(scaled_row)):
+        notes = {j: VANISHES[lang] for j in range(len(e)) if not kept[j]}
+        lines += elide.exp_lines(cells, e, fs(m), wp, fmt(e.sum(), wp), SUM[lang], notes)
+        return lines + wrap_list(f"{a_label} = ", elide.short([fmt(x, dec) for x in a_row]))
     for j in range(len(scaled_row)):
         if kept[j]:
             lines.append(f"exp({cells[j]} - {fs(m)}) = {fmt(e[j], wp)}")
@@ -93,8 +99,15 @@ def halved_scale(scaled_row: np.ndarray, kept: np.ndarray, a_row: np.ndarray, wp
     tp = wp - 3
     # an exact integer exponent is printed as one (exp(-2), not exp(-2.000000000000000))
     arg = [fmt(x, 0) if float(x).is_integer() else fmt(x, ARG_PLACES) for x in shifted]
+    terms = {j: fmt(e[j], wp) for j in js}
+    if elide.is_long(len(scaled_row)):
+        # a long row: its first terms, its largest and its last; each run left out is one number in the sum
+        # (not a tensor of the trace: the sum's claim checks it, at the total's precision)
+        js = [j for j in elide.shown(len(e), int(np.argmax(e))) if kept[j]]
+        terms = {j: fmt(e[j], wp) for j in js}
+        terms.update({a: fmt(e[a:b].sum(), wp) for a, b in elide.gaps(js, len(e)) if e[a:b].any()})
     sc = [f"exp({arg[j]}) ≈ {fmt(e[j], wp)}" for j in js]
-    sc += wrap_sum(total, [fmt(e[j], wp) for j in js], fmt(s, tp))
+    sc += wrap_sum(total, [terms[j] for j in sorted(terms)], fmt(s, tp))
     sc += [f"{fmt(e[j], wp)} / {fmt(s, tp)} ≈ {fmt(e[j] / s, dec)}" for j in js]
     before = float(a_row.max())
     after = float((e / s).max())
@@ -126,9 +139,10 @@ def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) 
                                        wp, dec, fs, cfg.get("lang", "en"))})
     o_lines = []
     for c in range(min(v.shape[-1], 4)):
-        terms = [f"({fmt(a[r, j], wp)})({fv(v[j, c])})" for j in range(m)]
-        o_lines += wrap_sum(f"{o_label}[{r}, {c}]", terms, fmt(o[r, c], dec))
+        o_lines += elide.weighted_sum(f"{o_label}[{r}, {c}]", a[r], v[:, c], lambda x: fmt(x, wp), fv, wp,
+                                      fmt(o[r, c], dec))
     out.append({"kind": "out", "r": r, "q": q_ids[r], "h": h, "lines": o_lines})
+    long = elide.is_long(m)
     # Shift: add 1 to every value of V's column 0 -> every output of that column rises by exactly 1
     if keep.any(axis=-1).all():
         c = 0
@@ -141,6 +155,8 @@ def sequence_exercises(trace, worked_i: int, q_ids: list[str], wp: int, fs, fv) 
         sc, flatter, same = halved_scale(trace["scores_scaled"][0, h, r], kept, a[r], wp, dec,
                                          total=SUM[cfg.get("lang", "en")])
         out.append({"kind": "scale", "r": r, "q": q_ids[r], "h": h, "lines": sc, "flatter": flatter, "same": same})
+    for e in out:
+        e["long"] = long
     # the halved-scale answer first: the checker reads later worked rows in the context of "row r"
     return [e for e in out if e["kind"] == "scale"] + [e for e in out if e["kind"] != "scale"]
 
@@ -167,11 +183,13 @@ def yolo_exercises(trace, wp: int) -> list[dict]:
                                    cfg.get("lang", "en"))}]
     o_lines = []
     for dd in range(min(v.shape[0], 4)):
-        terms = [f"({fmt(a[r, j], wp)})({fmt(v[dd, j], wp)})" for j in range(n)]
-        o_lines += wrap_sum(f"O_{h}[{dd}, {r}]", terms, fmt(trace["o"][b, h * v.shape[0] + dd].reshape(-1)[r], dec))
+        o_lines += elide.weighted_sum(f"O_{h}[{dd}, {r}]", a[r], v[dd], lambda x: fmt(x, wp), lambda x: fmt(x, wp),
+                                      wp, fmt(trace["o"][b, h * v.shape[0] + dd].reshape(-1)[r], dec))
     out.append({"kind": "out", "r": r, "h": h, "lines": o_lines})
     sc, flatter, same = halved_scale(ss, keep, a[r], wp, dec, total="Z")
     out.append({"kind": "scale", "r": r, "h": h, "lines": sc, "flatter": flatter, "same": same})
+    for e in out:
+        e["long"] = elide.is_long(n)
     if H >= 3 and W >= 3:
         y, x = H // 2, W // 2
         src = trace["v"][b].reshape(C, H, W) if cfg["pe_on"] == "v" else trace["o"][b]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..numfmt import fmt
+from .elide import HEAD, is_long
 
 TIE_RTOL = 1e-12  # weights this close (relative) are the same weight: equal scores, not rounding luck
 MAX_RATIO = 1e3  # a weight ratio beyond this is not printed as a number: the smaller weight is negligible
@@ -35,7 +36,10 @@ def ties(attn: np.ndarray, q_names: list[str], k_names: list[str], dec: int, row
             out.append({"q": q_names[i], "ks": [], "w": fmt(0.0, dec), "empty": True, "tie": False})
             continue
         best = [j for j in range(len(row)) if abs(row[j] - top) <= TIE_RTOL * top]
+        more = is_long(len(best))  # a tie among many keys: the first few are named, "and others" said
+        best = best[:HEAD] if more else best
         out.append({"q": q_names[i], "ks": [k_names[j] for j in best], "w": fmt(top, dec), "empty": False,
+                    "more": more,
                     "alphas": [labels(i, j) if labels else f"α({(q_ids or q_names)[i]}→{(k_ids or k_names)[j]})"
                                for j in best],
                     "tie": len(best) > 1, "j": best})

@@ -14,7 +14,7 @@ from ..latex import bmatrix
 from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
-from . import intuition
+from . import elide, intuition
 from .course import locate
 from .exercises import ARG_PLACES, SUM, sequence_exercises, wrap_sum
 from .layout import rows, side_by_side
@@ -164,6 +164,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
             "a_label": label("attn", h=h), "a_tex": bmatrix(a, dec),
             "o_label": label("o_h", h=h), "o_tex": bmatrix(trace["o"][0, h], dec),
             "row_sums": fmt_list(a.sum(-1), 12),
+            # many queries: the range the row sums lie in, instead of one sum per query
+            "row_sum_range": [fmt(a.sum(-1).min(), 12), fmt(a.sum(-1).max(), 12)] if elide.is_long(n) else None,
             "alpha_rows": [{"q": q_ids[i], "vals": [fmt(a[i, j], dec) for j in range(m)]} for i in range(n)]
             if n <= MAX_ALPHA_TABLE and m <= MAX_ALPHA_TABLE else None,
             "favourite": [{"q": named([q_ids[i]], q_words[i:i + 1])[0],
@@ -190,13 +192,23 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         s_txt = fs(ss[j]) if keep[j] else fill
         exp_terms.append({"j": j, "k": k_ids[j], "s": s_txt, "kept": bool(keep[j]), "e": fmt(e[j], wp)})
     row_empty = not keep.any()
+    long_lines = None
+    if elide.is_long(m) and not row_empty:
+        # a long row: its first terms, then its sum with the terms left out summed (views/elide.py)
+        masked_word = {"vi": "bị che", "en": "masked"}[cfg["lang"]]
+        notes = {j: f"{k_ids[j]} {masked_word}" for j in range(elide.FIRST) if not keep[j]}
+        long_lines = elide.exp_lines([t["s"] for t in exp_terms], e, fs(row_max), wp,
+                                     fmt(trace["row_sum"][0, h0, i], wp), SUM[cfg["lang"]], notes)
     o_terms = [{"c": c, "expr": " + ".join(f"({fmt(trace['attn'][0, h0, i, j], wp)})({fv(v[h0, j, c])})"
                                            for j in range(min(m, 8))) + (" + ..." if m > 8 else ""),
                 "value": fmt(trace["o"][0, h0, i, c], dec),
                 "lines": wrap_sum(f"{plain(label('o_h', h=h0))}[{i}, {c}]",
                                   [f"({fmt(trace['attn'][0, h0, i, j], wp)})({fv(v[h0, j, c])})"
                                    for j in range(min(m, 8))] + (["..."] if m > 8 else []),
-                                  fmt(trace["o"][0, h0, i, c], dec))} for c in range(v.shape[-1])]
+                                  fmt(trace["o"][0, h0, i, c], dec)) if not elide.is_long(m)
+                else elide.weighted_sum(f"{plain(label('o_h', h=h0))}[{i}, {c}]", trace["attn"][0, h0, i],
+                                        v[h0, :, c], lambda x: fmt(x, wp), fv, wp, fmt(trace["o"][0, h0, i, c], dec))}
+               for c in (elide.channels(v.shape[-1]) if elide.is_long(m) else range(v.shape[-1]))]
     fill_value = MASK_FILL_VALUES[fill]
     empty_rows = [q_ids[r] for r in range(n) if masked and not trace["mask"][r].any()]
     keep_all = trace["mask"] if masked else None
@@ -221,6 +233,7 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         "scale_str": "1" if d["scale"] == 1 else fmt(d["scale"], dec), "sqrt_dk": _sqrt_str(d["d_k"], dec),
         "scale": scale_view(cfg.get("scale", "sqrt_dk"), d["scale"]),
         "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
+        "q_names_shown": elide.short(named(q_ids, q_words)), "k_names_shown": elide.short(named(k_ids, k_words)),
         "heads_view": heads_view, "masked": masked,
         # every head's matrix of one kind, grouped side by side into lines that fit a page column
         "head_rows": {kind: rows([{"label": hv[kind + "_label"], "tex": hv[kind + "_tex"]} for hv in heads_view])
@@ -234,12 +247,17 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
             "s_label": plain(label("scores_row", h=h0, i=i)),
             "ss_label": plain(label("scores_masked_row" if masked else "scores_scaled_row", h=h0, i=i)),
             "a_label": plain(label("attn_row", h=h0, i=i)),
-            "s_row": fmt_list(trace["scores"][0, h0, i], wp) if not scores_int
-            else ", ".join(str(int(x)) for x in trace["scores"][0, h0, i]),
-            "ss_row": ", ".join(fs(x) if keep[j] else fill for j, x in enumerate(s_masked)),
+            "s_row": elide.row_text(plain(label("scores_row", h=h0, i=i)),
+                                    [fmt(x, wp) for x in trace["scores"][0, h0, i]] if not scores_int
+                                    else [str(int(x)) for x in trace["scores"][0, h0, i]]),
+            "ss_row": elide.row_text(plain(label("scores_masked_row" if masked else "scores_scaled_row", h=h0, i=i)),
+                                     [fs(x) if keep[j] else fill for j, x in enumerate(s_masked)]),
             "row_max": fs(row_max) if np.isfinite(row_max) else "-inf", "empty": row_empty,
             "exp_terms": exp_terms, "row_sum": fmt(trace["row_sum"][0, h0, i], wp),
-            "a_row": fmt_list(trace["attn"][0, h0, i], dec), "a_row_sum": fmt(trace["attn"][0, h0, i].sum(), 12),
+            "long": long_lines is not None, "exp_lines": long_lines,
+            "a_row": elide.row_text(plain(label("attn_row", h=h0, i=i)),
+                                    [fmt(x, dec) for x in trace["attn"][0, h0, i]]),
+            "a_row_sum": fmt(trace["attn"][0, h0, i].sum(), 12),
             "o_terms": o_terms, "o_label": plain(label("o_h", h=h0)),
         },
     }
@@ -350,9 +368,12 @@ def out_table(trace: Trace) -> dict:
     q_ids, _, q_words, _ = token_labels(cfg, n, trace["attn"].shape[-1])
     heads = cfg["heads"]
     d_v = out.shape[1] // heads
-    return {"header": [nm for h in range(heads) for nm in out_names(cfg, d_v, h)],
-            "rows": [{"p": q_ids[i], "word": q_words[i] if q_words else "", "label": f"Out({q_ids[i]})",
-                      "vals": [fmt(x, cfg["decimals"]) for x in out[i]]} for i in range(n)]}
+    rows = [{"p": q_ids[i], "word": q_words[i] if q_words else "", "label": f"Out({q_ids[i]})",
+             "vals": [fmt(x, cfg["decimals"]) for x in out[i]]} for i in range(n)]
+    if elide.is_long(n):  # many queries: the table prints like a matrix (first rows, a row of …, the last)
+        gap = {"p": elide.ELL, "word": "", "label": elide.ELL, "vals": [elide.ELL] * out.shape[1]}
+        rows = rows[:elide.HEAD] + [gap] + rows[-elide.TAIL:]
+    return {"header": [nm for h in range(heads) for nm in out_names(cfg, d_v, h)], "rows": rows}
 
 
 def input_table(trace: Trace, name: str, ids: list[str], words: list[str]) -> dict | None:

@@ -11,12 +11,13 @@ from ..latex import bmatrix, is_elided
 from ..notation import label, plain
 from ..numfmt import fmt, fmt_list
 from ..trace import Trace
-from . import intuition
-from .exercises import wrap_list, wrap_sum, yolo_exercises
+from . import elide, intuition
+from .exercises import SUM, wrap_list, wrap_sum, yolo_exercises
 from .layout import rows
 
 MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
+MAX_ROLE_ROWS = 64  # the qkv channel-role table in full up to 64 channels (dim 32), then each role's ends
 
 
 def shown(n: int) -> list[int]:
@@ -62,6 +63,8 @@ def build(trace: Trace) -> dict:
         h, r = divmod(ch, per_head)
         role, idx = ("q", r) if r < kd else ("k", r - kd) if r < 2 * kd else ("v", r - 2 * kd)
         roles.append({"channel": ch, "head": h, "role": role, "index": idx})
+    if len(roles) > MAX_ROLE_ROWS:
+        roles = _roles_shown(roles, heads, kd, hd)
 
     # Worked 1x1 conv: QKV channel 0 at pixel p0.
     w_qkv = trace["w_qkv"][:, :, 0, 0]
@@ -155,14 +158,19 @@ def build(trace: Trace) -> dict:
         "roles": roles,
         "qkv_worked": {"terms": " + ".join(qkv_terms), "value": f(trace["qkv"][b, 0, 0, 0]),
                        "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"),
-                       "lines": wrap_sum(plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"), qkv_terms,
-                                         f(trace["qkv"][b, 0, 0, 0]))},
+                       "lines": elide.channel_sum(plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"), w_qkv[0],
+                                                  x[b, :, 0, 0], fw, _num, wp, f(trace["qkv"][b, 0, 0, 0]))},
         "heads_view": heads_view,
         "worked": {
             "h": h0, "i": i, "kd1": kd == 1,
             "wp": wp,
             "q_i": fw(q[h0, 0, i]), "k_row": fmt_list(k[h0, 0], wp),
             "s_row": fmt_list(s_row, wp), "s_terms": s_terms, "s_row_elided": N > 3,
+            "long": elide.is_long(N),
+            # a long row: its first terms, its largest and its last, the others summed (views/elide.py)
+            "exp_lines": elide.exp_lines([fw(x) for x in ss_row], e_row, fw(trace["row_max"][b, h0, i]), wp,
+                                         fw(trace["row_sum"][b, h0, i]), SUM[cfg["lang"]])
+            if elide.is_long(N) else None,
             "ss_row": fmt_list(ss_row, wp), "row_max": fw(trace["row_max"][b, h0, i]),
             "argmax": int(np.argmax(ss_row)),
             "exp_terms": [{"j": j, "s": fw(ss_row[j]), "e": fw(e_row[j])} for j in range(N)],
@@ -170,12 +178,17 @@ def build(trace: Trace) -> dict:
             "a_row": fmt_list(a_row, dec),
             "a_row_sum": fmt(a_row.sum(), 12),
             "o_terms": o_terms, "o_elided": n_terms < N,
-            "s_lines": _row_lines(plain(lab("scores_row", h=h0, i=i)), [fw(x) for x in s_row],
+            "o_lines": [elide.weighted_sum(f"O_{h0}[{dd}, {i}]", a_row, v[h0, dd], fw, fw, wp,
+                                           f(trace["o"][b, dd, 0, 0])) for dd in elide.channels(hd)]
+            if elide.is_long(N) else None,
+            "s_lines": _row_lines(plain(lab("scores_row", h=h0, i=i)), elide.short([fw(x) for x in s_row]),
                                   prefix=f"{fw(q[h0, 0, i])} * ",
-                                  operands=[fw(x) for x in k[h0, 0]] if kd == 1 else None),
-            "ss_lines": wrap_list(plain(lab("scores_scaled_row", h=h0, i=i)) + " = ", [fw(x) for x in ss_row]),
-            "a_lines": _row_lines(plain(lab("attn_row", h=h0, i=i)), [fmt(x, dec) for x in a_row],
-                                  operands=[fw(x) for x in e_row], suffix=f" / {fw(trace['row_sum'][b, h0, i])}"),
+                                  operands=elide.short([fw(x) for x in k[h0, 0]]) if kd == 1 else None),
+            "ss_lines": wrap_list(plain(lab("scores_scaled_row", h=h0, i=i)) + " = ",
+                                  elide.short([fw(x) for x in ss_row])),
+            "a_lines": _row_lines(plain(lab("attn_row", h=h0, i=i)), elide.short([fmt(x, dec) for x in a_row]),
+                                  operands=elide.short([fw(x) for x in e_row]),
+                                  suffix=f" / {fw(trace['row_sum'][b, h0, i])}"),
             "exp_label": plain(lab("exp_row", h=h0, i=i)), "a_label": plain(lab("attn_row", h=h0, i=i)),
             "s_label": plain(lab("scores_row", h=h0, i=i)), "ss_label": plain(lab("scores_scaled_row", h=h0, i=i)),
         },
@@ -196,6 +209,21 @@ def build(trace: Trace) -> dict:
             "out_absmax": f(np.abs(trace["out"][b]).max()),
         },
     }
+
+
+def _roles_shown(roles: list[dict], heads: int, kd: int, hd: int) -> list[dict]:
+    """The channel-role table of a wide qkv: the first and last channel of each role (q, k, v) of the
+    first and the last head, ``None`` where channels are left out, so the interleaving still shows."""
+    size = {"q": kd, "k": kd, "v": hd}
+    keep = [r for r in roles if r["head"] in (0, heads - 1) and r["index"] in (0, size[r["role"]] - 1)]
+    out: list[dict | None] = []
+    for r in keep:
+        if out and out[-1] is not None and r["channel"] > out[-1]["channel"] + 1:
+            out.append(None)
+        elif not out and r["channel"] > 0:
+            out.append(None)
+        out.append(r)
+    return out
 
 
 def _row_lines(lab: str, values: list[str], operands: list[str] | None = None, prefix: str = "",
