@@ -20,7 +20,7 @@ from operator import add, attrgetter, itemgetter, mul, not_, sub
 import numpy as np
 
 from ..numfmt import fmt
-from . import bounds, sums
+from . import bounds, expr, sums
 from .expr import (
     CONSTS,
     FUNCS,
@@ -44,6 +44,7 @@ F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in
 BULK_MIN = 8  # values of a matrix or list from which its float-first test runs in NumPy
 PLAIN_COLUMNS = True  # a plain matrix checked from columns of its cells (``_check_plain``); False: its nodes
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
+LABELLED_BLOCKS = True  # a strict paragraph of labelled plain matrices read without tokens (``_labelled_mats``)
 
 
 @dataclass(slots=True)
@@ -99,6 +100,14 @@ _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE sta
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 _REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
+# ``_labelled_mats``: blanks (no token), an identifier token, "=" then "⟦" (blanks and newlines between, as
+# ``parse_chain`` reads past them), and what may follow a matrix before the next label (a comma)
+_BLANKS = re.compile(r"[ \t\n]*")
+_IDENT = re.compile(dict(expr._TOKEN_KINDS)["ident"])
+_EQ_MAT = re.compile(r"[ \t\n]*=[ \t\n]*⟦")
+_MAT_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
+_NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
+_POS = attrgetter("pos")
 
 
 _N = r"(-?\d+(?:\.\d+)?)"
@@ -260,6 +269,13 @@ class Checker:
                 c.caption = None  # ``_set_caption``: the text does not end in ':'
             self._decimals(nt, line, 0, len(nt))
             return
+        block = None
+        if kind == "para" and self.view.strict and c.caption is None and LABELLED_BLOCKS:
+            block = self._labelled_mats(nt)
+            if block is True:
+                c.caption = None  # ``_set_caption``: the text ends in a matrix, not ':'
+                self._rest(nt, line)
+                return
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
         self.last_rel = next((t.pos for t in reversed(toks) if t.kind == "rel"), -1)  # where it starts
@@ -267,6 +283,10 @@ class Checker:
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
         self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
         i = 0
+        if block:  # ``_labelled_mats`` stopped at a chain that raised: the walk goes on after its label's token
+            at, spent = block
+            self.budget[0] -= spent
+            i = bisect_left(toks, at, key=_POS) + 1
         # a word of prose that starts nothing (what ``_at`` finds after its first tests): passed over here
         active, symbols = self.active, self.symbols
         while i < len(toks):
@@ -287,6 +307,10 @@ class Checker:
             i = j if j > i else i + 1
         if kind == "para":
             self._set_caption(nt, toks)
+        self._rest(nt, line)
+
+    def _rest(self, nt: str, line: int) -> None:
+        """The last pass over a text: its decimals nobody used."""
         # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others),
         # looked for outside the plain bodies whose every cell has a record already (``_check_plain``):
         # a body lies between ⟦ and ⟧, which no number touches
@@ -297,6 +321,55 @@ class Checker:
         for a, b in sorted(done) + [(len(nt), len(nt))]:
             self._decimals(nt, line, lo, a)
             lo = max(lo, b)
+
+    def _labelled_mats(self, nt: str) -> bool | tuple[int, int]:
+        """Read a paragraph that is nothing but labelled matrices of plain numbers (``X[:,0,:,:] = ⟦..⟧``,
+        ``, W_pe[1] = ⟦..⟧``: most of a generated note's numbers) without its tokens: each label and body
+        found by one match, then the chain the token walk would build (``_chain`` of the label and its
+        ``PlainMat``). False, with nothing done, for any other text: the token walk reads it; (offset of a
+        label, atoms read) where that label's chain raised, as the walk would have stopped there. Each test
+        below is one the walk would make at the label's token (``_text``'s skip of prose words, ``_at``'s
+        item and call tests, ``_label_cb``, ``parse_chain``), so the records are the walk's."""
+        pos = _BLANKS.match(nt).end()
+        end_all, found = len(nt), []
+        active, firsts, symbols = self.active, self.firsts, self.symbols
+        while True:
+            word = _IDENT.match(nt, pos)
+            if word is None or word.group() in FUNCS or word.group() in CONSTS or word.group() in symbols:
+                return False
+            first = nt[pos]
+            if (active is not None and first not in active) or (firsts is not None and first not in firsts):
+                return False
+            if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
+                return False
+            hit = label_at(nt, pos)
+            if hit is None:
+                return False
+            end, ref = hit
+            eq = _EQ_MAT.match(nt, end)
+            if eq is None:
+                return False
+            opened = eq.end() - 1
+            body = expr._PLAIN_RUN.match(nt, opened)  # ``tokenize``'s plain body, and its tests
+            if body is None:
+                return False
+            a, b = body.span(1)
+            if _NEG_AFTER_NUM.search(nt, a, b) or not _DIGIT.search(nt, a, b):
+                return False
+            found.append((pos, end, ref, opened, a, b))
+            pos = _MAT_SEP.match(nt, body.end()).end()
+            if pos == end_all:
+                break
+        spent = 0  # the atoms ``parse_chain`` would have read: the label and each cell
+        for pos, end, ref, opened, a, b in found:
+            key = f"{ref.kind}:{ref.index}:{ref.head}:{pos}"  # as ``_label_cb`` names it
+            self.refs[key] = ref
+            spent += 1 + len(_NUM_START.findall(nt, a, b))
+            try:
+                self._chain([Node("label", [], name=key, start=pos, end=end), PlainMat(nt, opened, a, b)], ["="])
+            except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                return pos, spent  # as ``_text`` catches it: the token walk goes on from the next token
+        return True
 
     def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
         """Record the decimals of ``nt[lo:hi]`` that have no record yet: not understood."""
