@@ -44,7 +44,7 @@ F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in
 BULK_MIN = 8  # values of a matrix or list from which its float-first test runs in NumPy
 PLAIN_COLUMNS = True  # a plain matrix checked from columns of its cells (``_check_plain``); False: its nodes
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
-LABELLED_BLOCKS = True  # a strict paragraph of labelled plain matrices read without tokens (``_labelled_mats``)
+LABELLED_BLOCKS = True  # a strict text of labelled values read without tokens (``Checker._labelled_values``)
 
 
 @dataclass(slots=True)
@@ -100,12 +100,16 @@ _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE sta
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 _REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
-# ``_labelled_mats``: blanks (no token), an identifier token, "=" then "⟦" (blanks and newlines between, as
-# ``parse_chain`` reads past them), and what may follow a matrix before the next label (a comma)
+# ``_labelled_values``: blanks (no token), an identifier token, "/" and a second label, a relation then a value
+# (blanks and newlines between, as ``parse_chain`` reads past them; "==", "≈=": no), a value (a plain matrix, or
+# one printed number as ``expr``'s "num" token reads it, its sign glued or not) and what may follow it before
+# the next label (blanks, newlines, one comma)
 _BLANKS = re.compile(r"[ \t\n]*")
 _IDENT = re.compile(dict(expr._TOKEN_KINDS)["ident"])
-_EQ_MAT = re.compile(r"[ \t\n]*=[ \t\n]*⟦")
-_MAT_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
+_QUOTIENT = re.compile(r"[ \t]*/(?!/)[ \t]*")
+_REL_AFTER = re.compile(r"[ \t\n]*(?:=|≈)(?![=≈:])[ \t\n]*")
+_SIGNED_NUM = re.compile(r"(-[ \t]*)?(" + dict(expr._TOKEN_KINDS)["num"] + ")(" + expr._TRUNC + ")?")
+_VALUE_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
 _NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
 _POS = attrgetter("pos")
 
@@ -270,10 +274,11 @@ class Checker:
             self._decimals(nt, line, 0, len(nt))
             return
         block = None
-        if kind == "para" and self.view.strict and c.caption is None and LABELLED_BLOCKS:
-            block = self._labelled_mats(nt)
+        if kind != "code" and self.view.strict and c.caption is None and LABELLED_BLOCKS:
+            block = self._labelled_values(nt)
             if block is True:
-                c.caption = None  # ``_set_caption``: the text ends in a matrix, not ':'
+                if kind == "para":
+                    c.caption = None  # ``_set_caption``: the text ends in a value, not ':'
                 self._rest(nt, line)
                 return
         toks = tokenize(nt)
@@ -283,7 +288,7 @@ class Checker:
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
         self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
         i = 0
-        if block:  # ``_labelled_mats`` stopped at a chain that raised: the walk goes on after its label's token
+        if block:  # ``_labelled_values`` stopped at a chain that raised: the walk goes on after its label's token
             at, spent = block
             self.budget[0] -= spent
             i = bisect_left(toks, at, key=_POS) + 1
@@ -322,14 +327,16 @@ class Checker:
             self._decimals(nt, line, lo, a)
             lo = max(lo, b)
 
-    def _labelled_mats(self, nt: str) -> bool | tuple[int, int]:
-        """Read a paragraph that is nothing but labelled matrices of plain numbers (``X[:,0,:,:] = ⟦..⟧``,
-        ``, W_pe[1] = ⟦..⟧``: most of a generated note's numbers) without its tokens: each label and body
-        found by one match, then the chain the token walk would build (``_chain`` of the label and its
-        ``PlainMat``). False, with nothing done, for any other text: the token walk reads it; (offset of a
-        label, atoms read) where that label's chain raised, as the walk would have stopped there. Each test
-        below is one the walk would make at the label's token (``_text``'s skip of prose words, ``_at``'s
-        item and call tests, ``_label_cb``, ``parse_chain``), so the records are the walk's."""
+    def _labelled_values(self, nt: str) -> bool | tuple[int, int]:
+        """Read a text that is nothing but labelled values, one after another (a paragraph of matrices
+        ``X[:,0,:,:] = ⟦..⟧, W_pe[1] = ⟦..⟧``, a table cell ``A_0[2, 15] = 0.0628`` or
+        ``A_0[2, 15] / A_0[2, 12] ≈ 1.009``: most of a generated note's numbers), without its tokens: each
+        label and value found by a match, then the chain that the token walk would build (``_chain`` of the
+        label, or the quotient of two labels, and its ``PlainMat`` or number node). False, with nothing done,
+        for any other text: the token walk reads it; (offset of a label, atoms read) where that label's chain
+        raised, as the walk would have stopped there. Each test below is one the walk makes at the label's
+        token (``_text``'s skip of prose words, ``_at``'s item and call tests, ``_label_cb``, ``parse_chain``,
+        ``Parser.term``'s quotient), so the records are the walk's (``tests/test_check_fastpath.py``)."""
         pos = _BLANKS.match(nt).end()
         end_all, found = len(nt), []
         active, firsts, symbols = self.active, self.firsts, self.symbols
@@ -346,29 +353,59 @@ class Checker:
             if hit is None:
                 return False
             end, ref = hit
-            eq = _EQ_MAT.match(nt, end)
-            if eq is None:
+            labels = [(pos, end, ref)]
+            quot = _QUOTIENT.match(nt, end)  # ``a / b``: the second label as ``Parser.atom`` finds it
+            if quot is not None:
+                at = quot.end()
+                if _IDENT.match(nt, at) is None or (firsts is not None and nt[at] not in firsts):
+                    return False  # (a label that starts another token: not tried by ``atom``)
+                hit = label_at(nt, at)
+                if hit is None:
+                    return False
+                labels.append((at, *hit))
+                end = hit[0]
+            rel = _REL_AFTER.match(nt, end)
+            if rel is None:
                 return False
-            opened = eq.end() - 1
-            body = expr._PLAIN_RUN.match(nt, opened)  # ``tokenize``'s plain body, and its tests
-            if body is None:
-                return False
-            a, b = body.span(1)
-            if _NEG_AFTER_NUM.search(nt, a, b) or not _DIGIT.search(nt, a, b):
-                return False
-            found.append((pos, end, ref, opened, a, b))
-            pos = _MAT_SEP.match(nt, body.end()).end()
+            at = rel.end()
+            if nt.startswith("⟦", at):
+                body = expr._PLAIN_RUN.match(nt, at)  # ``tokenize``'s plain body, and its tests
+                if body is None:
+                    return False
+                a, b = body.span(1)
+                if _NEG_AFTER_NUM.search(nt, a, b) or not _DIGIT.search(nt, a, b):
+                    return False
+                value, after = (at, a, b), body.end()
+            else:
+                num = _SIGNED_NUM.match(nt, at)
+                if num is None:
+                    return False
+                value, after = num, num.end()
+            found.append((labels, value))
+            pos = _VALUE_SEP.match(nt, after).end()
             if pos == end_all:
                 break
-        spent = 0  # the atoms ``parse_chain`` would have read: the label and each cell
-        for pos, end, ref, opened, a, b in found:
-            key = f"{ref.kind}:{ref.index}:{ref.head}:{pos}"  # as ``_label_cb`` names it
-            self.refs[key] = ref
-            spent += 1 + len(_NUM_START.findall(nt, a, b))
+        spent = 0  # the atoms ``parse_chain`` would have read: each label, each cell or number
+        for labels, value in found:
+            nodes = []
+            for at, end, ref in labels:
+                key = f"{ref.kind}:{ref.index}:{ref.head}:{at}"  # as ``_label_cb`` names it
+                self.refs[key] = ref
+                nodes.append(Node("label", [], name=key, start=at, end=end))
+            first = nodes[0] if len(nodes) == 1 else Node("bin", nodes, op="/", start=nodes[0].start, end=nodes[1].end)
+            if type(value) is tuple:
+                spent += len(nodes) + len(_NUM_START.findall(nt, value[1], value[2]))
+                node = PlainMat(nt, *value)
+            else:
+                spent += len(nodes) + 1
+                a = value.start(2)
+                node = Node("num", num=Num(value.group(2), a, value.group(3) is not None), start=a, end=value.end())
+                if value.group(1):
+                    node = Node("neg", [node], start=value.start(), end=node.end)
             try:
-                self._chain([Node("label", [], name=key, start=pos, end=end), PlainMat(nt, opened, a, b)], ["="])
+                self._chain([first, node], ["="])
             except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
-                return pos, spent  # as ``_text`` catches it: the token walk goes on from the next token
+                return labels[0][0], spent  # as ``_text`` catches it: the token walk goes on from the next token
         return True
 
     def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
