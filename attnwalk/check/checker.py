@@ -44,6 +44,7 @@ F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in
 BULK_MIN = 8  # values of a matrix or list from which its float-first test runs in NumPy
 PLAIN_COLUMNS = True  # a plain matrix checked from columns of its cells (``_check_plain``); False: its nodes
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
+DEFER_PLAIN = True  # a strict note's plain matrices decided together at the end of the reading (``_flush_plain``)
 LABELLED_BLOCKS = True  # a strict text of labelled values read without tokens (``Checker._labelled_values``)
 
 
@@ -187,6 +188,7 @@ class Checker:
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
         self.label_memo: tuple | None = None  # (text, pos, _label_cb's answer) found by ``_at``, for parse_chain
         self.plain_done: list = []  # (segment, body start, end) of plain matrices all of whose cells have records
+        self.pending: list = []  # plain matrices of a strict note whose cells are decided at the end (``_flush_plain``)
         self.scales: dict = {}  # (kind, index, head, current head) -> view.scale (``_scale``)
         self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
@@ -219,6 +221,7 @@ class Checker:
                 self._text(nt, seg.line, seg.kind)
             elif seg.kind == "row":
                 self._row(seg)
+        self._flush_plain()
         # by line, then by where each was read (segment, offset): (line, key, record) tuples sorted in C (keys are
         # unique, so records are never compared)
         recs = self.recs
@@ -768,10 +771,41 @@ class Checker:
             return
         expected = list(map(float, e2.reshape(-1).tolist()))
         decimals = _decimals_of(texts)
+        self.plain_done.append((self.seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
+        if self.view.strict and DEFER_PLAIN and math.isfinite(sum(expected)):
+            # the float-first test of a strict note's matrices runs once for all of them (``_flush_plain``)
+            self.pending.append((self.seg_id, self.nt, self.line, ref, cell, texts, starts, negs, decimals, expected,
+                                 scale))
+            return
         ok = _clear_passes(texts, negs, decimals, [False] * len(texts), expected, scale, self.view.strict)
+        self._record_plain(ref, cell, texts, starts, negs, decimals, expected, scale, ok)
+
+    def _flush_plain(self) -> None:
+        """The matrices ``_check_plain`` left pending, decided as it would have: ``bounds.close_many`` on all their
+        cells at once (one NumPy pass for a note's hundreds of small matrices), then each matrix's records, in the
+        order they were read, with the text they were read in as the one at hand."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        texts = [t for p in pending for t in p[5]]
+        ok = bounds.close_many(texts, [n for p in pending for n in p[7]], [d for p in pending for d in p[8]],
+                               [False] * len(texts), [e for p in pending for e in p[9]], 0.0, True).tolist()
+        here = self.seg_id, self.nt, self.line
+        at = 0
+        try:
+            for seg_id, nt, line, ref, cell, texts, starts, negs, decimals, expected, scale in pending:
+                self.seg_id, self.nt, self.line = seg_id, nt, line
+                self._record_plain(ref, cell, texts, starts, negs, decimals, expected, scale, ok[at:at + len(texts)])
+                at += len(texts)
+        finally:
+            self.seg_id, self.nt, self.line = here
+
+    def _record_plain(self, ref: Ref, cell, texts: list, starts: list, negs: list, decimals: list, expected: list,
+                      scale: float, ok: list) -> None:
+        """The records of a plain matrix's cells, ``ok`` their clear passes (``bounds.close_many``)."""
+        label = ref.text
         _near_passes(ok, texts, negs, decimals, repeat(False), expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
-        self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
         # each cell's line (its offset among the text's newlines) and sign, by C-level maps
         lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
         signs = list(map(mul, repeat("-"), negs))
