@@ -1,11 +1,13 @@
-"""The fast path for texts of labelled values (issue 12, part 4, round 4) gives the token walk's records.
+"""The fast paths of issue 12, part 4, round 4 give the general path's records.
 
 ``Checker._labelled_values`` reads a strict text that is nothing but labelled values (a paragraph of
 ``X[:,0,:,:] = ⟦..⟧`` matrices, a table cell ``A_0[2, 15] = 0.0628`` or ``A_0[2, 15] / A_0[2, 12] ≈ 1.009``)
-without tokens, building the chain the token walk would build. With it switched off (``walk_only``), every
-text goes through ``tokenize``/``parse_chain``; both ways must give the same records, field by field (line,
-text, status, operand, fix, each check's verdict, label and expected value), on generated notes with planted
-wrong numbers, on look-alike texts that are not quite that shape, and where a chain raises.
+without tokens, building the chain the token walk would build; ``Checker._flush_plain`` decides a strict
+note's plain matrices together at the end of the reading. With both switched off (``walk_only``), every
+text goes through ``tokenize``/``parse_chain`` and each matrix is decided as it is read; both ways must
+give the same records, field by field (line, text, status, operand, fix, each check's verdict, label and
+expected value), on generated notes with planted wrong numbers, on look-alike texts that are not quite
+that shape, and where a chain raises.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from attnwalk.render import render
 
 @contextmanager
 def walk_only():
-    """The fast path off: every text of a note read by the token walk."""
-    saved = checker.LABELLED_BLOCKS
-    checker.LABELLED_BLOCKS = False
+    """The fast paths off: every text of a note read by the token walk, each plain matrix decided when it is
+    read (``checker.DEFER_PLAIN``) rather than with all the note's others at the end."""
+    saved = checker.LABELLED_BLOCKS, checker.DEFER_PLAIN
+    checker.LABELLED_BLOCKS = checker.DEFER_PLAIN = False
     try:
         yield
     finally:
-        checker.LABELLED_BLOCKS = saved
+        checker.LABELLED_BLOCKS, checker.DEFER_PLAIN = saved
 
 
 def records(text: str, options: dict | None = None) -> list:
