@@ -2,7 +2,7 @@
 
 Run by hand from the repository root (never in CI; timings are not tests):
 
-    python benchmarks/run.py [--threads 2] [--repeat 5] [--skip engine,export,render,check,build]
+    python benchmarks/run.py [--threads 2] [--repeat 5] [--skip engine,export,render,check,check-large,build]
                              [--check-baseline DIR]
 
 1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
@@ -18,7 +18,7 @@ Run by hand from the repository root (never in CI; timings are not tests):
             path (same run, in process and from a cold start)                              target >= 100k/s
             --check-baseline DIR: also another attnwalk's check (DIR holds its `attnwalk` package,
             e.g. `mkdir DIR && git archive main attnwalk | tar -x -C DIR`), timed in the same run;
-            (info) checking a YOLO11-scale note (N = 1600) vs rendering it
+            (info) checking a YOLO11-scale note (N = 1600) vs rendering it (--skip check-large: not)
 5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
             full build of 16 walkthroughs x 2 languages, all CPUs vs one process      info
 Engine, render and build compare medians of interleaved runs, so machine load hits both sides.
@@ -373,14 +373,16 @@ print(n, cold, statistics.median(warm), spent[0])
 """
 
 
-def bench_check(repeat: int, baseline: str | None = None) -> None:
+def bench_check(repeat: int, baseline: str | None = None, skip_large: bool = False) -> None:
     """Numbers verified per second on a yolo 4x4 note (16x16 attention matrices, ~3.3k numbers): the
     float-first path against the exact path it replaced (``exact=True``, kept as the reference), each in
     its own processes (the exact path's sympy and mpmath garbage would slow the other down): from a
     cold start (imports included) and warm (median of repeated checks in one process). The verification
     stage alone (comparisons and arithmetic claims, nested calls counted once) is printed too, and
     where a float-first check's time goes: the rest is reading the note. ``baseline``: a folder holding
-    another attnwalk package (the code before a change), whose float-first check runs interleaved."""
+    another attnwalk package (the code before a change), whose float-first check runs interleaved, and whose
+    phases are printed beside this one's (each side in its own processes, interleaved). ``skip_large``: leave
+    out the N = 1600 note (``--skip check-large``)."""
     import io
     from contextlib import redirect_stdout
 
@@ -420,14 +422,44 @@ def bench_check(repeat: int, baseline: str | None = None) -> None:
         report("  float-first vs baseline, warm", f"{w_f * 1e3:.0f} ms vs {w_b * 1e3:.0f} ms", w_b / w_f, "info", None)
         report("check 16x16 note, baseline, cold start", f"{n / c_b:,.0f} numbers/s", None, "before", None)
         report("  float-first vs baseline, cold", f"{c_f * 1e3:.0f} ms vs {c_b * 1e3:.0f} ms", c_b / c_f, "info", None)
-    phases = [check_phases(text) for _ in range(max(3, repeat))]
-    best = {k: min(p[k] for p in phases) for k in phases[0]}  # the least disturbed run of each phase
-    print(f"  ({n} numbers) where a float-first check's time goes (fastest of {len(phases)} checks, each phase): "
-          + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in best.items()))
-    ours = sum(best[k] for k in ("Markdown", "reading claims", "verifying", "merging"))
-    print(f"  Markdown + reading claims + verifying + merging: {ours * 1e3:.0f} ms (their share of the 100k/s "
-          f"goal: <= 25 ms)")
-    bench_check_large()
+        phases = check_phases_in_processes(text, repeat, {"this": None, "baseline": baseline})
+    else:
+        phases = check_phases_in_processes(text, repeat, {"this": None})
+    for side, best in phases.items():
+        print(f"  ({n} numbers) where a float-first check's time goes, {side} (fastest of {max(3, repeat)} checks "
+              "in each of 3 processes, each phase): " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in best.items()))
+        ours = sum(best[k] for k in ("Markdown", "reading claims", "verifying", "merging"))
+        print(f"  Markdown + reading claims + verifying + merging, {side}: {ours * 1e3:.1f} ms (their share of the "
+              "100k/s goal: <= 25 ms)")
+    if not skip_large:
+        bench_check_large()
+
+
+# one process's phases (``check_phases``), the package first on sys.path being the one measured
+CHECK_PHASES_RUN = """import json, sys
+sys.path.insert(1, sys.argv[3])
+import run as bench
+text = open(sys.argv[1], encoding="utf-8").read()
+phases = [bench.check_phases(text) for _ in range(int(sys.argv[2]))]
+print(json.dumps({k: min(p[k] for p in phases) for k in phases[0]}))
+"""
+
+
+def check_phases_in_processes(text: str, repeat: int, sides: dict) -> dict[str, dict[str, float]]:
+    """``check_phases`` of each side (None: this checkout; else a folder holding an attnwalk package) in fresh
+    processes, the sides interleaved (3 processes each, ``repeat`` checks in each): the fastest of each phase."""
+    with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:
+        note = Path(tmp) / "note.md"
+        note.write_text(text, encoding="utf-8")
+        runs: dict[str, list[dict]] = {side: [] for side in sides}
+        for _ in range(3):
+            for side, folder in sides.items():
+                env = {**os.environ, "PYTHONPATH": str(Path(folder).resolve() if folder else REPO)}
+                out = subprocess.run([sys.executable, "-c", CHECK_PHASES_RUN, str(note), str(max(3, repeat)),
+                                      str(REPO / "benchmarks")], capture_output=True, text=True, check=True, cwd=tmp,
+                                     env=env).stdout
+                runs[side].append(json.loads(out))
+    return {side: {k: min(r[k] for r in rs) for k in rs[0]} for side, rs in runs.items()}
 
 
 def bench_check_large() -> None:
@@ -529,7 +561,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="threads for the engine and torch [2]")
     parser.add_argument("--repeat", type=int, default=5, help="runs per median [5]")
-    parser.add_argument("--skip", default="", help="comma-separated: engine,export,render,check,build")
+    parser.add_argument("--skip", default="", help="comma-separated: engine,export,render,check,check-large,build")
     parser.add_argument("--check-baseline", metavar="DIR", help="a folder holding another attnwalk package, whose "
                         "check is timed beside this one")
     args = parser.parse_args()
@@ -545,7 +577,7 @@ def main() -> None:
     if "export" not in skip:
         bench_export()
     if "check" not in skip:
-        bench_check(args.repeat, args.check_baseline)
+        bench_check(args.repeat, args.check_baseline, "check-large" in skip)
     if "build" not in skip:
         bench_build(args.repeat, t_render)
 

@@ -20,7 +20,7 @@ from operator import add, attrgetter, itemgetter, mul, not_, sub
 import numpy as np
 
 from ..numfmt import fmt
-from . import bounds, sums
+from . import bounds, expr, sums
 from .expr import (
     CONSTS,
     FUNCS,
@@ -44,6 +44,8 @@ F32_REL = Fraction(1, 2**22)  # float32 rounding allowance for notes computed in
 BULK_MIN = 8  # values of a matrix or list from which its float-first test runs in NumPy
 PLAIN_COLUMNS = True  # a plain matrix checked from columns of its cells (``_check_plain``); False: its nodes
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
+DEFER_PLAIN = True  # a strict note's plain matrices decided together at the end of the reading (``_flush_plain``)
+LABELLED_BLOCKS = True  # a strict text of labelled values read without tokens (``Checker._labelled_values``)
 
 
 @dataclass(slots=True)
@@ -99,6 +101,18 @@ _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE sta
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 _REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
+# ``_labelled_values``: blanks (no token), an identifier token, "/" and a second label, a relation then a value
+# (blanks and newlines between, as ``parse_chain`` reads past them; "==", "≈=": no), a value (a plain matrix, or
+# one printed number as ``expr``'s "num" token reads it, its sign glued or not) and what may follow it before
+# the next label (blanks, newlines, one comma)
+_BLANKS = re.compile(r"[ \t\n]*")
+_IDENT = re.compile(dict(expr._TOKEN_KINDS)["ident"])
+_QUOTIENT = re.compile(r"[ \t]*/(?!/)[ \t]*")
+_REL_AFTER = re.compile(r"[ \t\n]*(?:=|≈)(?![=≈:])[ \t\n]*")
+_SIGNED_NUM = re.compile(r"(-[ \t]*)?(" + dict(expr._TOKEN_KINDS)["num"] + ")(" + expr._TRUNC + ")?")
+_VALUE_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
+_NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
+_POS = attrgetter("pos")
 
 
 _N = r"(-?\d+(?:\.\d+)?)"
@@ -174,6 +188,7 @@ class Checker:
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
         self.label_memo: tuple | None = None  # (text, pos, _label_cb's answer) found by ``_at``, for parse_chain
         self.plain_done: list = []  # (segment, body start, end) of plain matrices all of whose cells have records
+        self.pending: list = []  # plain matrices of a strict note whose cells are decided at the end (``_flush_plain``)
         self.scales: dict = {}  # (kind, index, head, current head) -> view.scale (``_scale``)
         self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
@@ -206,6 +221,7 @@ class Checker:
                 self._text(nt, seg.line, seg.kind)
             elif seg.kind == "row":
                 self._row(seg)
+        self._flush_plain()
         # by line, then by where each was read (segment, offset): (line, key, record) tuples sorted in C (keys are
         # unique, so records are never compared)
         recs = self.recs
@@ -260,6 +276,14 @@ class Checker:
                 c.caption = None  # ``_set_caption``: the text does not end in ':'
             self._decimals(nt, line, 0, len(nt))
             return
+        block = None
+        if kind != "code" and self.view.strict and c.caption is None and LABELLED_BLOCKS:
+            block = self._labelled_values(nt)
+            if block is True:
+                if kind == "para":
+                    c.caption = None  # ``_set_caption``: the text ends in a value, not ':'
+                self._rest(nt, line)
+                return
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
         self.last_rel = next((t.pos for t in reversed(toks) if t.kind == "rel"), -1)  # where it starts
@@ -267,6 +291,10 @@ class Checker:
         # that asks for more (a 10,000-term sum before an unrelated "x = 1") has its claims unread
         self.budget = [PARSE_BUDGET * token_count(toks) + 1000]
         i = 0
+        if block:  # ``_labelled_values`` stopped at a chain that raised: the walk goes on after its label's token
+            at, spent = block
+            self.budget[0] -= spent
+            i = bisect_left(toks, at, key=_POS) + 1
         # a word of prose that starts nothing (what ``_at`` finds after its first tests): passed over here
         active, symbols = self.active, self.symbols
         while i < len(toks):
@@ -287,6 +315,10 @@ class Checker:
             i = j if j > i else i + 1
         if kind == "para":
             self._set_caption(nt, toks)
+        self._rest(nt, line)
+
+    def _rest(self, nt: str, line: int) -> None:
+        """The last pass over a text: its decimals nobody used."""
         # decimals nobody used: not understood (NUMBER_RE's matches with a point, found without the others),
         # looked for outside the plain bodies whose every cell has a record already (``_check_plain``):
         # a body lies between ⟦ and ⟧, which no number touches
@@ -297,6 +329,87 @@ class Checker:
         for a, b in sorted(done) + [(len(nt), len(nt))]:
             self._decimals(nt, line, lo, a)
             lo = max(lo, b)
+
+    def _labelled_values(self, nt: str) -> bool | tuple[int, int]:
+        """Read a text that is nothing but labelled values, one after another (a paragraph of matrices
+        ``X[:,0,:,:] = ⟦..⟧, W_pe[1] = ⟦..⟧``, a table cell ``A_0[2, 15] = 0.0628`` or
+        ``A_0[2, 15] / A_0[2, 12] ≈ 1.009``: most of a generated note's numbers), without its tokens: each
+        label and value found by a match, then the chain that the token walk would build (``_chain`` of the
+        label, or the quotient of two labels, and its ``PlainMat`` or number node). False, with nothing done,
+        for any other text: the token walk reads it; (offset of a label, atoms read) where that label's chain
+        raised, as the walk would have stopped there. Each test below is one the walk makes at the label's
+        token (``_text``'s skip of prose words, ``_at``'s item and call tests, ``_label_cb``, ``parse_chain``,
+        ``Parser.term``'s quotient), so the records are the walk's (``tests/test_check_fastpath.py``)."""
+        pos = _BLANKS.match(nt).end()
+        end_all, found = len(nt), []
+        active, firsts, symbols = self.active, self.firsts, self.symbols
+        while True:
+            word = _IDENT.match(nt, pos)
+            if word is None or word.group() in FUNCS or word.group() in CONSTS or word.group() in symbols:
+                return False
+            first = nt[pos]
+            if (active is not None and first not in active) or (firsts is not None and first not in firsts):
+                return False
+            if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
+                return False
+            hit = label_at(nt, pos)
+            if hit is None:
+                return False
+            end, ref = hit
+            labels = [(pos, end, ref)]
+            quot = _QUOTIENT.match(nt, end)  # ``a / b``: the second label as ``Parser.atom`` finds it
+            if quot is not None:
+                at = quot.end()
+                if _IDENT.match(nt, at) is None or (firsts is not None and nt[at] not in firsts):
+                    return False  # (a label that starts another token: not tried by ``atom``)
+                hit = label_at(nt, at)
+                if hit is None:
+                    return False
+                labels.append((at, *hit))
+                end = hit[0]
+            rel = _REL_AFTER.match(nt, end)
+            if rel is None:
+                return False
+            at = rel.end()
+            if nt.startswith("⟦", at):
+                body = expr._PLAIN_RUN.match(nt, at)  # ``tokenize``'s plain body, and its tests
+                if body is None:
+                    return False
+                a, b = body.span(1)
+                if _NEG_AFTER_NUM.search(nt, a, b) or not _DIGIT.search(nt, a, b):
+                    return False
+                value, after = (at, a, b), body.end()
+            else:
+                num = _SIGNED_NUM.match(nt, at)
+                if num is None:
+                    return False
+                value, after = num, num.end()
+            found.append((labels, value))
+            pos = _VALUE_SEP.match(nt, after).end()
+            if pos == end_all:
+                break
+        spent = 0  # the atoms ``parse_chain`` would have read: each label, each cell or number
+        for labels, value in found:
+            nodes = []
+            for at, end, ref in labels:
+                key = f"{ref.kind}:{ref.index}:{ref.head}:{at}"  # as ``_label_cb`` names it
+                self.refs[key] = ref
+                nodes.append(Node("label", [], name=key, start=at, end=end))
+            first = nodes[0] if len(nodes) == 1 else Node("bin", nodes, op="/", start=nodes[0].start, end=nodes[1].end)
+            if type(value) is tuple:
+                spent += len(nodes) + len(_NUM_START.findall(nt, value[1], value[2]))
+                node = PlainMat(nt, *value)
+            else:
+                spent += len(nodes) + 1
+                a = value.start(2)
+                node = Node("num", num=Num(value.group(2), a, value.group(3) is not None), start=a, end=value.end())
+                if value.group(1):
+                    node = Node("neg", [node], start=value.start(), end=node.end)
+            try:
+                self._chain([first, node], ["="])
+            except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                return labels[0][0], spent  # as ``_text`` catches it: the token walk goes on from the next token
+        return True
 
     def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
         """Record the decimals of ``nt[lo:hi]`` that have no record yet: not understood."""
@@ -658,10 +771,41 @@ class Checker:
             return
         expected = list(map(float, e2.reshape(-1).tolist()))
         decimals = _decimals_of(texts)
+        self.plain_done.append((self.seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
+        if self.view.strict and DEFER_PLAIN and math.isfinite(sum(expected)):
+            # the float-first test of a strict note's matrices runs once for all of them (``_flush_plain``)
+            self.pending.append((self.seg_id, self.nt, self.line, ref, cell, texts, starts, negs, decimals, expected,
+                                 scale))
+            return
         ok = _clear_passes(texts, negs, decimals, [False] * len(texts), expected, scale, self.view.strict)
+        self._record_plain(ref, cell, texts, starts, negs, decimals, expected, scale, ok)
+
+    def _flush_plain(self) -> None:
+        """The matrices ``_check_plain`` left pending, decided as it would have: ``bounds.close_many`` on all their
+        cells at once (one NumPy pass for a note's hundreds of small matrices), then each matrix's records, in the
+        order they were read, with the text they were read in as the one at hand."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        texts = [t for p in pending for t in p[5]]
+        ok = bounds.close_many(texts, [n for p in pending for n in p[7]], [d for p in pending for d in p[8]],
+                               [False] * len(texts), [e for p in pending for e in p[9]], 0.0, True).tolist()
+        here = self.seg_id, self.nt, self.line
+        at = 0
+        try:
+            for seg_id, nt, line, ref, cell, texts, starts, negs, decimals, expected, scale in pending:
+                self.seg_id, self.nt, self.line = seg_id, nt, line
+                self._record_plain(ref, cell, texts, starts, negs, decimals, expected, scale, ok[at:at + len(texts)])
+                at += len(texts)
+        finally:
+            self.seg_id, self.nt, self.line = here
+
+    def _record_plain(self, ref: Ref, cell, texts: list, starts: list, negs: list, decimals: list, expected: list,
+                      scale: float, ok: list) -> None:
+        """The records of a plain matrix's cells, ``ok`` their clear passes (``bounds.close_many``)."""
+        label = ref.text
         _near_passes(ok, texts, negs, decimals, repeat(False), expected, scale, self.view.strict)
         recs, seg_id, line = self.recs, self.seg_id, self.line
-        self.plain_done.append((seg_id, *node.body))  # every cell recorded: ``_text``'s last pass skips them
         # each cell's line (its offset among the text's newlines) and sign, by C-level maps
         lines = map(add, repeat(line), map(bisect_left, repeat(self._newlines(self.nt)), starts))
         signs = list(map(mul, repeat("-"), negs))

@@ -12,6 +12,7 @@ plain data out: (node, expected value, label) triples.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -50,29 +51,41 @@ def _factors(e: Node) -> list[Node] | None:
     return None
 
 
-def _value(e: Node) -> tuple[Fraction, int] | None:
-    """(published value, decimals) of a printed number node, else None."""
+def _printed(e: Node):
+    """(Num, sign) of a printed number node (not truncated), else None."""
     e = strip(e)
     sign = 1
     if e.kind == "neg":
         e, sign = strip(e.args[0]), -1
     if e.kind != "num" or e.num is None or e.num.truncated:
         return None
-    return sign * e.num.value, e.num.decimals or 0
+    return e.num, sign
+
+
+def _value(e: Node) -> tuple[Fraction, int] | None:
+    """(published value, decimals) of a printed number node, else None."""
+    p = _printed(e)
+    return None if p is None else (p[1] * p[0].value, p[0].decimals or 0)
 
 
 def _is_value(e: Node) -> bool:
-    return _value(e) is not None
+    return _printed(e) is not None
 
 
 def near(e: Node, expected: float) -> bool:
     """Is the printed number ``e`` ``expected`` at its printed precision (float32 slack included)?"""
-    v = _value(e)
-    if v is None or not np.isfinite(expected):
+    p = _printed(e)
+    if p is None or not np.isfinite(expected):
         return False
-    published, dec = v
+    num, sign = p
+    # float(text) is the correctly rounded value of the digits, as float(Fraction) is; past float's range,
+    # the Fraction's OverflowError, as before
+    v = float(num.text)
+    if not math.isfinite(v):
+        v = float(num.value)
+    dec = num.decimals or 0
     tol = 0.5 * 10.0 ** (-dec) + 2.0**-22 * max(abs(expected), 1.0)
-    return abs(float(published) - expected) <= tol
+    return abs(sign * v - expected) <= tol
 
 
 def _unscaled(e: Node) -> Node:

@@ -1,0 +1,193 @@
+"""The fast paths of issue 12, part 4, round 4 give the general path's records.
+
+``Checker._labelled_values`` reads a strict text that is nothing but labelled values (a paragraph of
+``X[:,0,:,:] = ⟦..⟧`` matrices, a table cell ``A_0[2, 15] = 0.0628`` or ``A_0[2, 15] / A_0[2, 12] ≈ 1.009``)
+without tokens, building the chain the token walk would build; ``Checker._flush_plain`` decides a strict
+note's plain matrices together at the end of the reading. With both switched off (``walk_only``), every
+text goes through ``tokenize``/``parse_chain`` and each matrix is decided as it is read; both ways must
+give the same records, field by field (line, text, status, operand, fix, each check's verdict, label and
+expected value), on generated notes with planted wrong numbers, on look-alike texts that are not quite
+that shape, and where a chain raises.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from contextlib import contextmanager
+
+import pytest
+
+from attnwalk.api import walk
+from attnwalk.check import check_text, checker
+from attnwalk.render import render
+
+
+@contextmanager
+def walk_only():
+    """The fast paths off: every text of a note read by the token walk, each plain matrix decided when it is
+    read (``checker.DEFER_PLAIN``) rather than with all the note's others at the end."""
+    saved = checker.LABELLED_BLOCKS, checker.DEFER_PLAIN
+    checker.LABELLED_BLOCKS = checker.DEFER_PLAIN = False
+    try:
+        yield
+    finally:
+        checker.LABELLED_BLOCKS, checker.DEFER_PLAIN = saved
+
+
+def records(text: str, options: dict | None = None) -> list:
+    rep = check_text(text, options)
+    return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
+            for r in rep.recs]
+
+
+def both(text: str, options: dict | None = None) -> list:
+    got = records(text, options)
+    with walk_only():
+        want = records(text, options)
+    assert got == want
+    return got
+
+
+def _planted(text: str, rng: random.Random, k: int) -> str:
+    """``text`` (after its front matter) with k of its decimals off in the last digit, a few of them signs
+    flipped, truncated (``…``) or pushed to the rounding boundary (a fifth digit 5)."""
+    head = text.index("\n---\n") + 5
+    body = text[head:]
+    nums = list(re.finditer(r"(?<![\w.])-?\d+\.\d+(?![\d.])", body))
+    edits = {}
+    for m in rng.sample(nums, min(k, len(nums))):
+        s = m.group()
+        how = rng.random()
+        if how < 0.6:
+            s = s[:-1] + str((int(s[-1]) + rng.choice([1, 9])) % 10)
+        elif how < 0.75:
+            s = s[1:] if s.startswith("-") else "-" + s
+        elif how < 0.9:
+            s = s + "5"
+        else:
+            s = s + "…"
+        edits[m.start()] = (m.end(), s)
+    out, at = [], 0
+    for start in sorted(edits):
+        end, s = edits[start]
+        out += [body[at:start], s]
+        at = end
+    return text[:head] + "".join(out) + body[at:]
+
+
+NOTES = [dict(h=4, w=4, heads=2, dim=8, seed=42, input="normal"), dict(h=3, w=3, heads=2, dim=4, seed=1),
+         dict(h=3, w=3, heads=2, dim=4, seed=7, decimals=6, lang="en"), dict(variant="sdpa", tokens=5, seed=2),
+         dict(variant="mha", tokens=3, dim=4, heads=2, seed=5), dict(h=2, w=3, heads=1, dim=2, seed=3, lang="en")]
+
+
+@pytest.mark.parametrize("opts", NOTES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_same_records_with_planted_numbers(opts):
+    t = walk(**opts)
+    note = render(t, "md", t.config["lang"])
+    calls = []
+    saved = checker.Checker._labelled_values
+
+    def counted(self, nt):
+        out = saved(self, nt)
+        calls.append(out)
+        return out
+
+    checker.Checker._labelled_values = counted
+    try:
+        both(note)
+    finally:
+        checker.Checker._labelled_values = saved
+    assert calls.count(True) >= 5  # the fast path is taken (matrices at least)
+    for seed in range(4):
+        got = both(_planted(note, random.Random(seed), 5 + 12 * seed))
+        assert any(r[2] == "wrong" for r in got)
+
+
+# Texts near the fast path's shape: each either read by it or left to the walk, the same records either way.
+LOOK_ALIKES = [
+    "A_0[0, 1] = 0.0626", "A_0[0, 1] = -0.0626", "A_0[0, 1] = - 0.0626", "A_0[0, 1] =\n0.0626",
+    "A_0[0, 1]\n= 0.0626", "A_0[0, 1] = 0.0626…", "A_0[0, 1] = 0.0626...", "A_0[0, 1] = 0.06", "A_0[0, 1] = 1e-2",
+    "A_0[0, 1] = 0.0626.", "A_0[0, 1] = 0.0626%", "A_0[0, 1] = 0.0626 e", "A_0[0, 1] = 2e", "A_0[0, 1] == 0.0626",
+    "A_0[0, 1] ≈ 0.0626", "A_0[0, 1] =≈ 0.0626", "A_0[0, 1] = 0.0626, A_0[0, 2] = 0.0620",
+    "A_0[0, 1] = 0.0626 A_0[0, 2] = 0.0620", "A_0[0, 1] = 0.0626,", "A_0[0, 1] = 0.0626 (rounded)",
+    "A_0[0, 1] / A_0[0, 2] ≈ 1.01", "A_0[0, 1] / A_0[0, 2] ≈ 0.5", "A_0[0, 1] // A_0[0, 2] ≈ 1",
+    "A_0[0, 1] /\nA_0[0, 2] ≈ 1.01", "A_0[0, 1] / A_0[0, 2]\n≈ 1.01", "A_0[0, 1] / 2 ≈ 0.0313",
+    "A_0[0, 1] / (A_0[0, 2]) ≈ 1.01", "A_0[0, 1] * A_0[0, 2] ≈ 0.0039", "A_0[0, 1]^2 = 0.0039",
+    "S_0[0, 0] = -0.0027", "S_0[0, :] = -0.0027", "Ŝ_0[1, 2] = 0.0001", "exp = 0.5", "e = 2.7183", "N = 16",
+    "Head 0: A_0[0, 1] = 0.0626", "H = 4", "A_0 = ⟦ 0.1 & 0.2 ⏎ 0.3 & 0.4 ⟧", "S_0[0, 0] = 0.0626 = 0.0626",
+    "A_0[0, 1] = 0.0626 ⟦", "A_0[0, 1]=0.0626", "A_0[0,1]=0.0626,A_0[0,2]=0.0620", "x A_0[0, 1] = 0.0626",
+    "A_0[0, 1] = 0.0626\n\nA_0[0, 2] = 0.0620",
+]
+
+
+def _table(cells: list[str]) -> str:
+    rows = "\n".join(f"| p{k} | `{c}` |" for k, c in enumerate(cells))
+    return "| query | value |\n|---|---|\n" + rows.replace("\n", " ").replace("| p", "\n| p")[1:] + "\n"
+
+
+def test_look_alike_texts_both_ways():
+    t = walk(h=4, w=4, heads=2, dim=8, seed=42, input="normal")
+    note = render(t, "md", t.config["lang"])
+    paras = "\n\n".join(x.replace("⟦", "$$\n\\begin{bmatrix}").replace("⟧", "\\end{bmatrix}\n$$")
+                        .replace(" ⏎ ", " \\\\\n") for x in LOOK_ALIKES)
+    cells = _table([x.replace("\n", " ") for x in LOOK_ALIKES if "⟦" not in x and "|" not in x])
+    got = both(note + "\n\n" + paras + "\n\n" + cells)
+    assert sum(r[2] == "wrong" for r in got) >= 3  # 0.06, 0.5, the planted ratios: judged, both ways
+
+
+MATRIX_FORMS = [
+    "$$\nO[:,0,:,:] =\n\\begin{bmatrix}\n1 & 2 \\\\\n3 & 4 \\\\\n\\end{bmatrix}\n$$",  # wrong shape
+    "$$\nA_0 =\n\\begin{bmatrix}\n0.0623 & -0.0626 \\\\\n\\end{bmatrix}\n$$",  # a row of a bigger matrix
+    "$$\nA_0 =\n\\begin{bmatrix}\n0.0623 & \\cdots & 0.0631 \\\\\n\\end{bmatrix}\n$$",  # an elision: no plain body
+    "$$\nA_0 =\n\\begin{bmatrix}\n0.1 -0.2 \\\\\n\\end{bmatrix}\n$$",  # "1 -2": a difference, not two cells
+    "$$\nA_0 \\approx\n\\begin{bmatrix}\n0.0623 \\\\\n\\end{bmatrix}\n,\\quad\nB =\n\\begin{bmatrix}\n1\\\\\n"
+    "\\end{bmatrix}\n$$",
+    "$$\nP =\n\\begin{bmatrix}\n0.1 & 0.2 \\\\\n\\end{bmatrix}\n$$",  # a binding, not a label
+    "$$\nS_0 =\n\\begin{bmatrix}\n\\end{bmatrix}\n$$", "$$\nS_0 = S_1 =\n\\begin{bmatrix}\n1 \\\\\n\\end{bmatrix}\n$$",
+]
+
+
+def test_matrix_paragraphs_near_the_shape_both_ways():
+    t = walk(h=2, w=2, heads=1, dim=2, seed=3)
+    note = render(t, "md", t.config["lang"])
+    caption = "Hàng 0 của $A_0$:\n\n$$\nA_0 =\n\\begin{bmatrix}\n0.0623 & -0.0626 \\\\\n\\end{bmatrix}\n$$\n"
+    both(note + "\n\n" + "\n\n".join(MATRIX_FORMS) + "\nMa trận chú ý:\n\n" + MATRIX_FORMS[1] + "\n\n" + caption)
+
+
+def test_a_chain_that_raises_goes_on_as_the_walk_does():
+    """A chain of the fast path that raises (as ``_text`` catches it: ValueError, ArithmeticError, ...) hands the
+    rest of the text to the token walk from the token after that label, with the atoms already read spent."""
+    t = walk(h=3, w=3, heads=2, dim=4, seed=1)
+    note = render(t, "md", t.config["lang"])
+    saved = checker.Checker._check_plain
+
+    def flaky(self, ref, node):
+        if ref.text.startswith(("W_pe[1]", "X[:,2")):
+            raise ValueError("planted")
+        return saved(self, ref, node)
+
+    checker.Checker._check_plain = flaky
+    try:
+        got = both(note)
+    finally:
+        checker.Checker._check_plain = saved
+    assert got != records(note)  # the planted error changed something, the same way on both paths
+
+
+def test_fences_are_the_regex_they_replace():
+    """``check._fences`` (the merge's program-code blocks, the regex tried only where a fence line starts) finds
+    what ``_PROGRAM.finditer`` finds, match for match, on every note of the repository and on a soup of fences,
+    quotes and blanks."""
+    from pathlib import Path
+
+    from attnwalk.check import _PROGRAM, _fences
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [p.read_text(encoding="utf-8") for p in sorted(root.glob("**/*.md")) if ".venv" not in p.parts]
+    rng = random.Random(1)
+    alpha = ["```", "```python\n", "```\n", "\n", "> ", ">", ">>```", " ```", "x", "py", "\t", "````", "\n```\n",
+             "a = 1\n", "~~~\n"]
+    texts += ["".join(rng.choice(alpha) for _ in range(rng.randint(0, 30))) for _ in range(20_000)]
+    for t in texts:
+        assert [(m.span(), m.groups()) for m in _fences(t)] == [(m.span(), m.groups()) for m in _PROGRAM.finditer(t)]
