@@ -204,10 +204,14 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     segs = segments(body)
     checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
     recs = checker.run(segs)
-    recs = _merge_human(body, trace, recs)
+    failed: list[str] = []  # readers of hand-written notation that raised (bugs): named in the report
+    recs = _merge_human(body, trace, recs, failed)
+    notes = checker.notes + [(1, f"a reader of hand-written notation failed on this note ({f}); the numbers only "
+                                 "it reads are counted as not understood. This is a bug in attnwalk: please report "
+                                 "it with the note") for f in failed]
     recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
     recs = rounded_weight_sums(body, trace, recs)  # a note's sums of its rounded weights: the output they restate
-    return Report(path, recs, checker.notes)
+    return Report(path, recs, notes)
 
 
 _TRACES: dict = {}  # (options, weights) -> Trace, the last one only: a large trace is hundreds of MB
@@ -253,15 +257,12 @@ def _fences(body: str):
         at = body.find("```", at + 3)
 
 
-def _merge_human(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
-    """Add the hand-written forms' verdicts (``human.find``) to numbers nothing else understood, and
-    count every other number of the note (integers too) as not understood."""
+def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> list[NumRec]:
+    """Add the hand-written forms' verdicts (``human.find``; readers that raise are added to ``failed``) to
+    numbers nothing else understood, and count every other number of the note (integers too) as not understood."""
     from . import human
 
-    try:
-        hits = human.find(body, trace)
-    except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
-        hits = {}
+    hits = human.find(body, trace, failed)
     # The k-th number of the note with a given (line, magnitude) is the k-th record of the Checker with
     # them; a number past them is a new record. The per-number work is done with C-level maps (a note
     # has thousands of numbers), Python only for the keys below.

@@ -897,11 +897,24 @@ def masked_matrices(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-def after(text: str, trace, hits: dict) -> None:
-    """Run the forms that read what the blocks left, adding their verdicts to ``hits``."""
+def after(text: str, trace, hits: dict, failed: list[str]) -> None:
+    """Run the forms that read what the blocks left, adding their verdicts to ``hits``; each guarded."""
     foreign = foreign_sections(text, trace)
     for form in AFTER_FORMS:
-        form(text, trace, hits, foreign)
+        guarded(form, hits, failed, text, trace, hits, foreign)
+
+
+def guarded(reader, hits: dict, failed: list[str], *args) -> None:
+    """Run one reader of hand-written notation, which adds to ``hits``. Where it raises (a bug in that reader,
+    never the note's fault: heldout5's ``V₀`` once cost a note every hand-written verdict), its verdicts are
+    dropped, the other readers' kept, and ``name: error`` is added to ``failed`` for the report."""
+    before = dict(hits)
+    try:
+        reader(*args)
+    except Exception as err:  # noqa: BLE001 - whatever one reader's bug raises, the others' verdicts stand
+        hits.clear()
+        hits.update(before)
+        failed.append(f"{reader.__name__}: {type(err).__name__}: {err}")
 
 
 def _heldout_forms() -> list:

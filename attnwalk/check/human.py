@@ -852,11 +852,25 @@ def _one_based_heads(text: str) -> bool:
     return "1" in found and "0" not in found
 
 
-def find(text: str, trace) -> dict[int, Hit]:
-    """Verdicts for the numbers of ``text`` this reader understands, by offset."""
+def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:
+    """Verdicts for the numbers of ``text`` this reader understands, by offset. Each reader runs guarded
+    (``forms.guarded``): one that raises loses only its own verdicts, and is named in ``failed``."""
+    from . import forms
+
+    failed = [] if failed is None else failed
+    hits: dict[int, Hit] = {}
+    forms.guarded(_blocks_and_lists, hits, failed, text, trace, hits)
+    forms.after(text, trace, hits, failed)  # forms that read what the blocks left (check/forms.py)
+    forms.guarded(_restated_lists, hits, failed, text, hits)
+    labels = tuple(trace.config.get("kv_labels") or trace.config.get("labels") or ())
+    forms.guarded(_restated_by_token, hits, failed, text, hits, labels)
+    return hits
+
+
+def _blocks_and_lists(text: str, trace, hits: dict) -> None:
+    """Matrices (blocks, LaTeX, brackets, grids, tables), one-row lists, shapes and row vectors, into ``hits``."""
     cfg = trace.config
     one_based_heads = _one_based_heads(text)
-    hits: dict[int, Hit] = {}
 
     heads: dict[int, int] = {}  # offset -> head: asked once per candidate tensor of a block
 
@@ -936,10 +950,6 @@ def find(text: str, trace) -> dict[int, Hit]:
                     hits[c.start] = h
                     taken.add(c.start)
                 break
-    forms.after(text, trace, hits)  # forms that read what the blocks left (check/forms.py)
-    _restated_lists(text, hits)
-    _restated_by_token(text, hits, tuple(cfg.get("kv_labels") or cfg.get("labels") or ()))
-    return hits
 
 
 RESTATE_REACH = 60  # lines: how far apart a list and its verbatim restatement may be
