@@ -106,11 +106,8 @@ def _mag(text: str) -> str:
     return text.lstrip("-−–").rstrip("%…").removesuffix("...")
 
 
-def ref_merge(body: str, trace, recs: list[NumRec]) -> list[NumRec]:
-    try:
-        hits = human.find(body, trace)
-    except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError):
-        hits = {}
+def ref_merge(body: str, trace, recs: list[NumRec], failed: list[str]) -> list[NumRec]:
+    hits = human.find(body, trace, failed)
     slots: dict = {}
     for r in recs:
         slots.setdefault((r.line, _mag(r.text)), []).append(r)
