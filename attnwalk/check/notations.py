@@ -539,6 +539,39 @@ def thousands_numbers(text: str) -> list[tuple[int, int, float]]:
     return out
 
 
+# ``≈ 0,95``: a decimal comma (Turkish, Spanish, German, Vietnamese notes); never a thousands number (``1,000``:
+# no leading 0 and three digits after the comma) and never inside a ``[..]`` / ``(..)`` list (``[1,0]``)
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(?P<int>\d+),(?P<frac>\d+)(?![\d,]|\.\d)")
+# a failing check's label the arithmetic reader wrote for a plain computation: ``(9.97)/(10.47)``
+_ARITH_LABEL = re.compile(r"[\d.\s()+\-*/]+")
+
+
+def decimal_commas(text: str) -> list[tuple[int, str, str]]:
+    """``≈ 0,95``, ``%0,24``: a number written with a decimal comma, outside any ``[..]`` or ``(..)`` list:
+    (start, its integer part as the arithmetic reader reads it, the number with a decimal point). Right depth:
+    ``expr.tokenize`` reads ``0,95`` as one number (today ``0`` is compared and ``95`` left over)."""
+    out = []
+    for m in _DECIMAL_COMMA.finditer(text):
+        if m.group("int") != "0" and len(m.group("frac")) == 3:
+            continue  # ``22,026``: thousands (``thousands_numbers``)
+        ls = text.rfind("\n", 0, m.start()) + 1
+        before = text[ls:m.start()]
+        if before.count("[") > before.count("]") or before.count("(") > before.count(")"):
+            continue
+        out.append((m.start(), m.group("int"), f"{m.group('int')}.{m.group('frac')}"))
+    return out
+
+
+def _arith_value(label: str) -> Fraction | None:
+    """The exact value of a failing check's label when it is plain arithmetic of printed decimals, else None."""
+    if not _ARITH_LABEL.fullmatch(label) or not re.search(r"\d", label):
+        return None
+    try:
+        return eval(re.sub(r"\d+(?:\.\d+)?", lambda m: f"F('{m.group()}')", label), {"F": Fraction})  # noqa: S307
+    except (SyntaxError, ZeroDivisionError, TypeError):
+        return None
+
+
 _HYPOTHETICAL = re.compile(r"(?i)(?:\bif|\bsuppose|\bassume|\bsay|\be\.g\.|\bfor example|\bnếu|\bgiả sử|假设|如果)"
                            r"[ \t,]*\$?[ \t]*(?P<sym>[A-Za-z\\][\w{}\\]*)[ \t]*=[ \t]*(?P<num>\d+(?:\.\d+)?)")
 
@@ -609,6 +642,19 @@ def settle(body: str, recs: list) -> list:
             continue
         r.checks = [c for c in r.checks if c[0]] + [(ok, lab, exp) for lab, exp in fails]
         r.fix = None if ok else r.fix
+    for start, whole, value in decimal_commas(body):
+        r = take(start, whole)
+        if r is None:
+            continue
+        fails = [(lab, _arith_value(lab)) for ok, lab, _ in r.checks if not ok]
+        if any(v is None for _, v in fails):  # a tensor's value judged at the integer's precision: unread
+            r.checks, r.fix = [c for c in r.checks if c[0]], None
+            continue
+        half = Fraction(1, 2 * 10 ** (len(value) - len(whole) - 1))
+        ok = all(abs(Fraction(value) - v) <= half for _, v in fails)
+        r.checks = [c for c in r.checks if c[0]] + [(ok, lab, fmt(float(v), len(value) - len(whole) - 1).replace(
+            ".", ",")) for lab, v in fails]
+        r.fix = None  # --fix rewrites the integer part alone (``1,95``): the note's whole number is left to the author
     for pos in [p for p, _, _ in hypothetical_assignments(body)] + self_ratios(body):
         m = re.match(r"\d+(?:\.\d+)?", body[pos:])
         r = take(pos, m.group(0)) if m else None
