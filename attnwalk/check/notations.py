@@ -1206,6 +1206,27 @@ def _weighted_sums(lines: list, starts: list, v: np.ndarray):
             yield terms, k, []
 
 
+def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarray) -> int | None:
+    """The query of coefficients that restate, digit for digit, a row of weights printed and judged on one line
+    within ``ROW_REACH`` lines above (``α ≈ [[0.47, 0.33, 0.20], ...`` then ``z₁ = 0.47·[1,0] + 0.33·[0.5,0.5] +
+    0.20·[0,1]``): the row of ``attn`` that row's checks expect (each cell's expected value, as printed by the
+    reader that judged it, is that row's weight); None when no line or more than one row fits."""
+    by_line: dict = {}
+    for rec in recs:
+        if line - ROW_REACH <= rec.line < line and rec.checks and all(str(c[1]).startswith("attn") for c in rec.checks):
+            by_line.setdefault(rec.line, []).append(rec)
+    for ln in sorted(by_line, reverse=True):
+        row = by_line[ln]
+        if len(row) != attn.shape[1] or [row[i].text for i in keys] != texts:
+            continue
+        shown = [str(rec.checks[0][2]) for rec in row]
+        fits = [q for q in range(attn.shape[0])
+                if all(human.fmt(float(attn[q, i]), len(e.split(".")[1]) if "." in e else 0) == e
+                       for i, e in enumerate(shown))]
+        return fits[0] if len(fits) == 1 else None
+    return None
+
+
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
     """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
     0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
@@ -1234,7 +1255,10 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
         r = int(np.argmin(far))
         if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
                                                                    for i in np.flatnonzero(far == far[r])):
-            continue
+            # off by more than rounding: the weights the note printed above, wrong, restated as coefficients
+            r = _restated_row(recs, [c.text for c, _ in terms], keys, human.line_of(body, terms[0][0].start), attn)
+            if r is None:
+                continue
         judged += [(c, attn[r][i], f"attn[{r}, {i}]") for c, i in terms]
         for (j, m), (_, i) in zip(products, terms):
             res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
