@@ -531,6 +531,8 @@ def thousands_numbers(text: str) -> list[tuple[int, int, float]]:
     and ``026`` left over)."""
     out = []
     for m in _THOUSANDS.finditer(text):
+        if m.group(0).startswith("0"):
+            continue  # ``0,952``: a decimal comma (``decimal_commas``), never thousands
         ls = text.rfind("\n", 0, m.start()) + 1
         before = text[ls:m.start()]
         if before.count("[") > before.count("]") or before.count("(") > before.count(")"):
