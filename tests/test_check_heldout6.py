@@ -51,9 +51,10 @@ def test_heldout6_note_has_no_false_positive(name):
 
 
 # wrong numbers check finds per note (FIRST_RUN.md: 21 of 61). Found since: the study guide's outputs worked out from
-# its own wrong weights (z₁ = 0.47·[1,0] + ..., the coefficients restating α's printed rows).
-FOUND = {"es_bootcamp_solution_exp_rows": 8, "es_devlog_unscaled_one_query": 3, "es_doc_frames_rounded_softmax": 16,
-         "es_notes_softmax_from_zero_percent": 4}
+# its own wrong weights (z₁ = 0.47·[1,0] + ..., the coefficients restating α's printed rows); the course document's
+# ``después: [..]`` under ``antes: [..]`` (the softmax of the list before).
+FOUND = {"es_bootcamp_solution_exp_rows": 8, "es_course_doc_scores_then_softmax": 2, "es_devlog_unscaled_one_query": 3,
+         "es_doc_frames_rounded_softmax": 16, "es_notes_softmax_from_zero_percent": 4}
 
 
 @pytest.mark.parametrize("name", NOTES)
@@ -64,7 +65,7 @@ def test_heldout6_recall_is_what_the_benchmark_prints(name):
 def test_the_benchmark_measures_the_sixth_round(capsys):
     assert bench.main(["--dir", str(HELDOUT6)]) == 0
     rows = capsys.readouterr().out.strip().split("\n")
-    assert rows[-1].startswith("| **all** | 61 | 31 | 51% | 0 |")
+    assert rows[-1].startswith("| **all** | 61 | 33 | 54% | 0 |")
 
 
 def test_the_heldout6_scenarios_reproduce_the_printed_inputs():
@@ -191,3 +192,21 @@ def test_coefficients_restating_a_wrong_printed_row_are_judged_as_that_query():
     # a row printed nowhere above: the coefficients stay the note's own assumption, verified as arithmetic
     alone = "```\nz₁ = 0.47·[1,0] + 0.33·[0.5,0.5] + 0.20·[0,1] = [0.64, 0.37]\n```\n"
     assert not check_text(alone, opts).wrong
+
+
+def test_a_before_after_pair_under_a_softmax_is_its_softmax():
+    """``antes:  [0.8, 0.3, 0.1]  -- puntuaciones crudas`` then ``después: [0.57, 0.29, 0.14]``: softmax([0.8, 0.3,
+    0.1]) = [0.4755, 0.2884, 0.2361] (torch), so 0.29 is right and 0.57, 0.14 wrong; a pair that does not sum to 1
+    (the scores scaled) or with no softmax named nearby is left unread."""
+    w = torch.softmax(_t([0.8, 0.3, 0.1]), -1)
+    assert [f"{x:.2f}" for x in w.tolist()] == ["0.48", "0.29", "0.24"]
+    text = ("Para cada fila, el softmax convierte las puntuaciones:\n\n```\nantes:  [0.8, 0.3, 0.1]  -- puntuaciones "
+            "crudas\ndespués: [0.57, 0.29, 0.14]  -- pesos que suman 1\n```\n")
+    hits: dict = {}
+    notations.softmax_calls(text, None, hits, [])
+    assert sorted((h.line, h.text, h.ok, h.fix) for h in hits.values()) == [
+        (5, "0.14", False, "0.24"), (5, "0.29", True, None), (5, "0.57", False, "0.48")]
+    for other in (text.replace("[0.57, 0.29, 0.14]", "[0.4, 0.15, 0.05]"), text.replace("el softmax convierte", "")):
+        hits = {}
+        notations.softmax_calls(other, None, hits, [])
+        assert hits == {}

@@ -27,6 +27,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from ..notation import AFTER_WORDS, BEFORE_WORDS
 from ..numfmt import fmt
 from . import human
 
@@ -824,6 +825,7 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     a result is wrong only where no arguments within their own rounding give it. Right depth: the arithmetic
     reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
     _scores_then_softmax(text, hits)
+    _before_after_softmax(text, hits)
     # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
     if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
                for m in _CALL_OPEN.finditer(text)):
@@ -886,6 +888,42 @@ def _scores_then_softmax(text: str, hits: dict) -> None:
         args = human._cells(above.group("body").replace(",", " "), above.start("body"))
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
         if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        _judge_softmax(args, cells, f"softmax([{above.group('body').strip()}])", text, hits)
+
+
+def _labelled_list(words: tuple) -> re.Pattern:
+    """A line that is one of ``words``, ``:`` and one list of numbers, a ``--`` / ``#`` / ``//`` comment after it."""
+    return re.compile(r"(?im)^[ \t]*(?P<label>" + "|".join(map(re.escape, words)) + r")[ \t]*:[ \t]*\[(?P<body>[ \t]*"
+                      + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\][ \t]*(?:(?:--|#|//)[^\n]*)?$")
+
+
+_AFTER_LIST = _labelled_list(AFTER_WORDS)
+_BEFORE_LIST = _labelled_list(BEFORE_WORDS)
+_AFTER_MARKS = tuple(w + ":" for w in AFTER_WORDS) + tuple(w.capitalize() + ":" for w in AFTER_WORDS)
+
+
+def _before_after_softmax(text: str, hits: dict) -> None:
+    """Form: ``antes:  [0.8, 0.3, 0.1]  -- puntuaciones crudas`` then ``después: [0.57, 0.29, 0.14]`` (the words of
+    ``notation.BEFORE_WORDS`` / ``AFTER_WORDS``), a softmax named on those lines or within ``ROW_REACH`` lines
+    above, the second list summing to 1 at its precision (weights, not the scores scaled or masked): the second
+    is the softmax of the printed first, an arithmetic claim as ``softmax([..]) = [..]`` is (heldout6's
+    es_course_doc_scores_then_softmax)."""
+    if not any(m in text for m in _AFTER_MARKS):
+        return
+    starts = human._line_starts(text)
+    for m in human.line_matches(_AFTER_LIST, text, *_AFTER_MARKS):
+        k = bisect_right(starts, m.start()) - 1
+        above = _BEFORE_LIST.match(text, starts[k - 1]) if k > 0 else None
+        if above is None or "softmax" not in text[starts[max(k - ROW_REACH, 0)]:m.end()].lower():
+            continue
+        args = human._cells(above.group("body").replace(",", " "), above.start("body"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        vals = [human._value(c.text) for c in cells]
+        if any(not 0 <= v <= 1 for v, _ in vals) or \
+                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
             continue
         _judge_softmax(args, cells, f"softmax([{above.group('body').strip()}])", text, hits)
 
