@@ -173,3 +173,6 @@ ROW_WORDS = ("row", "word", "token", "query", "position", "pos", "hàng", "từ"
 # ``después: [0.57, 0.29, 0.14]``): the second is the softmax of the first.
 BEFORE_WORDS = ("before", "antes", "vorher", "avant", "trước")
 AFTER_WORDS = ("after", "después", "despues", "nachher", "après", "sau")
+# The label of a sum alone on its line, below a row's exponentials (``Sum = 149.492``, ``Suma = 4.4524``).
+SUM_WORDS = ("sum", "total", "tổng", "总和", "求和", "和", "Σ", "\\sum", "suma", "somme", "summe", "soma", "toplam",
+             "jumlah")

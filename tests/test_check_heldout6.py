@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import heldout_tools
 
+from attnwalk.api import walk
 from attnwalk.check import check_file, check_text, notations
 from attnwalk.scenario import load_scenario
 
@@ -52,8 +53,9 @@ def test_heldout6_note_has_no_false_positive(name):
 
 # wrong numbers check finds per note (FIRST_RUN.md: 21 of 61). Found since: the study guide's outputs worked out from
 # its own wrong weights (z₁ = 0.47·[1,0] + ..., the coefficients restating α's printed rows); the course document's
-# ``después: [..]`` under ``antes: [..]`` (the softmax of the list before).
-FOUND = {"es_bootcamp_solution_exp_rows": 8, "es_course_doc_scores_then_softmax": 2, "es_devlog_unscaled_one_query": 3,
+# ``después: [..]`` under ``antes: [..]`` (the softmax of the list before); the solution's ``Suma = 4.4524`` under
+# its ``exp(0.7071) = 2.0281`` lines (the row's Σ e^s).
+FOUND = {"es_bootcamp_solution_exp_rows": 11, "es_course_doc_scores_then_softmax": 2, "es_devlog_unscaled_one_query": 3,
          "es_doc_frames_rounded_softmax": 16, "es_notes_softmax_from_zero_percent": 4}
 
 
@@ -65,7 +67,7 @@ def test_heldout6_recall_is_what_the_benchmark_prints(name):
 def test_the_benchmark_measures_the_sixth_round(capsys):
     assert bench.main(["--dir", str(HELDOUT6)]) == 0
     rows = capsys.readouterr().out.strip().split("\n")
-    assert rows[-1].startswith("| **all** | 61 | 33 | 54% | 0 |")
+    assert rows[-1].startswith("| **all** | 61 | 36 | 59% | 0 |")
 
 
 def test_the_heldout6_scenarios_reproduce_the_printed_inputs():
@@ -210,3 +212,19 @@ def test_a_before_after_pair_under_a_softmax_is_its_softmax():
         hits = {}
         notations.softmax_calls(other, None, hits, [])
         assert hits == {}
+
+
+def test_a_suma_under_exp_lines_is_the_rows_sum_of_exponentials():
+    """``exp(0.7071) = 2.0281`` / ``exp(0.0000) = 1.0000`` / ``exp(0.3536) = 1.4243`` then ``Suma = 4.4524``: the
+    exponents are row 0 of the scaled scores (1/sqrt 2, 0, 1/(2 sqrt 2)), so the sum is torch's Σ e^s = 4.45223
+    (4.4522 to its digits); the note adds exponentials of rounded scores and is off in the last place."""
+    s = _t([[1 / math.sqrt(2), 0.0, 1 / (2 * math.sqrt(2))]])
+    assert f"{torch.exp(s).sum():.4f}" == "4.4522"
+    opts = load_scenario(HELDOUT6 / "es_bootcamp_solution_exp_rows.toml")
+    text = "```\nexp(0.7071) = 2.0281\nexp(0.0000) = 1.0000\nexp(0.3536) = 1.4243\nSuma = 4.4524\n```\n"
+    hits: dict = {}
+    notations.exponential_sums(text, walk(**opts), hits, [])
+    assert [(h.line, h.text, h.ok, h.fix) for h in hits.values()] == [(5, "4.4524", False, "4.4522")]
+    hits = {}
+    notations.exponential_sums(text.replace("4.4524", "4.4522"), walk(**opts), hits, [])
+    assert [(h.line, h.ok) for h in hits.values()] == [(5, True)]

@@ -27,7 +27,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from ..notation import AFTER_WORDS, BEFORE_WORDS
+from ..notation import AFTER_WORDS, BEFORE_WORDS, SUM_WORDS
 from ..numfmt import fmt
 from . import human
 
@@ -112,16 +112,18 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-_EXP_TERM = re.compile(r"e\^\{?\(?(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
-_SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:sum|total|tổng|总和|求和|和|Σ|\\sum)\}?[ \t]*"
-                       r"(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
+# ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
+_EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+_SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:" + "|".join(map(re.escape, SUM_WORDS))
+                       + r")\}?[ \t]*(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
 
 
 def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``- $e^5 = 148.41$`` / ``- $e^0 = 1.00$`` / ``- $e^{-2.5} = 0.082$`` then ``Sum = 149.492``: a sum
     alone on its line, below the exponentials of one score row (every exponent of that row, in order, as
-    printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them."""
-    if _EXP_TERM.search(text) is None:  # no e^x = v line at all (a fast scan: the pattern starts with "e^")
+    printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them; the
+    exponentials also as ``exp(0.7071) = 2.0281``, the sum under the words of ``notation.SUM_WORDS`` (``Suma``)."""
+    if _EXP_TERM.search(text) is None:  # no e^x = v line at all (a fast scan: the pattern starts with "e")
         return
     starts = human._line_starts(text)
     for m in _SUM_LINE.finditer(text):
