@@ -6,8 +6,8 @@ Two kinds:
 - forms, with the signature of ``forms.AFTER_FORMS`` (``(text, trace, hits, foreign) -> None``), run
   last among them: they add verdicts for numbers no reader judged.
 - spans of numbers that are no claim, or claim something else than they seem (a percentage restating
-  the value before it, ``22,026``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``): ``settle``, run by
-  ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
+  the value before it, ``22,026``, a decimal comma's ``0,95``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``):
+  ``settle``, run by ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
   right depth for each is the reader itself (``checker.Checker._text`` / ``expr.tokenize``, named in
   each docstring); until it honours them, ``settle`` does. (A mis-decoded ``×`` between numbers and
   softmax of a list of expressions were of this kind: the reader itself leaves them unread, see
