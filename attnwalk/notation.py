@@ -169,3 +169,10 @@ WORDS: dict[str, tuple[str, ...]] = {
 }
 # Row names people use, 1-based: q1, "word 1", "row 2", "token 3", "hàng 1", "từ 2", "第1行", "词1".
 ROW_WORDS = ("row", "word", "token", "query", "position", "pos", "hàng", "từ", "dòng", "vị trí", "行", "词", "第")
+# A pair of lists labelled before / after, one line apart, under a softmax (``antes:  [0.8, 0.3, 0.1]`` then
+# ``después: [0.57, 0.29, 0.14]``): the second is the softmax of the first.
+BEFORE_WORDS = ("before", "antes", "vorher", "avant", "trước")
+AFTER_WORDS = ("after", "después", "despues", "nachher", "après", "sau")
+# The label of a sum alone on its line, below a row's exponentials (``Sum = 149.492``, ``Suma = 4.4524``).
+SUM_WORDS = ("sum", "total", "tổng", "总和", "求和", "和", "Σ", "\\sum", "suma", "somme", "summe", "soma", "toplam",
+             "jumlah")

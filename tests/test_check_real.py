@@ -63,6 +63,7 @@ def torch_tensors(scenario: dict) -> dict:
     scale = 1.0 if scenario.get("scale") == "none" else 1 / math.sqrt(t["q"].shape[-1])
     t["scores"], t["scores_scaled"] = scores, scores * scale
     t["attn"] = torch.softmax(scores * scale, dim=-1)
+    t["row_sum"] = torch.exp(scores * scale).sum(-1, keepdim=True)  # Σ e^s of each row, as hand calculations add them
     if "v" in t:
         t["out"] = t["attn"] @ t["v"]
     return t

@@ -6,8 +6,8 @@ Two kinds:
 - forms, with the signature of ``forms.AFTER_FORMS`` (``(text, trace, hits, foreign) -> None``), run
   last among them: they add verdicts for numbers no reader judged.
 - spans of numbers that are no claim, or claim something else than they seem (a percentage restating
-  the value before it, ``22,026``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``): ``settle``, run by
-  ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
+  the value before it, ``22,026``, a decimal comma's ``0,95``, a hypothetical ``If d_k = 4``, ``d_k / d_k = 1``):
+  ``settle``, run by ``check._check_text`` after the merge, judges the arithmetic reader's verdicts on them again. The
   right depth for each is the reader itself (``checker.Checker._text`` / ``expr.tokenize``, named in
   each docstring); until it honours them, ``settle`` does. (A mis-decoded ``×`` between numbers and
   softmax of a list of expressions were of this kind: the reader itself leaves them unread, see
@@ -27,6 +27,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from ..notation import AFTER_WORDS, BEFORE_WORDS, SUM_WORDS
 from ..numfmt import fmt
 from . import human
 
@@ -111,19 +112,40 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-_EXP_TERM = re.compile(r"e\^\{?\(?(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
-_SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:sum|total|tổng|总和|求和|和|Σ|\\sum)\}?[ \t]*"
-                       r"(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
+# ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
+_EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+_SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:" + "|".join(map(re.escape, SUM_WORDS))
+                       + r")\}?[ \t]*(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
+
+
+def _sum_lines_below_exponentials(text: str, starts: list):
+    """``_SUM_LINE``'s matches on the first non-blank line below each run of ``e^x = v`` lines: only those lines are
+    tried (the pattern, its words ignoring case, costs ~2 ms over a 70 kB note)."""
+    exp_lines = sorted({bisect_right(starts, t.start()) - 1 for t in _EXP_TERM.finditer(text)})
+    done = set()
+    for k in exp_lines:
+        j = k + 1
+        while j < len(starts) and j - k <= ROW_REACH and j not in done:
+            done.add(j)
+            end = starts[j + 1] if j + 1 < len(starts) else len(text)
+            if not text[starts[j]:end].strip():
+                j += 1
+                continue
+            m = _SUM_LINE.match(text, starts[j])
+            if m is not None:
+                yield m
+            break
 
 
 def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``- $e^5 = 148.41$`` / ``- $e^0 = 1.00$`` / ``- $e^{-2.5} = 0.082$`` then ``Sum = 149.492``: a sum
     alone on its line, below the exponentials of one score row (every exponent of that row, in order, as
-    printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them."""
-    if _EXP_TERM.search(text) is None:  # no e^x = v line at all (a fast scan: the pattern starts with "e^")
+    printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them; the
+    exponentials also as ``exp(0.7071) = 2.0281``, the sum under the words of ``notation.SUM_WORDS`` (``Suma``)."""
+    if _EXP_TERM.search(text) is None:  # no e^x = v line at all (a fast scan: the pattern starts with "e")
         return
     starts = human._line_starts(text)
-    for m in _SUM_LINE.finditer(text):
+    for m in _sum_lines_below_exponentials(text, starts):
         pos = m.start("num")
         if pos in hits:
             continue
@@ -531,12 +553,47 @@ def thousands_numbers(text: str) -> list[tuple[int, int, float]]:
     and ``026`` left over)."""
     out = []
     for m in _THOUSANDS.finditer(text):
+        if m.group(0).startswith("0"):
+            continue  # ``0,952``: a decimal comma (``decimal_commas``), never thousands
         ls = text.rfind("\n", 0, m.start()) + 1
         before = text[ls:m.start()]
         if before.count("[") > before.count("]") or before.count("(") > before.count(")"):
             continue  # ``[1,000, 2]``, ``f(1,234)``: a list's or a call's separators
         out.append((m.start(), m.end(), float(m.group(0).replace(",", ""))))
     return out
+
+
+# ``≈ 0,95``: a decimal comma (Turkish, Spanish, German, Vietnamese notes); never a thousands number (``1,000``:
+# no leading 0 and three digits after the comma) and never inside a ``[..]`` / ``(..)`` list (``[1,0]``)
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(?P<int>\d+),(?P<frac>\d+)(?![\d,]|\.\d)")
+# a failing check's label the arithmetic reader wrote for a plain computation: ``(9.97)/(10.47)``
+_ARITH_LABEL = re.compile(r"[\d.\s()+\-*/]+")
+
+
+def decimal_commas(text: str) -> list[tuple[int, str, str]]:
+    """``≈ 0,95``, ``%0,24``: a number written with a decimal comma, outside any ``[..]`` or ``(..)`` list:
+    (start, its integer part as the arithmetic reader reads it, the number with a decimal point). Right depth:
+    ``expr.tokenize`` reads ``0,95`` as one number (today ``0`` is compared and ``95`` left over)."""
+    out = []
+    for m in _DECIMAL_COMMA.finditer(text):
+        if m.group("int") != "0" and len(m.group("frac")) == 3:
+            continue  # ``22,026``: thousands (``thousands_numbers``)
+        ls = text.rfind("\n", 0, m.start()) + 1
+        before = text[ls:m.start()]
+        if before.count("[") > before.count("]") or before.count("(") > before.count(")"):
+            continue
+        out.append((m.start(), m.group("int"), f"{m.group('int')}.{m.group('frac')}"))
+    return out
+
+
+def _arith_value(label: str) -> Fraction | None:
+    """The exact value of a failing check's label when it is plain arithmetic of printed decimals, else None."""
+    if not _ARITH_LABEL.fullmatch(label) or not re.search(r"\d", label):
+        return None
+    try:
+        return eval(re.sub(r"\d+(?:\.\d+)?", lambda m: f"F('{m.group()}')", label), {"F": Fraction})  # noqa: S307
+    except (SyntaxError, ZeroDivisionError, TypeError):
+        return None
 
 
 _HYPOTHETICAL = re.compile(r"(?i)(?:\bif|\bsuppose|\bassume|\bsay|\be\.g\.|\bfor example|\bnếu|\bgiả sử|假设|如果)"
@@ -609,6 +666,19 @@ def settle(body: str, recs: list) -> list:
             continue
         r.checks = [c for c in r.checks if c[0]] + [(ok, lab, exp) for lab, exp in fails]
         r.fix = None if ok else r.fix
+    for start, whole, value in decimal_commas(body):
+        r = take(start, whole)
+        if r is None:
+            continue
+        fails = [(lab, _arith_value(lab)) for ok, lab, _ in r.checks if not ok]
+        if any(v is None for _, v in fails):  # a tensor's value judged at the integer's precision: unread
+            r.checks, r.fix = [c for c in r.checks if c[0]], None
+            continue
+        half = Fraction(1, 2 * 10 ** (len(value) - len(whole) - 1))
+        ok = all(abs(Fraction(value) - v) <= half for _, v in fails)
+        r.checks = [c for c in r.checks if c[0]] + [(ok, lab, fmt(float(v), len(value) - len(whole) - 1).replace(
+            ".", ",")) for lab, v in fails]
+        r.fix = None  # --fix rewrites the integer part alone (``1,95``): the note's whole number is left to the author
     for pos in [p for p, _, _ in hypothetical_assignments(body)] + self_ratios(body):
         m = re.match(r"\d+(?:\.\d+)?", body[pos:])
         r = take(pos, m.group(0)) if m else None
@@ -776,6 +846,7 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     a result is wrong only where no arguments within their own rounding give it. Right depth: the arithmetic
     reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
     _scores_then_softmax(text, hits)
+    _before_after_softmax(text, hits)
     # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
     if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
                for m in _CALL_OPEN.finditer(text)):
@@ -838,6 +909,45 @@ def _scores_then_softmax(text: str, hits: dict) -> None:
         args = human._cells(above.group("body").replace(",", " "), above.start("body"))
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
         if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        _judge_softmax(args, cells, f"softmax([{above.group('body').strip()}])", text, hits)
+
+
+def _labelled_list(words: tuple) -> re.Pattern:
+    """A line that is one of ``words``, ``:`` and one list of numbers, a ``--`` / ``#`` / ``//`` comment after it."""
+    return re.compile(r"(?im)^[ \t]*(?P<label>" + "|".join(map(re.escape, words)) + r")[ \t]*:[ \t]*\[(?P<body>[ \t]*"
+                      + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\][ \t]*(?:(?:--|#|//)[^\n]*)?$")
+
+
+_AFTER_LIST = _labelled_list(AFTER_WORDS)
+_BEFORE_LIST = _labelled_list(BEFORE_WORDS)
+_COLON_LIST = re.compile(r":[ \t]*\[")  # a list after a colon: the prefilter (a literal first character: fast)
+_AFTER_SET = frozenset(AFTER_WORDS)
+
+
+def _before_after_softmax(text: str, hits: dict) -> None:
+    """Form: ``antes:  [0.8, 0.3, 0.1]  -- puntuaciones crudas`` then ``después: [0.57, 0.29, 0.14]`` (the words of
+    ``notation.BEFORE_WORDS`` / ``AFTER_WORDS``), a softmax named on those lines or within ``ROW_REACH`` lines
+    above, the second list summing to 1 at its precision (weights, not the scores scaled or masked): the second
+    is the softmax of the printed first, an arithmetic claim as ``softmax([..]) = [..]`` is (heldout6's
+    es_course_doc_scores_then_softmax)."""
+    starts = None
+    for colon in _COLON_LIST.finditer(text):
+        ls = text.rfind("\n", 0, colon.start()) + 1
+        if text[ls:colon.start()].strip().lower() not in _AFTER_SET or (m := _AFTER_LIST.match(text, ls)) is None:
+            continue
+        starts = starts or human._line_starts(text)
+        k = bisect_right(starts, m.start()) - 1
+        above = _BEFORE_LIST.match(text, starts[k - 1]) if k > 0 else None
+        if above is None or "softmax" not in text[starts[max(k - ROW_REACH, 0)]:m.end()].lower():
+            continue
+        args = human._cells(above.group("body").replace(",", " "), above.start("body"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        vals = [human._value(c.text) for c in cells]
+        if any(not 0 <= v <= 1 for v, _ in vals) or \
+                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
             continue
         _judge_softmax(args, cells, f"softmax([{above.group('body').strip()}])", text, hits)
 
@@ -1160,6 +1270,27 @@ def _weighted_sums(lines: list, starts: list, v: np.ndarray):
             yield terms, k, []
 
 
+def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarray) -> int | None:
+    """The query of coefficients that restate, digit for digit, a row of weights printed and judged on one line
+    within ``ROW_REACH`` lines above (``α ≈ [[0.47, 0.33, 0.20], ...`` then ``z₁ = 0.47·[1,0] + 0.33·[0.5,0.5] +
+    0.20·[0,1]``): the row of ``attn`` that row's checks expect (each cell's expected value, as printed by the
+    reader that judged it, is that row's weight); None when no line or more than one row fits."""
+    by_line: dict = {}
+    for rec in recs:
+        if line - ROW_REACH <= rec.line < line and rec.checks and all(str(c[1]).startswith("attn") for c in rec.checks):
+            by_line.setdefault(rec.line, []).append(rec)
+    for ln in sorted(by_line, reverse=True):
+        row = by_line[ln]
+        if len(row) != attn.shape[1] or [row[i].text for i in keys] != texts:
+            continue
+        shown = [str(rec.checks[0][2]) for rec in row]
+        fits = [q for q in range(attn.shape[0])
+                if all(human.fmt(float(attn[q, i]), len(e.split(".")[1]) if "." in e else 0) == e
+                       for i, e in enumerate(shown))]
+        return fits[0] if len(fits) == 1 else None
+    return None
+
+
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
     """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
     0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
@@ -1188,7 +1319,10 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
         r = int(np.argmin(far))
         if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
                                                                    for i in np.flatnonzero(far == far[r])):
-            continue
+            # off by more than rounding: the weights the note printed above, wrong, restated as coefficients
+            r = _restated_row(recs, [c.text for c, _ in terms], keys, human.line_of(body, terms[0][0].start), attn)
+            if r is None:
+                continue
         judged += [(c, attn[r][i], f"attn[{r}, {i}]") for c, i in terms]
         for (j, m), (_, i) in zip(products, terms):
             res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))

@@ -48,8 +48,11 @@ def torch_tensors(scenario: dict) -> dict:
     t = {n: torch.tensor(scenario[n], dtype=f64) for n in ("x", "q", "k", "v") if n in scenario}
     heads = scenario.get("heads", 1)
     if scenario["source"] == "scores":
-        assert scenario.get("scale", "none") == "none"
-        t["scores"] = t["scores_scaled"] = torch.tensor(scenario["scores"], dtype=f64)
+        # given scores, softmaxed as printed or times a number the note names (1/8 for "/ sqrt(64)")
+        scale = scenario.get("scale", "none")
+        assert scale == "none" or isinstance(scale, (int, float))
+        t["scores"] = torch.tensor(scenario["scores"], dtype=f64)
+        t["scores_scaled"] = t["scores"] * (1.0 if scale == "none" else scale)
     else:
         if scenario["source"] == "project" and "w_q" not in scenario:
             return t  # weights drawn by attnwalk (a note kept as a false-positive test): its inputs only
@@ -113,7 +116,9 @@ def printed(line: str, claim: dict) -> list[str]:
 
 def published(text: str, claim: dict) -> tuple[float, int]:
     """(value, decimals) of a printed number; a percentage is its fraction with two more decimals; in
-    e-notation the decimals are counted from the unit (``3.9987e-05``: 9 decimals)."""
+    e-notation the decimals are counted from the unit (``3.9987e-05``: 9 decimals); with ``decimal_comma``
+    the comma is the decimal point (``0,95``)."""
+    text = text.replace(",", ".") if claim.get("decimal_comma") else text  # Turkish/Spanish 0,95
     mantissa, _, exponent = text.partition("e")
     dec = (len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent or 0)
     return (float(text) / 100, dec + 2) if claim.get("percent") else (float(text), dec)
