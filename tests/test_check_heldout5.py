@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from test_check_heldout_rounds import HELDOUT5 as FOUND
 
 from attnwalk.api import walk
 from attnwalk.check import check_file, check_text, human, notations
@@ -31,44 +32,6 @@ truth, bench = heldout_tools()
 
 def _t(rows):
     return torch.tensor(rows, dtype=torch.float64)
-
-
-def test_the_fifth_round_is_new_real_notes():
-    assert len(NOTES) >= 8
-    assert {n.split("_")[0] for n in NOTES} == {"de", "en", "py"}
-    earlier = ("real", "heldout", "heldout2", "heldout3", "heldout4")
-    before = {p.read_text(encoding="utf-8").split("\n", 1)[0]
-              for folder in earlier for p in (CORPUS / folder).glob("*.md")}
-    firsts = [(HELDOUT5 / f"{n}.md").read_text(encoding="utf-8").split("\n", 1)[0] for n in NOTES]
-    assert all(f.startswith("<!-- source: ") and f not in before for f in firsts)
-    assert len(set(firsts)) == len(firsts)
-    assert sum(sum(truth.torch_wrong(HELDOUT5, n)[0].values()) for n in NOTES) == 183
-
-
-@pytest.mark.parametrize("name", NOTES)
-def test_heldout5_note_has_no_false_positive(name):
-    assert truth.measure(HELDOUT5, name)["false_pos"] == []
-
-
-# wrong numbers check finds per note (FIRST_RUN.md: 0 of 183). Found since: the slide's quoted output under the
-# German heading "Ergebnis" and its restatement in code; the ViT guide's "After Attention" table (rows named by the
-# token after the position), its dot products written out in the table's cells, the score list restating that
-# column, the softmax of the printed scores on the next line, the weights as coefficients of ``new_E``, and the
-# scores the prose quotes after a token's word (``H (0.194)``), the table of projections by the matrix E the guide
-# prints and works out once for patch A, and the two tables restating those projections.
-# and (heldout6) the coefficients of F's weighted sum that restate its printed, wrong softmax row (``0.08×[..]``).
-FOUND = {"de_notebook_slide_expected_output": 2, "en_vit_patch_attention_tables": 177}
-
-
-@pytest.mark.parametrize("name", NOTES)
-def test_heldout5_recall_is_what_the_benchmark_prints(name):
-    assert truth.measure(HELDOUT5, name)["found"] == FOUND.get(name, 0)
-
-
-def test_the_benchmark_measures_the_fifth_round(capsys):
-    assert bench.main(["--dir", str(HELDOUT5)]) == 0
-    rows = capsys.readouterr().out.strip().split("\n")
-    assert rows[-1].startswith("| **all** | 183 | 179 | 98% | 0 |")
 
 
 def test_the_heldout5_scenarios_reproduce_the_printed_inputs():

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from test_check_heldout_rounds import HELDOUT6 as FOUND
 
 from attnwalk.api import walk
 from attnwalk.check import check_file, check_text, notations
@@ -32,42 +33,6 @@ truth, bench = heldout_tools()
 
 def _t(rows):
     return torch.tensor(rows, dtype=torch.float64)
-
-
-def test_the_sixth_round_is_new_real_notes():
-    assert len(NOTES) >= 8
-    assert {n.split("_")[0] for n in NOTES} == {"es", "tr"}
-    earlier = ("real", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
-    before = {p.read_text(encoding="utf-8").split("\n", 1)[0]
-              for folder in earlier for p in (CORPUS / folder).glob("*.md")}
-    firsts = [(HELDOUT6 / f"{n}.md").read_text(encoding="utf-8").split("\n", 1)[0] for n in NOTES]
-    assert all(f.startswith("<!-- source: ") and f not in before for f in firsts)
-    assert len(set(firsts)) == len(firsts)
-    assert sum(sum(truth.torch_wrong(HELDOUT6, n)[0].values()) for n in NOTES) == 61
-
-
-@pytest.mark.parametrize("name", NOTES)
-def test_heldout6_note_has_no_false_positive(name):
-    assert truth.measure(HELDOUT6, name)["false_pos"] == []
-
-
-# wrong numbers check finds per note (FIRST_RUN.md: 21 of 61). Found since: the study guide's outputs worked out from
-# its own wrong weights (z₁ = 0.47·[1,0] + ..., the coefficients restating α's printed rows); the course document's
-# ``después: [..]`` under ``antes: [..]`` (the softmax of the list before); the solution's ``Suma = 4.4524`` under
-# its ``exp(0.7071) = 2.0281`` lines (the row's Σ e^s).
-FOUND = {"es_bootcamp_solution_exp_rows": 11, "es_course_doc_scores_then_softmax": 2, "es_devlog_unscaled_one_query": 3,
-         "es_doc_frames_rounded_softmax": 16, "es_notes_softmax_from_zero_percent": 4}
-
-
-@pytest.mark.parametrize("name", NOTES)
-def test_heldout6_recall_is_what_the_benchmark_prints(name):
-    assert truth.measure(HELDOUT6, name)["found"] == FOUND.get(name, 0)
-
-
-def test_the_benchmark_measures_the_sixth_round(capsys):
-    assert bench.main(["--dir", str(HELDOUT6)]) == 0
-    rows = capsys.readouterr().out.strip().split("\n")
-    assert rows[-1].startswith("| **all** | 61 | 36 | 59% | 0 |")
 
 
 def test_the_heldout6_scenarios_reproduce_the_printed_inputs():
