@@ -216,3 +216,34 @@ def _reads_on_a_phone(phone) -> None:
     commands = phone.evaluate("""[...document.querySelectorAll('pre > code.language-bash')].map(c =>
         [c.parentElement.scrollWidth, c.parentElement.clientWidth, c.textContent])""")
     assert commands and all(sw <= cw for sw, cw, _ in commands), commands
+
+
+SUM_WORD = {"vi": "tổng = ", "en": "sum = "}
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_the_large_course_page_renders_its_rows_worked_in_short(browser, tmp_path, lang):
+    """The course's yolo 8x8 note (rows of 64 keys worked in short) as a person sees it offline: every formula
+    rendered by KaTeX, the elided matrices' dots, the shortened rows and sums in their code blocks, nothing wider
+    than an 800 px page; a screenshot per page for a reviewer."""
+    page = browser.new_page()
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto((ROOT / "examples" / "notes" / f"yolo-8x8-seed42.{lang}.html").as_uri())
+    page.wait_for_load_state("load")
+    assert [u for u in requests if not u.startswith(("file:", "data:"))] == []
+    n_math = page.evaluate("document.querySelectorAll('.math').length")
+    assert n_math > 20
+    assert page.evaluate("document.querySelectorAll('.math .katex').length") == n_math
+    assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0
+    assert page.evaluate("document.querySelectorAll('.katex .minner, .katex .mord').length") > 1000
+    code = page.evaluate("[...document.querySelectorAll('pre code')].map(e => e.textContent).join('\\n')")
+    assert "…" in code and SUM_WORD[lang] in code and "+ 1.00000000" in code, code[:300]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 800
+    widths = page.evaluate("[...document.querySelectorAll('.math.block, pre')]"
+                           ".map(e => e.getBoundingClientRect().right)")
+    assert max(widths) <= 800
+    shot = shots_dir(tmp_path) / f"yolo-8x8-seed42.{lang}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page.close()
