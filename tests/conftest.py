@@ -137,3 +137,10 @@ def heldout_tools():
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     return bench.truth_module(), bench
+
+
+def record_fields(report) -> list[tuple]:
+    """Every field of a check report's records (line, text, status, operand, fix and each check's verdict, label
+    and expected value), for the tests that compare a fast path's report with the path it replaces."""
+    return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
+            for r in report.recs]

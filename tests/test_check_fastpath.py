@@ -17,6 +17,7 @@ import re
 from contextlib import contextmanager
 
 import pytest
+from conftest import record_fields
 
 from attnwalk.api import walk
 from attnwalk.check import check_text, checker
@@ -36,9 +37,7 @@ def walk_only():
 
 
 def records(text: str, options: dict | None = None) -> list:
-    rep = check_text(text, options)
-    return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
-            for r in rep.recs]
+    return record_fields(check_text(text, options))
 
 
 def both(text: str, options: dict | None = None) -> list:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import record_fields
 
 import attnwalk.check as C
 from attnwalk import inputs
@@ -397,9 +398,7 @@ def report(text: str, options: dict | None):
     C._TRACES.clear()
     human._MEMO.clear()
     rep = C.check_text(text, options, path="note.md")
-    recs = [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
-            for r in rep.recs]
-    return recs, rep.failure_lines(), rep.summary()
+    return record_fields(rep), rep.failure_lines(), rep.summary()
 
 
 @pytest.mark.parametrize("name,text,options", NOTES, ids=[n[0] for n in NOTES])

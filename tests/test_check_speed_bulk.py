@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import record_fields
 
 from attnwalk.api import walk
 from attnwalk.check import check_text, checker, expr
@@ -53,9 +54,7 @@ def node_cells():
 
 
 def records(text: str, options: dict | None = None) -> list:
-    rep = check_text(text, options)
-    return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
-            for r in rep.recs]
+    return record_fields(check_text(text, options))
 
 
 def assert_same(text: str, options: dict | None = None) -> list:
