@@ -1226,6 +1226,11 @@ _TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot)[ 
 _SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
                            r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+# the lines below a weighted sum that go on with it: ``= [0.34,0.0] + [0.145,0.145] + ...`` (the products, no result
+# yet), then ``= [0.764, 0.346]`` (the result), each opening with its ``=`` (heldout7's handbook)
+_GOES_ON_SUM = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*"
+                          r"(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t.]*$")
+_GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
 
 
@@ -1277,7 +1282,10 @@ def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarr
     reader that judged it, is that row's weight); None when no line or more than one row fits."""
     by_line: dict = {}
     for rec in recs:
-        if line - ROW_REACH <= rec.line < line and rec.checks and all(str(c[1]).startswith("attn") for c in rec.checks):
+        # twice the reach: the row may be restated further down, past prose and a sum written over lines (the
+        # texts must still match digit for digit)
+        if line - 2 * ROW_REACH <= rec.line < line and rec.checks and all(str(c[1]).startswith("attn")
+                                                                          for c in rec.checks):
             by_line.setdefault(rec.line, []).append(rec)
     for ln in sorted(by_line, reverse=True):
         row = by_line[ln]
@@ -1289,6 +1297,33 @@ def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarr
                        for i, e in enumerate(shown))]
         return fits[0] if len(fits) == 1 else None
     return None
+
+
+def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, attn: np.ndarray, out: np.ndarray,
+                  r: int, label: str) -> list:
+    """(cell, expected value, label) of the lines that go on with the weighted sum of line ``k`` when it has no
+    result of its own: ``= [0.34,0.0] + [0.145,0.145] + ...`` (each weight times its value row), then ``= [0.764,
+    0.346]`` (the output row); nothing when line ``k`` ends in its result or the next line is a whole sum of lists
+    (the caller reads those)."""
+    if _RESULT_AT_END.search(lines[k]) or k + 1 < len(lines) and _SUM_OF_LISTS.match(lines[k + 1]):
+        return []
+    judged, j = [], k + 1
+    m = _GOES_ON_SUM.match(lines[j]) if j < len(lines) else None
+    if m is not None:
+        base = starts[j] + m.start("terms")
+        lists = [human._cells(b.group("body").replace(",", " "), base + b.start("body"))
+                 for b in _ROW.finditer(m.group("terms"))]
+        if len(lists) != len(keys) or not all(x and len(x) == v.shape[1] for x in lists):
+            return []
+        judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]")
+                   for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
+        j += 1
+    m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
+    if m is not None and j > k + 1:  # the result after the products (a lone ``= [..]`` may be anything else)
+        res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
+        if res and len(res) == out.shape[1]:
+            judged += [(c, e, label) for c, e in zip(res, out[r])]
+    return judged
 
 
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
@@ -1331,6 +1366,7 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
         if k is None:
             continue
         label = f"out[{r}] (the weights rounded before the sum)"
+        judged += _sum_going_on(lines, starts, k, keys, v, attn, out, r, label)
         for line_no, m in ((k, _RESULT_AT_END.search(lines[k])),
                            (k + 1, _SUM_OF_LISTS.match(lines[k + 1]) if k + 1 < len(lines) else None)):
             if m is None:
