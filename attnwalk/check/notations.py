@@ -27,7 +27,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from ..notation import AFTER_WORDS, BEFORE_WORDS, SUM_WORDS
+from ..notation import AFTER_WORDS, ARROWS, BEFORE_WORDS, NEG_INFINITY, SUM_WORDS
 from ..numfmt import fmt
 from . import human
 
@@ -847,6 +847,7 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
     _scores_then_softmax(text, hits)
     _before_after_softmax(text, hits)
+    _softmax_arrows(text, hits)
     # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
     if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
                for m in _CALL_OPEN.finditer(text)):
@@ -869,19 +870,55 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
 
 def _judge_softmax(args: list, cells: list, label: str, text: str, hits: dict) -> None:
     """Verdicts for ``cells`` read as the softmax of the printed ``args``: a result is wrong only where no
-    arguments within their own rounding give it."""
-    x = np.array([human._value(a.text)[0] for a in args])
+    arguments within their own rounding give it. An argument is a cell or None, a masked score (-∞): weight 0."""
+    x = np.array([-np.inf if a is None else human._value(a.text)[0] for a in args])
     e = np.exp(x - x.max())
     want = e / e.sum()
     # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
     # an integer among decimals (``[0, 0.707]``) is exact
-    units = [0.5 * 10.0 ** -dec for a in args if (dec := human._value(a.text)[1] or 0) > 0]
+    units = [0.5 * 10.0 ** -dec for a in args if a is not None and (dec := human._value(a.text)[1] or 0) > 0]
     slack = max(units, default=0.0) / 2
     for c, h in zip(cells, human._judge(cells, want, label, text, gated=False)):
         value, dec = human._value(c.text)
         if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
             h.ok, h.fix = True, None
         hits[c.start] = h
+
+
+_NEG_INF = frozenset(NEG_INFINITY)
+_ARROW = "(?:" + "|".join(map(re.escape, ARROWS)) + ")"
+# ``"mèo"    [ 0.3    0.7    2.5 ]  → softmax → [0.08, 0.12, 0.80]``: a row of scores, an arrow, softmax, an arrow
+# and its weights (heldout7's vi_lesson_html_causal_mask)
+_SOFTMAX_ARROW = re.compile(r"^[^\[\n]*\[(?P<args>[^\[\]\n]*)\][ \t]*" + _ARROW + r"[ \t]*softmax[ \t]*" + _ARROW
+                            + r"[ \t]*\[(?P<body>[^\[\]\n]*)\]", re.M | re.I)
+
+
+def _score_args(body: str, base: int) -> list | None:
+    """The scores a softmax takes, as printed in a list's ``body`` (commas or spaces between them): a cell
+    each, None for a masked one (``-∞``, ``-\\infty``: ``notation.NEG_INFINITY``); None when anything else
+    stands among them."""
+    out = []
+    for t in re.finditer(r"[^\s,]+", body):
+        word = t.group().replace("\\", "")
+        if word in _NEG_INF:
+            out.append(None)
+        elif re.fullmatch(_NUM, word):
+            out.append(human.Cell(t.group(), base + t.start()))
+        else:
+            return None
+    return out if len(out) >= 2 and any(a is not None for a in out) else None
+
+
+def _softmax_arrows(text: str, hits: dict) -> None:
+    """Form: ``[ 0.5    1.8    -∞  ]  → softmax → [0.21, 0.79, 0.00]``: the list after the second arrow is the
+    softmax of the list before the first, an arithmetic claim as ``softmax([..]) = [..]`` is; a masked score
+    (``-∞``) weighs 0."""
+    for m in human.line_matches(_SOFTMAX_ARROW, text, "oftmax"):
+        args = _score_args(m.group("args"), m.start("args"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        _judge_softmax(args, cells, f"softmax([{m.group('args').strip()}])", text, hits)
 
 
 # ``Raw scores: [0.011, 0.143, ...]`` then, on the next line, ``After softmax: [0.08, 0.09, ...]``
