@@ -833,7 +833,9 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
             hits[c.start] = h
 
 
-_SOFTMAX_CALL = re.compile(r"(?i)softmax[ \t]*\([ \t]*\[(?P<args>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+# a score the softmax takes: a number, or a masked one (``-∞``, ``-\\infty``, ``-inf``: notation.NEG_INFINITY)
+_SCORE = r"(?:" + _NUM + r"|[-−](?:∞|\\*infty|inf(?:inity)?))"
+_SOFTMAX_CALL = re.compile(r"(?i)softmax\}?[ \t]*\([ \t]*\[(?P<args>[ \t]*" + _SCORE + r"(?:[ \t]*,[ \t]*" + _SCORE
                            + r")+[ \t]*)\][ \t]*\)")
 
 
@@ -849,14 +851,15 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     _before_after_softmax(text, hits)
     _softmax_arrows(text, hits)
     # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
-    if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
+    # (or after ``\text{softmax}``: the name in LaTeX's braces)
+    if not any(text[max(m.start() - 10, 0):m.start()].rstrip().rstrip("}").lower().endswith("softmax")
                for m in _CALL_OPEN.finditer(text)):
         return
     starts = human._line_starts(text)
     for m in _SOFTMAX_CALL.finditer(text):
         k = bisect_right(starts, m.start()) - 1
         end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
-        args = human._cells(m.group("args").replace(",", " "), m.start("args"))
+        args = _score_args(m.group("args"), m.start("args"))
         results = [r for r in _FLAT_LIST.finditer(text, m.end(), end)
                    if re.search(r"(?:=|≈|\\approx)[ \t]*$", text[m.end():r.start()])]
         if not args or not results:
