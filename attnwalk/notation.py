@@ -173,6 +173,11 @@ ROW_WORDS = ("row", "word", "token", "query", "position", "pos", "hàng", "từ"
 # ``después: [0.57, 0.29, 0.14]``): the second is the softmax of the first.
 BEFORE_WORDS = ("before", "antes", "vorher", "avant", "trước")
 AFTER_WORDS = ("after", "después", "despues", "nachher", "après", "sau")
+# A masked score as notes print it among the scores a softmax takes (``[ 0.5    1.8    -∞  ]``,
+# ``softmax([1.2, 0.8, -\\infty])``): its weight is 0. Compared with the backslashes taken out.
+NEG_INFINITY = ("-∞", "−∞", "-inf", "−inf", "-infty", "−infty", "-infinity")
+# The arrows between a row of scores, ``softmax`` and its weights (``[0.3 0.7 2.5] → softmax → [0.08, ...]``).
+ARROWS = ("→", "->", "=>", "⟶", "⇒")
 # The label of a sum alone on its line, below a row's exponentials (``Sum = 149.492``, ``Suma = 4.4524``).
 SUM_WORDS = ("sum", "total", "tổng", "总和", "求和", "和", "Σ", "\\sum", "suma", "somme", "summe", "soma", "toplam",
              "jumlah")

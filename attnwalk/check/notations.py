@@ -27,7 +27,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from ..notation import AFTER_WORDS, BEFORE_WORDS, SUM_WORDS
+from ..notation import AFTER_WORDS, ARROWS, BEFORE_WORDS, NEG_INFINITY, SUM_WORDS
 from ..numfmt import fmt
 from . import human
 
@@ -833,7 +833,9 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
             hits[c.start] = h
 
 
-_SOFTMAX_CALL = re.compile(r"(?i)softmax[ \t]*\([ \t]*\[(?P<args>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+# a score the softmax takes: a number, or a masked one (``-∞``, ``-\\infty``, ``-inf``: notation.NEG_INFINITY)
+_SCORE = r"(?:" + _NUM + r"|[-−](?:∞|\\*infty|inf(?:inity)?))"
+_SOFTMAX_CALL = re.compile(r"(?i)softmax\}?[ \t]*\([ \t]*\[(?P<args>[ \t]*" + _SCORE + r"(?:[ \t]*,[ \t]*" + _SCORE
                            + r")+[ \t]*)\][ \t]*\)")
 
 
@@ -847,15 +849,17 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     reader (``expr``) evaluating ``softmax`` of a list; needed by heldout3's ko_blog_2x2_rounded_weights."""
     _scores_then_softmax(text, hits)
     _before_after_softmax(text, hits)
+    _softmax_arrows(text, hits)
     # a list opening a call, ``([``, right after a ``softmax`` (the pattern ignores case: slow over a whole note)
-    if not any(text[max(m.start() - 9, 0):m.start()].rstrip().lower().endswith("softmax")
+    # (or after ``\text{softmax}``: the name in LaTeX's braces)
+    if not any(text[max(m.start() - 10, 0):m.start()].rstrip().rstrip("}").lower().endswith("softmax")
                for m in _CALL_OPEN.finditer(text)):
         return
     starts = human._line_starts(text)
     for m in _SOFTMAX_CALL.finditer(text):
         k = bisect_right(starts, m.start()) - 1
         end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
-        args = human._cells(m.group("args").replace(",", " "), m.start("args"))
+        args = _score_args(m.group("args"), m.start("args"))
         results = [r for r in _FLAT_LIST.finditer(text, m.end(), end)
                    if re.search(r"(?:=|≈|\\approx)[ \t]*$", text[m.end():r.start()])]
         if not args or not results:
@@ -869,19 +873,55 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
 
 def _judge_softmax(args: list, cells: list, label: str, text: str, hits: dict) -> None:
     """Verdicts for ``cells`` read as the softmax of the printed ``args``: a result is wrong only where no
-    arguments within their own rounding give it."""
-    x = np.array([human._value(a.text)[0] for a in args])
+    arguments within their own rounding give it. An argument is a cell or None, a masked score (-∞): weight 0."""
+    x = np.array([-np.inf if a is None else human._value(a.text)[0] for a in args])
     e = np.exp(x - x.max())
     want = e / e.sum()
     # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
     # an integer among decimals (``[0, 0.707]``) is exact
-    units = [0.5 * 10.0 ** -dec for a in args if (dec := human._value(a.text)[1] or 0) > 0]
+    units = [0.5 * 10.0 ** -dec for a in args if a is not None and (dec := human._value(a.text)[1] or 0) > 0]
     slack = max(units, default=0.0) / 2
     for c, h in zip(cells, human._judge(cells, want, label, text, gated=False)):
         value, dec = human._value(c.text)
         if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
             h.ok, h.fix = True, None
         hits[c.start] = h
+
+
+_NEG_INF = frozenset(NEG_INFINITY)
+_ARROW = "(?:" + "|".join(map(re.escape, ARROWS)) + ")"
+# ``"mèo"    [ 0.3    0.7    2.5 ]  → softmax → [0.08, 0.12, 0.80]``: a row of scores, an arrow, softmax, an arrow
+# and its weights (heldout7's vi_lesson_html_causal_mask)
+_SOFTMAX_ARROW = re.compile(r"^[^\[\n]*\[(?P<args>[^\[\]\n]*)\][ \t]*" + _ARROW + r"[ \t]*softmax[ \t]*" + _ARROW
+                            + r"[ \t]*\[(?P<body>[^\[\]\n]*)\]", re.M | re.I)
+
+
+def _score_args(body: str, base: int) -> list | None:
+    """The scores a softmax takes, as printed in a list's ``body`` (commas or spaces between them): a cell
+    each, None for a masked one (``-∞``, ``-\\infty``: ``notation.NEG_INFINITY``); None when anything else
+    stands among them."""
+    out = []
+    for t in re.finditer(r"[^\s,]+", body):
+        word = t.group().replace("\\", "")
+        if word in _NEG_INF:
+            out.append(None)
+        elif re.fullmatch(_NUM, word):
+            out.append(human.Cell(t.group(), base + t.start()))
+        else:
+            return None
+    return out if len(out) >= 2 and any(a is not None for a in out) else None
+
+
+def _softmax_arrows(text: str, hits: dict) -> None:
+    """Form: ``[ 0.5    1.8    -∞  ]  → softmax → [0.21, 0.79, 0.00]``: the list after the second arrow is the
+    softmax of the list before the first, an arithmetic claim as ``softmax([..]) = [..]`` is; a masked score
+    (``-∞``) weighs 0."""
+    for m in human.line_matches(_SOFTMAX_ARROW, text, "oftmax"):
+        args = _score_args(m.group("args"), m.start("args"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        _judge_softmax(args, cells, f"softmax([{m.group('args').strip()}])", text, hits)
 
 
 # ``Raw scores: [0.011, 0.143, ...]`` then, on the next line, ``After softmax: [0.08, 0.09, ...]``
@@ -1226,6 +1266,11 @@ _TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot)[ 
 _SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
                            r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+# the lines below a weighted sum that go on with it: ``= [0.34,0.0] + [0.145,0.145] + ...`` (the products, no result
+# yet), then ``= [0.764, 0.346]`` (the result), each opening with its ``=`` (heldout7's handbook)
+_GOES_ON_SUM = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*"
+                          r"(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t.]*$")
+_GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
 
 
@@ -1277,7 +1322,10 @@ def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarr
     reader that judged it, is that row's weight); None when no line or more than one row fits."""
     by_line: dict = {}
     for rec in recs:
-        if line - ROW_REACH <= rec.line < line and rec.checks and all(str(c[1]).startswith("attn") for c in rec.checks):
+        # twice the reach: the row may be restated further down, past prose and a sum written over lines (the
+        # texts must still match digit for digit)
+        if line - 2 * ROW_REACH <= rec.line < line and rec.checks and all(str(c[1]).startswith("attn")
+                                                                          for c in rec.checks):
             by_line.setdefault(rec.line, []).append(rec)
     for ln in sorted(by_line, reverse=True):
         row = by_line[ln]
@@ -1289,6 +1337,33 @@ def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarr
                        for i, e in enumerate(shown))]
         return fits[0] if len(fits) == 1 else None
     return None
+
+
+def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, attn: np.ndarray, out: np.ndarray,
+                  r: int, label: str) -> list:
+    """(cell, expected value, label) of the lines that go on with the weighted sum of line ``k`` when it has no
+    result of its own: ``= [0.34,0.0] + [0.145,0.145] + ...`` (each weight times its value row), then ``= [0.764,
+    0.346]`` (the output row); nothing when line ``k`` ends in its result or the next line is a whole sum of lists
+    (the caller reads those)."""
+    if _RESULT_AT_END.search(lines[k]) or k + 1 < len(lines) and _SUM_OF_LISTS.match(lines[k + 1]):
+        return []
+    judged, j = [], k + 1
+    m = _GOES_ON_SUM.match(lines[j]) if j < len(lines) else None
+    if m is not None:
+        base = starts[j] + m.start("terms")
+        lists = [human._cells(b.group("body").replace(",", " "), base + b.start("body"))
+                 for b in _ROW.finditer(m.group("terms"))]
+        if len(lists) != len(keys) or not all(x and len(x) == v.shape[1] for x in lists):
+            return []
+        judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]")
+                   for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
+        j += 1
+    m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
+    if m is not None and j > k + 1:  # the result after the products (a lone ``= [..]`` may be anything else)
+        res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
+        if res and len(res) == out.shape[1]:
+            judged += [(c, e, label) for c, e in zip(res, out[r])]
+    return judged
 
 
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
@@ -1331,6 +1406,7 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
         if k is None:
             continue
         label = f"out[{r}] (the weights rounded before the sum)"
+        judged += _sum_going_on(lines, starts, k, keys, v, attn, out, r, label)
         for line_no, m in ((k, _RESULT_AT_END.search(lines[k])),
                            (k + 1, _SUM_OF_LISTS.match(lines[k + 1]) if k + 1 < len(lines) else None)):
             if m is None:
