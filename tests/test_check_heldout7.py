@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from test_check_heldout_rounds import HELDOUT7 as FOUND
 
 from attnwalk.check import check_file, check_text, notations
 from attnwalk.scenario import load_scenario
@@ -32,40 +33,6 @@ truth, bench = heldout_tools()
 
 def _t(rows):
     return torch.tensor(rows, dtype=torch.float64)
-
-
-def test_the_seventh_round_is_new_real_notes():
-    assert len(NOTES) >= 8
-    assert {n.split("_")[0] for n in NOTES} == {"en", "vi", "ko", "id"}
-    earlier = ("real", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
-    before = {p.read_text(encoding="utf-8").split("\n", 1)[0]
-              for folder in earlier for p in (CORPUS / folder).glob("*.md")}
-    firsts = [(HELDOUT7 / f"{n}.md").read_text(encoding="utf-8").split("\n", 1)[0] for n in NOTES]
-    assert all(f.startswith("<!-- source: ") and f not in before for f in firsts)
-    assert len(set(firsts)) == len(firsts)
-    assert sum(sum(truth.torch_wrong(HELDOUT7, n)[0].values()) for n in NOTES) == 44
-
-
-@pytest.mark.parametrize("name", NOTES)
-def test_heldout7_note_has_no_false_positive(name):
-    assert truth.measure(HELDOUT7, name)["false_pos"] == []
-
-
-# wrong numbers check finds per note (FIRST_RUN.md: 5 of 44). Found since: the handbook's coefficients restating its
-# wrong weight row 14 lines above (``= 0.34×[1.0,0.0] + ...``), its products on the next line (``= [0.34,0.0] +
-# [0.145,0.145] + ...``) and its output on the line after (``= [0.764, 0.346]``).
-FOUND = {"en_handbook_virat_rounded_weights": 16, "en_robotics_notes_softmax_logits": 1}
-
-
-@pytest.mark.parametrize("name", NOTES)
-def test_heldout7_recall_is_what_the_benchmark_prints(name):
-    assert truth.measure(HELDOUT7, name)["found"] == FOUND.get(name, 0)
-
-
-def test_the_benchmark_measures_the_seventh_round(capsys):
-    assert bench.main(["--dir", str(HELDOUT7)]) == 0
-    rows = capsys.readouterr().out.strip().split("\n")
-    assert rows[-1].startswith("| **all** | 44 | 17 | 39% | 0 |")
 
 
 def test_the_heldout7_scenarios_reproduce_the_printed_inputs():
