@@ -9,11 +9,15 @@ The truth is torch's: tests/corpus/heldout/truth.py recomputes each claimed tens
 digit (DESIGN §7, widened by float32 rounding).
 """
 
+import shutil
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 from conftest import heldout_tools
+
+from attnwalk.check import check_file
+from attnwalk.scenario import load_scenario
 
 pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -134,3 +138,36 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
     with pytest.raises(SystemExit) as err:
         bench.main(["--dir", str(CORPUS / "heldout2" / "no-such-folder")])
     assert err.value.code == 2
+
+
+# Where --fix is known not to converge to torch's numbers (found when this test was widened from the fifth to
+# seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
+FIX_GAPS = {
+    ("heldout", "en_softmax_by_hand_10_0_m5"): "0.0000003 ≈ 0.0003% is flagged (torch: 0.00003%) but a percentage "
+                                               "restating a decimal gets no fix, so the fixed note still has it wrong",
+    ("heldout2", "zh_illustrated_self_attention_rounded"): "the summed weighted values ([0.0, 0.0, 0.0] + [1.0, 4.0, "
+                                                           "0.0] + ...) under a heading naming `value` are judged as "
+                                                           "V, so --fix writes V's rows where attn·v belongs",
+    ("heldout3", "ja_projection_tables_latex"): "the score matrix is judged as the scaled scores (1.414 printed as 1), "
+                                                "so --fix writes the scaled scores' digits where QKᵀ's belong",
+    ("heldout3", "ko_blog_cafe_menu_three_keys"): "truth.py anchors a claim by its line's text, which --fix changes "
+                                                  "(' = [0.402, 0.4635]'): the fixed copy cannot be measured",
+}
+FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=FIX_GAPS[
+    r.folder, n])] if (r.folder, n) in FIX_GAPS else []) for r in ROUNDS for n in sorted(r.found)]
+
+
+@pytest.mark.parametrize("r, name", FOUND_NOTES)
+def test_fix_converges_to_torchs_numbers(r, name, tmp_path):
+    """``check --fix`` on a copy of a note with wrong numbers found: the fixed copy checks with 0 wrong, and every
+    number it rewrote is torch's to the printed digits (the torch-wrong numbers left are exactly those check did not
+    find)."""
+    for ext in (".md", ".toml", ".claims.json"):
+        shutil.copy(CORPUS / r.folder / f"{name}{ext}", tmp_path / f"{name}{ext}")
+    opts = load_scenario(tmp_path / f"{name}.toml")
+    report = check_file(tmp_path / f"{name}.md", opts, fix="write")
+    assert report.diff and not report.wrong
+    assert not check_file(tmp_path / f"{name}.md", opts).wrong
+    before = sum(truth.torch_wrong(CORPUS / r.folder, name)[0].values())
+    after = sum(truth.torch_wrong(tmp_path, name)[0].values())
+    assert after == before - r.found[name]
