@@ -143,8 +143,6 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # Where --fix is known not to converge to torch's numbers (found when this test was widened from the fifth to
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
-    ("heldout", "en_softmax_by_hand_10_0_m5"): "0.0000003 ≈ 0.0003% is flagged (torch: 0.00003%) but a percentage "
-                                               "restating a decimal gets no fix, so the fixed note still has it wrong",
     ("heldout2", "zh_illustrated_self_attention_rounded"): "the summed weighted values ([0.0, 0.0, 0.0] + [1.0, 4.0, "
                                                            "0.0] + ...) under a heading naming `value` are judged as "
                                                            "V, so --fix writes V's rows where attn·v belongs",

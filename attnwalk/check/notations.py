@@ -653,8 +653,9 @@ def settle(body: str, recs: list) -> list:
         if r is not None:
             ok = restates(pct, prev)
             dec = len(pct.split(".")[1]) if "." in pct else 0
-            r.checks = [(ok, f"{prev} as a percentage", human.fmt(float(prev) * 100, dec) + "%")]
-            r.fix = None
+            shown = human.fmt(float(prev) * 100, dec)
+            r.checks = [(ok, f"{prev} as a percentage", shown + "%")]
+            r.fix = None if ok else (shown, "arith")  # the decimal before it, restated: fixed after the labels
     for start, end, value in thousands_numbers(body):
         r = take(start, body[start:end].split(",")[0])
         if r is None:
