@@ -144,7 +144,10 @@ def channel_sum(head: str, a: np.ndarray, v: np.ndarray, fa, fv, wp: int, result
     return chain(head, [terms[:FIRST] + ["..."], parts], result)
 
 
+MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
+
+
 def channels(n: int) -> list[int]:
-    """The channels a long worked step works one by one: all up to 8, else the first 4 and the last (as
-    the channel maps are printed)."""
-    return list(range(n)) if n <= 8 else [0, 1, 2, 3, n - 1]
+    """The channels printed and worked one by one (channel maps, a long row's worked output): all up to
+    ``MAX_CHANNELS_SHOWN``, else the first 4 and the last."""
+    return list(range(n)) if n <= MAX_CHANNELS_SHOWN else [0, 1, 2, 3, n - 1]

@@ -15,13 +15,8 @@ from . import elide, intuition
 from .exercises import SUM, wrap_list, wrap_sum, yolo_exercises
 from .layout import rows
 
-MAX_CHANNELS_SHOWN = 8  # beyond this, the first 4 and the last channel are printed
 MAX_TABLE_POSITIONS = 16  # the pixel table (one row per position) up to 16 positions
 MAX_ROLE_ROWS = 64  # the qkv channel-role table in full up to 64 channels (dim 32), then each role's ends
-
-
-def shown(n: int) -> list[int]:
-    return list(range(n)) if n <= MAX_CHANNELS_SHOWN else [0, 1, 2, 3, n - 1]
 
 
 def cli_command(cfg: dict) -> str:
@@ -55,8 +50,8 @@ def build(trace: Trace) -> dict:
         return rows([{"c": c, "label": lab(name, b=0, c=c), "tex": mat(trace[tensor][b, c])} for c in channels])
 
     x = trace["x"]
-    chans = shown(C)
-    qkv_chans = shown(d["qkv_channels"])
+    chans = elide.channels(C)
+    qkv_chans = elide.channels(d["qkv_channels"])
     per_head = 2 * kd + hd
     roles = []
     for ch in range(d["qkv_channels"]):
@@ -147,7 +142,7 @@ def build(trace: Trace) -> dict:
         "attn_ratio": f"{cfg['attn_ratio']:g}", "init_std": f"{cfg['init_std']:g}",
         "channels_elided": len(chans) < C, "qkv_channels_elided": len(qkv_chans) < d["qkv_channels"],
         "positions": [f"p{p}" for p in range(N)],
-        "pixel_table": _pixel_table(x[b]) if N <= MAX_TABLE_POSITIONS and C <= MAX_CHANNELS_SHOWN else None,
+        "pixel_table": _pixel_table(x[b]) if N <= MAX_TABLE_POSITIONS and C <= elide.MAX_CHANNELS_SHOWN else None,
         "x_maps": rows([{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=_num)}
                         for c in chans]),
         "w_qkv_tex": mat(w_qkv), "w_qkv_elided": is_elided(w_qkv),
