@@ -21,6 +21,9 @@ WORDS = {
         "narrow_caption": " Only that range is coloured, so that small differences show.",
         "masked_caption": "The colour bar (viridis) spans the weights that are not masked, in all heads; hatched grey "
                           "cells are masked (their weight is 0).",
+        "pooled_caption": "With {n} × {m} weights, more than the picture has pixels, each square covers a block "
+                          "of {k} × {k} pairs and shows the largest weight in it, so that a single strong weight "
+                          "stays visible.",
         "look_alt": "For each of the {heads} heads, the attention row of pixel p0 drawn back on the {H}×{W} "
                     "grid, each cell named by its pixel and holding its weight.",
         "look_caption": "Where does pixel p0 look? Its attention row, per head, drawn back on the feature map "
@@ -47,6 +50,9 @@ WORDS = {
         "narrow_caption": " Chỉ khoảng đó được tô màu, để thấy được những khác biệt nhỏ.",
         "masked_caption": "Thang màu (viridis) trải trên các trọng số không bị che (mask) của mọi head; ô xám gạch "
                           "chéo là ô bị che (trọng số bằng 0).",
+        "pooled_caption": "Với {n} × {m} trọng số, nhiều hơn số điểm ảnh của hình, mỗi ô vuông gộp một khối "
+                          "{k} × {k} cặp và tô màu trọng số lớn nhất trong khối, để một trọng số lớn đơn lẻ "
+                          "không bị mất khi thu nhỏ.",
         "look_alt": "Với mỗi head trong {heads} head, hàng chú ý của pixel p0 vẽ lại trên lưới {H}×{W}, "
                     "mỗi ô ghi tên pixel và trọng số của nó.",
         "look_caption": "Pixel p0 nhìn vào đâu? Hàng chú ý của nó, theo từng head, vẽ lại trên feature map "

@@ -16,6 +16,11 @@ from .numfmt import fmt
 
 MAX_TICKS = 20  # labelled rows / columns of a heatmap at most
 MAX_ANNOTATED = 16  # values are written in the cells up to 16x16
+# Past POOL_ABOVE rows or columns a map has more cells than its picture has pixels: drawn cell by cell,
+# the picture would drop or average away single strong weights (a saturated row's one weight 1 vanishes
+# among 1600 keys), and a masked map would carry a hatched patch per cell (80,000 at N = 400: a 21 MB SVG).
+# Such a map is drawn in square blocks of k x k pairs, each coloured with the largest weight it holds.
+POOL_ABOVE = 128
 
 
 def _labels(cfg: dict, n: int, m: int, variant: str, shape: tuple) -> tuple[list[str], list[str]]:
@@ -67,6 +72,35 @@ def extremes(trace, h: int) -> dict:
             "lo": float(a.flat[lo]), "hi": float(a.flat[hi])}
 
 
+def pool_size(n: int, m: int) -> int:
+    """The side k of the blocks a heatmap of n x m weights is drawn in (1: every cell drawn)."""
+    return 1 if max(n, m) <= POOL_ABOVE else -(-max(n, m) // POOL_ABOVE)
+
+
+def pooled(a: np.ndarray, keep: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Block maxima of ``a`` over k x k blocks (the last ones partial), over kept cells only, and the
+    blocks' keep-mask: a block is masked only when every cell of it is."""
+    if k == 1:
+        return a, keep
+    n, m = a.shape
+    bn, bm = -(-n // k), -(-m // k)
+    pad = np.full((bn * k, bm * k), -np.inf)
+    pad[:n, :m] = a if keep is None else np.where(keep, a, -np.inf)
+    top = pad.reshape(bn, k, bm, k).max(axis=(1, 3))
+    kept = np.isfinite(top)
+    return np.where(kept, top, 0.0), (None if keep is None else kept)
+
+
+def _masked_runs(keep: np.ndarray) -> list[tuple[int, int, int]]:
+    """(row, first column, length) of each run of masked cells in a row, in reading order."""
+    runs = []
+    for i in range(keep.shape[0]):
+        row = np.concatenate(([False], ~keep[i], [False])).astype(np.int8)
+        edges = np.flatnonzero(np.diff(row))
+        runs += [(i, int(a), int(b - a)) for a, b in zip(edges[::2], edges[1::2])]
+    return runs
+
+
 def specs(trace, lang: str) -> list[dict]:
     """The figures of a note: key, where it goes ("shapes" | "attn"), alt text and caption. A caption
     names the extremes of its head and the colour range in phrases `attnwalk check` verifies."""
@@ -86,6 +120,9 @@ def specs(trace, lang: str) -> list[dict]:
                                        qmax=qn[e["max"][0]], kmax=kn[e["max"][1]], hi_h=fmt(e["hi"], dec))
         cap += " " + (w["masked_caption"] if masked else w["scale_caption"].format(**rng)
                       + (w["narrow_caption"] if hi - lo < 0.5 else ""))
+        k = pool_size(n, m)
+        if k > 1:
+            cap += " " + w["pooled_caption"].format(n=n, m=m, k=k)
         out.append({"key": f"attn-h{h}", "place": "attn", "alt": w["attn_alt"].format(h=h, n=n, m=m),
                     "caption": cap})
     if cfg["variant"] == "yolo":
@@ -152,15 +189,26 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
     fig.set_size_inches(min(1.6 + cell * m + 1.0, cap), min(1.2 + cell * n, cap - 1.0))
     ax = fig.add_subplot()
     keep = _keep(trace)
-    shown = np.ma.masked_array(a, mask=~keep) if keep is not None else a
+    k = pool_size(n, m)
+    img, img_keep = pooled(a, keep, k)
+    shown = np.ma.masked_array(img, mask=~img_keep) if img_keep is not None else img
     cmap = matplotlib_cmap()
-    im = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal", interpolation="nearest")
+    # a pooled image spans the cells' own coordinates, so ticks and labels still name queries and keys
+    extent = None if k == 1 else (-0.5, img.shape[1] * k - 0.5, img.shape[0] * k - 0.5, -0.5)
+    im = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal", interpolation="nearest", extent=extent)
+    if k > 1:
+        ax.set_xlim(-0.5, m - 0.5)
+        ax.set_ylim(n - 0.5, -0.5)
     if keep is not None:  # masked cells: light grey with a hatch, no number
         from matplotlib.patches import Rectangle
 
-        for i, j in zip(*np.nonzero(~keep)):
-            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#e0e0e0", edgecolor="#888888",
-                                   hatch="///", linewidth=0.5))
+        if k == 1 and max(n, m) <= MAX_ANNOTATED:  # cell by cell, each with its border
+            cells = [(i, j, 1) for i, j in zip(*np.nonzero(~keep))]
+        else:  # one patch per run of masked cells (or blocks) in a row: a causal map has one per row
+            cells = [(i * k, j * k, length * k) for i, j, length in _masked_runs(img_keep)]
+        for i, j, length in cells:
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), min(length, m - j), min(k, n - i), facecolor="#e0e0e0",
+                                   edgecolor="#888888", hatch="///", linewidth=0.5))
     if max(n, m) <= MAX_ANNOTATED:
         _annotate(ax, a, lo, hi, 3, 7 if max(n, m) <= 9 else 5, skip=None if keep is None else ~keep)
     # past MAX_TICKS rows or columns, every k-th one is labelled (81 labels would print on each other)

@@ -225,3 +225,74 @@ def test_heatmap_ticks_stay_legible_on_a_large_map(side):
     labels = [lab.get_text() for lab in ax.get_yticklabels()]
     assert labels == [f"p{int(i)}" for i in ys]
     assert max(fig.get_size_inches()) <= (8.0 if n <= figures.MAX_ANNOTATED else 5.5)
+
+
+def test_pooled_blocks_are_the_largest_kept_weight_of_each_block():
+    """Hand-made 5 x 5 weights in 2 x 2 blocks (the last ones partial): each block shows its largest
+    weight among kept cells; a block is masked only when all of its cells are."""
+    a = np.arange(25, dtype=float).reshape(5, 5) / 100
+    keep = np.tril(np.ones((5, 5), bool))  # causal: key j <= query i
+    img, img_keep = figures.pooled(a, keep, 2)
+    # block (0, 0) keeps (0,0), (1,0), (1,1): largest is a[1, 1] = 0.06; block (0, 1) and (0, 2) keep nothing
+    assert img.shape == (3, 3)
+    assert img_keep.tolist() == [[True, False, False], [True, True, False], [True, True, True]]
+    assert img[0, 0] == 0.06 and img[1, 0] == 0.16 and img[1, 1] == 0.18 and img[2, 2] == 0.24
+    assert img[2, 0] == 0.21 and img[2, 1] == 0.23
+    plain, none = figures.pooled(a, None, 2)
+    assert none is None and plain[0, 0] == 0.06 and plain[2, 2] == 0.24 and plain[0, 2] == 0.09  # a[1, 4]
+    assert figures.pooled(a, keep, 1)[0] is a  # k = 1: the cells themselves
+
+
+def test_a_saturated_large_map_keeps_its_one_hot_column_visible():
+    """N = 400 with the ramp input: every weight is 0 or 1 (scores far apart), each row's 1 in one key
+    column. Drawn cell by cell at ~300 pixels, that one-pixel column disappeared; the pooled picture
+    shows every block that holds a weight 1 at colour 1, and the caption says how the map is drawn."""
+    from matplotlib.figure import Figure
+
+    t = attnwalk.walk(h=20, w=20, dim=8, heads=2)
+    a = t["attn"][0, 0]
+    n = a.shape[0]
+    top = a.argmax(axis=1)
+    assert a.max(axis=1).min() > 0.99  # saturated: the premise of the test
+    fig = Figure()
+    figures._draw_heatmap(fig, t, 0, figures.WORDS["en"])
+    ax = fig.axes[0]
+    shown = np.asarray(ax.images[0].get_array())
+    k = figures.pool_size(n, n)
+    assert k == -(-n // figures.POOL_ABOVE) == 4 and shown.shape == (100, 100)
+    want = [[a[bi * k:(bi + 1) * k, bj * k:(bj + 1) * k].max() for bj in range(100)] for bi in range(100)]
+    assert np.array_equal(shown, np.array(want))
+    for i in range(n):  # the block of each row's top weight is drawn at least as bright as that weight
+        assert shown[i // k, top[i] // k] >= a[i, top[i]] > 0.99
+    assert ax.get_xlim() == (-0.5, n - 0.5) and max(ax.get_xticks()) < n  # ticks still name keys p0..p399
+    cap = figures.specs(t, "en")[1]["caption"]
+    assert f"With {n} × {n} weights" in cap and f"block of {k} × {k} pairs" in cap
+    assert "mỗi ô vuông gộp một khối 4 × 4 cặp" in figures.specs(t, "vi")[1]["caption"]
+
+
+def test_a_large_masked_map_draws_one_patch_per_masked_run_not_per_cell():
+    """Causal N = 400: 79,800 masked cells were 79,800 hatched patches (a 21 MB SVG, 90 s to draw). Now
+    one patch per run of masked blocks in a block row: the causal triangle has one per row but the last."""
+    from matplotlib.figure import Figure
+
+    n = 400
+    t = attnwalk.walk(variant="sdpa", tokens=n, dim=4, heads=1, mask="causal")
+    fig = Figure()
+    figures._draw_heatmap(fig, t, 0, figures.WORDS["en"])
+    k = figures.pool_size(n, n)
+    rows = -(-n // k)
+    patches = fig.axes[0].patches
+    assert len(patches) == rows - 1
+    for p in patches:  # each run starts right of the diagonal block and reaches the last key
+        x, y = p.get_xy()
+        assert x + p.get_width() == n - 0.5 and x - y == k
+    assert len(figures.svg(t, "attn-h0", "en")) < 1_000_000
+
+
+def test_small_masked_maps_still_hatch_each_cell():
+    t = attnwalk.walk(**scenario("toi-di-hoc-causal.toml"))
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    figures._draw_heatmap(fig, t, 0, figures.WORDS["en"])
+    assert len(fig.axes[0].patches) == int((np.asarray(t["mask"]) == 0).sum()) == 3
