@@ -21,6 +21,7 @@ MAX_ANNOTATED = 16  # values are written in the cells up to 16x16
 # among 1600 keys), and a masked map would carry a hatched patch per cell (80,000 at N = 400: a 21 MB SVG).
 # Such a map is drawn in square blocks of k x k pairs, each coloured with the largest weight it holds.
 POOL_ABOVE = 128
+LOOK_TICKS = 5  # labelled rows / columns of a large "where does p look" panel at most
 
 
 def _labels(cfg: dict, n: int, m: int, variant: str, shape: tuple) -> tuple[list[str], list[str]]:
@@ -238,8 +239,13 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
     cols = min(heads, 4)
     rows = -(-heads // cols)
     cell = 0.62 if max(H, W) <= 6 else 0.3
+    # a large map's cells shrink so that its panels fit the 8-inch width: the height follows them, so
+    # the panels stay square beside a colour bar of their own height (40 x 40 had a 10-inch-tall bar)
+    cell = min(cell, ((8.0 - 1.1) / cols - 0.75) / W)
     # each panel: its cells plus room for the tick labels, axis labels and title; then the colour bar
     fig.set_size_inches(min(cols * (cell * W + 0.75) + 1.1, 8.0), min(rows * (cell * H + 0.95), 10.0))
+    # past MAX_ANNOTATED rows or columns a panel labels every k-th one (40 labels printed on each other)
+    step = 1 if max(H, W) <= MAX_ANNOTATED else -(-max(H, W) // LOOK_TICKS)
     axes = fig.subplots(rows, cols, squeeze=False)
     from matplotlib.patches import Rectangle
 
@@ -256,11 +262,11 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
                       names=[f"p{k}" for k in range(H * W)] if max(H, W) <= 6 else None)
         r, c = divmod(p, W)
         ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#ff00ff", linewidth=2.5))
-        ax.set_xticks(range(W))
-        ax.set_yticks(range(H))
+        ax.set_xticks(range(0, W, step))
+        ax.set_yticks(range(0, H, step))
         ax.set_xlabel(w["col"])
         ax.set_ylabel(w["row"])
-        ax.set_title(w["look_title"].format(h=h, p=p))
+        ax.set_title(w["look_title"].format(h=h, p=p), fontsize=7 if max(H, W) > MAX_ANNOTATED else None)
     fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"])
 
 

@@ -296,3 +296,23 @@ def test_small_masked_maps_still_hatch_each_cell():
     fig = Figure()
     figures._draw_heatmap(fig, t, 0, figures.WORDS["en"])
     assert len(fig.axes[0].patches) == int((np.asarray(t["mask"]) == 0).sum()) == 3
+
+
+def test_where_p0_looks_on_a_large_map_fits_its_panels_and_thins_its_ticks():
+    """40 x 40 pixels, 4 heads: the panels had 40 overlapping tick labels each beside a 10-inch colour
+    bar. Now each panel labels at most LOOK_TICKS rows and columns, evenly from 0, and the figure is
+    no taller than its square panels need (one row of 4 panels: under 3 inches)."""
+    from matplotlib.figure import Figure
+
+    t = attnwalk.walk(h=40, w=40, dim=16, heads=4)
+    fig = Figure(layout="constrained")
+    figures._draw_look(fig, t, 0, figures.WORDS["en"])
+    width, height = fig.get_size_inches()
+    assert width <= 8.0 and height < 3.0
+    panels = [ax for ax in fig.axes if ax.images]
+    assert len(panels) == 4
+    for ax in panels:
+        xs = list(ax.get_xticks())
+        assert 1 < len(xs) <= figures.LOOK_TICKS and xs[0] == 0 and len(set(np.diff(xs))) == 1
+        assert xs[-1] + (xs[1] - xs[0]) >= 40 and list(ax.get_yticks()) == xs
+        assert np.array_equal(ax.images[0].get_array(), t["attn"][0, panels.index(ax), 0].reshape(40, 40))
