@@ -266,7 +266,8 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         ax.set_yticks(range(0, H, step))
         ax.set_xlabel(w["col"])
         ax.set_ylabel(w["row"])
-        ax.set_title(w["look_title"].format(h=h, p=p), fontsize=7 if max(H, W) > MAX_ANNOTATED else None)
+        # (a title size given at all, even None, replaces the rc's larger title size)
+        ax.set_title(w["look_title"].format(h=h, p=p), **({"fontsize": 7} if max(H, W) > MAX_ANNOTATED else {}))
     fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"])
 
 
