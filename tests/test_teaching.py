@@ -134,6 +134,29 @@ def test_mha_note_reports_saturation_and_head_differences():
     assert "The heads differ" in en
 
 
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_many_saturated_rows_are_worked_four_then_counted(lang):
+    """sdpa, 40 tokens projected with std-1 weights: 36 of 40 rows print weight 1 (counted here from the
+    softmax of the recorded scaled scores, redone with NumPy). The first four are worked, the rest are one
+    counted line, not 36 lines; check reads every decimal of it right."""
+    from attnwalk.check import check_text
+    from attnwalk.render import render
+
+    t = attnwalk.walk(variant="sdpa", tokens=40, dim=64, heads=1, input="randint", source="project",
+                      init_std=1.0, lang=lang)
+    s = t["scores_scaled"][0, 0]
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    ones = sum(f"{m:.4f}" == "1.0000" for m in (e / e.sum(axis=1, keepdims=True)).max(axis=1))
+    assert ones == 36  # the premise
+    md = render(t, "md", lang)
+    word = {"vi": "softmax đã **bão hoà**", "en": "the softmax is **saturated**"}[lang]
+    assert md.count(word) == 4
+    more = {"vi": f"- … và {ones - 4} hàng khác cũng bão hoà như vậy: {ones} trên 40 hàng dồn trọng số 1",
+            "en": f"- … and {ones - 4} more rows are saturated in the same way: {ones} of the 40 rows put weight 1"}
+    assert more[lang] in md
+    assert not check_text(md).wrong
+
+
 # ------------------------------------------------------------------ formula and shape at every step
 
 @pytest.mark.parametrize("name", SEQ_NOTES)

@@ -203,3 +203,58 @@ def test_yolo_exercises_answers_are_verified_and_a_changed_digit_is_wrong(name, 
     p = tmp_path / path.name
     p.write_text(text, encoding="utf-8")
     assert n in {r.line for r in check_file(p).wrong}
+
+
+def test_saturation_counts_rows_that_print_weight_one_and_works_the_first():
+    """Hand-made scaled scores: row 0 leads by 20 (e^-20 ≈ 2e-9: prints 1.0000), row 1 by 10 over two keys
+    (weights 1 / (1 + e^-10 + e^-11) ≈ 0.99994: prints 0.9999, not saturated), row 2 not at all."""
+    scaled = np.array([[0.0, 20.0, -1.0], [10.0, 0.0, -1.0], [1.0, 0.5, 0.0]])
+    e = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    attn = e / e.sum(axis=1, keepdims=True)
+    r = intuition.saturation(attn, scaled, 4)
+    assert (r["rows"], r["n"], r["all"], r["i"], r["k"], r["j"]) == (1, 3, False, 0, 1, 0)
+    assert (r["top"], r["second"], r["gap"], r["minus_second"]) == ("20.0000", "0.0000", "20.00", "0.0000")
+    assert (r["w_top"], r["w_second"]) == ("1.0000", "0.0000")  # 1 / (1 + e^-20 + e^-21), e^-20 / (...)
+    assert r["about"] == str(round(math.log(2e4))) == "10"  # e^-lead < 0.00005 once lead > ln(20000) ≈ 9.9
+    assert intuition.saturation(attn, scaled, 8)["about"] == "19"  # ln(2e8) ≈ 19.1
+    assert intuition.saturation(attn[1:], scaled[1:], 4) is None
+    assert intuition.saturation(attn[:, :1] / attn[:, :1], scaled[:, :1], 4) is None  # one key: nothing to lead
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_a_saturated_ramp_note_says_so_and_names_the_input_as_the_cause(lang, tmp_path):
+    """yolo 20 x 20 with 16 channels, 4 heads, on the ramp input (x = 1 .. 16*20*20 = 6400): scores in the
+    millions. The note says, for each head with saturated rows, how many rows print weight 1 (counted
+    here with torch), works the first such row's lead, and names the ramp input's size as the cause; a
+    head without one says nothing. check verifies the lead, and a changed digit of it is wrong. With
+    --input normal the same size says none of it."""
+    torch = pytest.importorskip("torch", reason="the saturated rows are counted with torch; pip install torch")
+    trace = walk(h=20, w=20, dim=16, heads=4, lang=lang)
+    text = render(trace, "md", lang)
+    s = torch.from_numpy(trace["scores_scaled"][0])
+    a = torch.softmax(s, dim=-1)
+    word = {"vi": "Softmax đã bão hoà** ở head", "en": "The softmax is saturated** in head"}[lang]
+    counts = []
+    for h in range(4):
+        ones = [i for i in range(400) if f"{float(a[h, i].max()):.4f}" == "1.0000"]
+        counts.append(len(ones))
+        lines = [ln for ln in text.splitlines() if f"{word} {h}:" in ln]
+        if not ones:
+            assert lines == []
+            continue
+        (line,) = lines
+        count = {"vi": "cả 400 hàng", "en": "every one of its 400 rows"} if len(ones) == 400 else {
+            "vi": f": {len(ones)} trên 400 hàng", "en": f": {len(ones)} of its 400 rows"}
+        assert count[lang] in line
+        top2 = torch.topk(s[h, ones[0]], 2).values
+        assert f"{float(top2[0] - top2[1]):.2f}`" in line and re.search(rf"(row|hàng) {ones[0]}\b", line)
+    assert counts == [400, 0, 400, 400]  # the premise: three heads saturated in every row, one in none
+    assert {"vi": "đầu vào ramp chạy tới x = 6400", "en": "the ramp input runs up to x = 6400"}[lang] in text
+    note = tmp_path / "n.md"
+    note.write_text(text, encoding="utf-8")
+    assert not check_file(note).wrong
+    gap = re.search(r"= (\d+\.\d\d)`, ", text).group(1)
+    wrong = text.replace(f"= {gap}`, ", f"= {gap[:-1]}{(int(gap[-1]) + 3) % 10}`, ", 1)
+    assert check_text(wrong).wrong
+    calm = render(walk(h=20, w=20, dim=16, heads=4, lang=lang, input="normal"), "md", lang)
+    assert word not in calm and "ramp" not in calm

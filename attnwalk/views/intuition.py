@@ -110,6 +110,37 @@ def saturated(attn: np.ndarray, scaled: np.ndarray, keep: np.ndarray, q_names: l
     return out
 
 
+def saturation(attn: np.ndarray, scaled: np.ndarray, dec: int) -> dict | None:
+    """One head's saturated rows (largest weight prints as exactly 1, every key kept), counted, with the
+    first one worked: its top scaled score, the runner-up (first of ties) and the lead. Past
+    ``ln(2 * 10^dec)`` the lead makes every other weight (at most e^-lead) print as 0.
+    ``attn``, ``scaled``: (n, m); None when no row is saturated or a row has a single key."""
+    n, m = attn.shape
+    if m < 2:
+        return None
+    one = fmt(1.0, dec)
+    top = attn.max(axis=1)
+    rows = [i for i in np.flatnonzero(top > 0.5) if fmt(top[i], dec) == one]
+    if not rows:
+        return None
+    i = int(rows[0])
+    k = int(np.argmax(scaled[i]))
+    j = int(np.argmax(np.where(np.arange(m) == k, -np.inf, scaled[i])))  # the runner-up (first of ties)
+    first, second = float(scaled[i, k]), float(scaled[i, j])
+    return {"rows": len(rows), "n": n, "all": len(rows) == n, "i": i, "k": k, "j": j,
+            "top": fmt(first, dec), "second": fmt(second, dec), "gap": fmt(first - second, max(dec - 2, 1)),
+            "minus_second": f"({fmt(second, dec)})" if fmt(second, dec).startswith("-") else fmt(second, dec),
+            "w_top": fmt(attn[i, k], dec), "w_second": fmt(attn[i, j], dec), "one": one,
+            "about": str(round(np.log(2.0 * 10.0 ** dec)))}  # a whole number: check reads no ln()
+
+
+def input_size(x: np.ndarray, scaled: np.ndarray, dec: int) -> dict:
+    """The largest input value and the scaled score largest in size (head, row, key, value): what a ramp
+    input grows to. ``scaled``: (heads, n, m)."""
+    h, i, j = (int(t) for t in np.unravel_index(int(np.argmax(np.abs(scaled))), scaled.shape))
+    return {"x": _num(float(np.abs(x).max()), dec), "h": h, "i": i, "j": j, "s": fmt(scaled[h, i, j], dec)}
+
+
 def mask_effects(keep: np.ndarray | None, attn: np.ndarray, q_names: list[str], k_names: list[str],
                  dec: int, row_label=None) -> list[dict]:
     """Rows the mask decides alone: a single key left gets weight 1 because of the mask, not the scores."""

@@ -23,6 +23,8 @@ MAX_CLOSED_FORMS = 64  # closed forms listed one by one up to this many weights 
 MAX_ALPHA_TABLE = 12  # the α table (queries x keys) up to 12 x 12
 MAX_FORM_CHARS = 120  # closed forms of the outputs are listed when each is at most this long
 
+SATURATED_SHOWN = 4  # saturated rows worked one by one in "what it means"; the rest are counted
+
 
 def cli_command(cfg: dict, scenario: bool) -> str:
     """The command that reproduces this walkthrough (a scenario file when tables were given)."""
@@ -225,6 +227,11 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         "constant": [dict(f, h=h) for h in range(heads) for f in intuition.constant_columns(
             v[h], trace["attn"][0, h], out_names(cfg, d["d_v"], h), dec)],
     }
+    # past SATURATED_SHOWN rows the list is counted, not written out (a 1600-token note had a line per row)
+    why["saturated_more"] = len(why["saturated"]) - SATURATED_SHOWN if len(why["saturated"]) > SATURATED_SHOWN else 0
+    why["saturated_rows"] = heads * n
+    why["saturated_all"] = len(why["saturated"])
+    why["saturated"] = why["saturated"][:SATURATED_SHOWN]
     why["equal_keys"] = intuition.equal_keys(k[0], why["ties"], k_ids)
     why["equal_scores"] = intuition.equal_scores(trace["scores"][0, 0], k[0], why["ties"], named(k_ids, k_words), dec)
     return {

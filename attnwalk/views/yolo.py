@@ -127,7 +127,12 @@ def build(trace: Trace) -> dict:
                   "kd1": intuition.one_dim_keys(q[h, 0], k[h, 0], dec) if kd == 1 else None} for h in range(heads)],
         "heads": intuition.heads_differ(attn, pos, pos, dec),
         "pe": intuition.relative_size(trace["pe"][b], trace["o"][b], dec),
+        "saturated": [dict(r, h=h) for h in range(heads)
+                      if (r := intuition.saturation(attn[h], trace["scores_scaled"][b, h], dec))],
     }
+    # most rows saturated on a ramp input: the cause is the input's size (1 .. C*H*W), not the module
+    ramp = cfg["input"] == "ramp" and sum(r["rows"] for r in why["saturated"]) * 2 > heads * N
+    why["ramp"] = intuition.input_size(trace["x"][b], trace["scores_scaled"][b], dec) if ramp else None
     from .course import locate
 
     course = locate(cfg)
