@@ -269,7 +269,7 @@ def crosscheck(
 
 @app.command()
 def check(
-    files: Annotated[list[Path], typer.Argument(help="Markdown notes to check")],
+    files: Annotated[list[Path], typer.Argument(help="Markdown notes or Jupyter notebooks (.ipynb) to check")],
     scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
     mask: Mask = None, mask_fill: MaskFill = None, source: Source = None, h: H = None, w: W = None,
     dim: Dim = None, heads: Heads = None,

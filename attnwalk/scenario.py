@@ -33,21 +33,27 @@ def load_scenario(path) -> dict:
     except RecursionError:  # tomllib parses nested arrays recursively: [[[[...]]]] thousands deep
         raise ConfigError("--scenario", f"{name}: arrays or tables nested too deeply; allowed: a TOML file of "
                                         "scenario keys, tables as arrays of rows (docs/scenarios.md)") from None
+    return scenario_options(data, name)
+
+
+def scenario_options(data: dict, name: str, option: str = "--scenario") -> dict:
+    """Scenario keys read from a file (TOML, or a notebook's metadata), validated; ConfigError(option, ...)
+    naming ``name`` and the key if bad."""
     options = {}
     for key, value in data.items():
         opt = key.replace("-", "_")
         if opt not in KEYS:  # a table under a known key is judged by make_config, naming what that key takes
-            raise ConfigError("--scenario", f"{name}: unknown key {key!r}; allowed: {', '.join(KEYS)}")
+            raise ConfigError(option, f"{name}: unknown key {key!r}; allowed: {', '.join(KEYS)}")
         if opt in options:  # kv-tokens and kv_tokens: which one was meant?
-            raise ConfigError("--scenario", f"{name}: key {opt} given twice ({key!r} and its other spelling); "
-                                            "allowed: one of them")
+            raise ConfigError(option, f"{name}: key {opt} given twice ({key!r} and its other spelling); "
+                                      "allowed: one of them")
         options[opt] = value
     try:
         make_config(**options)
     except ConfigError as err:
         message = str(err)[len(err.option) + 2:]
         if err.option == "--scenario":
-            raise ConfigError("--scenario", f"{name}: {message}") from None
+            raise ConfigError(option, f"{name}: {message}") from None
         key = err.option.lstrip("-").replace("-", "_")
-        raise ConfigError("--scenario", f"{name}: key {key}: {message}") from None
+        raise ConfigError(option, f"{name}: key {key}: {message}") from None
     return options

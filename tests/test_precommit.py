@@ -48,8 +48,28 @@ def _run(root, env):
                           capture_output=True, text=True, timeout=300)
 
 
+# A notebook of the course: the causal example's weights (torch: row p2 = [0.1978, 0.4011, 0.4011]), its config
+# in the notebook's metadata, as a course author keeps it beside the notes.
+NOTEBOOK = {"cells": [{"cell_type": "markdown", "id": "w", "metadata": {},
+                       "source": ["Row p2: $A_0[2, :] = [0.1978, 0.4011, 0.4011]$"]}],
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def _notebook(root) -> Path:
+    import json
+    import tomllib
+
+    config = tomllib.loads((root / "scenarios" / "toi-di-hoc-causal.toml").read_text(encoding="utf-8"))
+    nb = dict(NOTEBOOK, metadata={"attnwalk": config})
+    path = root / "notes" / "lesson.ipynb"
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
 def test_the_shown_hooks_pass_on_correct_notes_and_fail_on_a_wrong_number(course):
     root, env = course
+    lesson = _notebook(root)
+    subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
     ok = _run(root, env)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert re.search(r"attnwalk check\.+Passed", ok.stdout)
@@ -60,9 +80,11 @@ def test_the_shown_hooks_pass_on_correct_notes_and_fail_on_a_wrong_number(course
     # A weight of the worked example: 0.365529 = e/(2+2e)... changed by one unit of the last digit.
     assert "0.365529" in text
     note.write_text(text.replace("0.365529", "0.365530", 1), encoding="utf-8")
+    lesson.write_text(lesson.read_text(encoding="utf-8").replace("0.1978", "0.1987"), encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
     bad = _run(root, env)
     assert bad.returncode != 0
     assert re.search(r"attnwalk check\.+Failed", bad.stdout)
     assert "hand-2x2.en.md:" in bad.stdout and "published 0.365530, expected 0.365529" in bad.stdout
+    assert "lesson.ipynb:8: A_0[2, 0]: published 0.1987, expected 0.1978" in bad.stdout  # the notebook's own line
     assert re.search(r"attnwalk build --check\.+Failed", bad.stdout)

@@ -337,6 +337,10 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
     from ..readfile import read_text
 
     p = Path(path)
+    if p.suffix.lower() == ".ipynb":  # a Jupyter notebook: its cells as one note, lines placed in the file
+        from .notebook import check_notebook
+
+        return check_notebook(p, options, fix, exact)
     try:  # a regular file only (a FIFO would block, /dev/zero never end), of bounded size
         text = read_text(p, str(path)[:80], "Markdown file")
     except ConfigError as err:
