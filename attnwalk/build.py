@@ -249,23 +249,23 @@ def _check_output(path: Path, check: bool = False) -> None:
 
 
 def _figure_jobs(job: Job, entry: dict, where: str, root: Path, seen: dict) -> list[Job]:
-    """The manifest's ``formats`` and ``figures`` keys: the note's HTML twin and its SVG figures."""
+    """The manifest's ``formats`` and ``figures`` keys: the note's HTML and notebook twins, its SVG figures."""
     formats = entry.get("formats", [job.format])
     figures = entry.get("figures", False)
     if not isinstance(figures, bool):
         raise BuildError(f"{where}: figures: got {_short(figures)}; allowed: true, false")
     if (not isinstance(formats, list) or not formats or len(set(formats)) != len(formats)
-            or any(f not in ("md", "html", "json") for f in formats)):
-        raise BuildError(f"{where}: formats: got {_short(formats)}; allowed: a list of md, html, json")
+            or any(f not in ("md", "html", "ipynb", "json") for f in formats)):
+        raise BuildError(f"{where}: formats: got {_short(formats)}; allowed: a list of md, html, ipynb, json")
     if "format" in entry and "formats" in entry:
         raise BuildError(f"{where}: formats: give either format or formats; allowed: one of them")
     if not figures and formats == [job.format]:
         return [job]
-    if job.path.suffix != ".md" and ("html" in formats or figures):
-        raise BuildError(f"{where}: output {job.shown!r}: figures and html need a .md output; allowed: *.md")
+    if job.path.suffix != ".md" and ("html" in formats or "ipynb" in formats or figures):
+        raise BuildError(f"{where}: output {job.shown!r}: figures, html and ipynb need a .md output; allowed: *.md")
     out: list[Job] = []
     for fmt in formats:
-        path = job.path.with_suffix({"md": ".md", "html": ".html", "json": ".json"}[fmt])
+        path = job.path.with_suffix({"md": ".md", "html": ".html", "ipynb": ".ipynb", "json": ".json"}[fmt])
         out.append(Job(job.name, job.lang, job.options, path, _shown(path, root), fmt, figures and fmt != "json"))
     if figures:
         try:

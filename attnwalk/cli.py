@@ -93,14 +93,15 @@ def render(
     attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
     init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
     decimals: Decimals = None,
-    format: Annotated[str, typer.Option("--format", help="md | html | json | npz (binary: -o or a pipe)")] = "md",
+    format: Annotated[str, typer.Option("--format",
+                                        help="md | html | ipynb | json | npz (binary: -o or a pipe)")] = "md",
     # a str, not a Path: Path("notes/") drops the slash that says a folder was meant (check_target refuses it)
     output: Annotated[str | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
     figures: Annotated[Path | None, typer.Option("--figures", help="write SVG figures into DIR; the note links "
                                                  "them (needs attnwalk[figures])")] = None,
     max_memory: MaxMemory = None,
 ) -> None:
-    """Render one walkthrough (Markdown+LaTeX, a self-contained HTML page, or the JSON trace)."""
+    """Render one walkthrough (Markdown+LaTeX, a self-contained HTML page, a Jupyter notebook, or the trace)."""
     args = dict(locals())  # the scenario options, before any other local exists
     from .api import walk
     from .budget import require
@@ -108,12 +109,12 @@ def render(
     from .render import render as render_doc
     from .writefile import check_folder, check_target, write_atomic
 
-    if format not in ("md", "html", "json", "npz"):
-        fail(f"--format: got {format!r}; allowed: md, html, json, npz")
+    if format not in ("md", "html", "ipynb", "json", "npz"):
+        fail(f"--format: got {format!r}; allowed: md, html, ipynb, json, npz")
     if format == "npz" and output is None and sys.stdout.isatty():
         fail("--format: npz is binary and stdout is a terminal; allowed: -o FILE, or a pipe/redirect")
     if figures is not None and format in ("json", "npz"):
-        fail(f"--figures: a {format.upper()} trace has no figures; allowed: --format md, --format html")
+        fail(f"--figures: a {format.upper()} trace has no figures; allowed: --format md, html or ipynb")
     if (figures is not None or format == "html") and not _has_matplotlib():
         fail(f"{'--figures' if figures is not None else '--format'}: figures need matplotlib; "
              "allowed: pip install 'attnwalk[figures]'")

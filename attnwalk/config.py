@@ -158,17 +158,17 @@ def _positive_float(option: str, value) -> float:
 def require_document(cfg: Config, fmt: str) -> None:
     """A Markdown or HTML walkthrough explains q, k, v and a drawn input: given scores (``source =
     "scores"``) and ``np.random.rand`` inputs are for ``check`` and the trace exports only."""
-    if fmt not in ("md", "html"):
+    if fmt not in ("md", "html", "ipynb"):
         return
     if cfg.variant == "sdpa" and cfg.source == "scores":
         raise ConfigError("--source", f"got 'scores' (given scores: for check and --format json), with --format "
-                                      f"{fmt}; allowed: direct, columns, project (allowed for Markdown and HTML)")
+                                      f"{fmt}; allowed: direct, columns, project (allowed for documents)")
     if cfg.input == "uniform":
         raise ConfigError("--input", f"got 'uniform' (np.random.rand: for check and --format json), with --format "
-                                     f"{fmt}; allowed: ramp, randint, normal (allowed for Markdown and HTML)")
+                                     f"{fmt}; allowed: ramp, randint, normal (allowed for documents)")
     if cfg.weight_init == "uniform":
         raise ConfigError("--weight-init", f"got 'uniform' (np.random.rand: for check and --format json), with "
-                                           f"--format {fmt}; allowed: normal (allowed for Markdown and HTML)")
+                                           f"--format {fmt}; allowed: normal (allowed for documents)")
 
 
 def _flag(name: str) -> str:

@@ -65,11 +65,16 @@ def _markdown_and_view(trace: Trace, lang: str, figures: dict | None = None) -> 
 
 
 def render(trace: Trace, fmt: str, lang: str) -> str:
-    """The document for ``trace`` in format ``fmt`` ("md", "json" or "html"; HTML inlines its figures)."""
+    """The document for ``trace`` in format ``fmt`` ("md", "json", "html": HTML inlines its figures, or
+    "ipynb": the note as a Jupyter notebook)."""
     if fmt == "json":
         return trace.to_json()
     if fmt == "html":
         return render_with_figures(trace, fmt, lang, "figure", "figures")[0]
+    if fmt == "ipynb":
+        from .ipynb import notebook
+
+        return notebook(render_markdown(trace, lang))
     return render_markdown(trace, lang)
 
 
@@ -119,7 +124,7 @@ def figure_files(trace: Trace, lang: str, stem: str) -> list[tuple[str, dict]]:
 
 def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: str,
                         draw: bool = True) -> tuple[str, dict[str, str]]:
-    """The document ("md" or "html") with its figures, and {file name: SVG text} of those figures.
+    """The document ("md", "html" or "ipynb") with its figures, and {file name: SVG text} of those figures.
 
     The Markdown refers to each figure as ``rel_dir/<file name>``; HTML inlines them all. ``draw=False``
     (Markdown only) links the figures without drawing them."""
@@ -139,4 +144,8 @@ def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: s
         from .html import page
 
         text = page(text, lang, src, (view.get("course") or {}).get("html_links"))
+    elif fmt == "ipynb":  # the figures linked by relative path, as from the Markdown
+        from .ipynb import notebook
+
+        text = notebook(text)
     return text, svgs

@@ -148,7 +148,7 @@ def test_bad_figures_and_formats_keys_are_one_line(tmp_path):
 
     for extra, message in (('figures = "yes"', "figures: got 'yes'; allowed: true, false"),
                            ('formats = ["md", "pdf"]',
-                            "formats: got ['md', 'pdf']; allowed: a list of md, html, json")):
+                            "formats: got ['md', 'pdf']; allowed: a list of md, html, ipynb, json")):
         (tmp_path / "c.toml").write_text(f'[[walkthrough]]\nname = "y"\noutput = "n/{{name}}.md"\n{extra}\n',
                                          encoding="utf-8")
         with pytest.raises(BuildError, match=message.replace("[", r"\[").replace("]", r"\]")):

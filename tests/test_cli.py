@@ -54,7 +54,7 @@ BAD = [
     (["--pe-on", "x"], "--pe-on", "allowed: v, o"),
     (["--rng", "mt"], "--rng", "allowed: torch, numpy"),
     (["--input", "zeros"], "--input", "allowed: ramp, randint, normal"),
-    (["--format", "pdf"], "--format", "allowed: md, html, json, npz"),
+    (["--format", "pdf"], "--format", "allowed: md, html, ipynb, json, npz"),
     (["--attn-ratio", "0.1"], "--attn-ratio", "allowed: a ratio >= 0.5"),
     (["--attn-ratio", "-1"], "--attn-ratio", "> 0"),
     (["--h", "0"], "--h", "allowed: an integer from 1"),

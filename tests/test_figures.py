@@ -110,7 +110,7 @@ def test_render_figures_dir_links_svgs_relative_to_the_note(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--format", "json", "--figures", "f"], "--figures: a JSON trace has no figures"),
-    (["--format", "pdf"], "--format: got 'pdf'; allowed: md, html, json, npz"),
+    (["--format", "pdf"], "--format: got 'pdf'; allowed: md, html, ipynb, json, npz"),
 ])
 def test_bad_figure_options_get_one_line(tmp_path, args, message):
     proc = subprocess.run([sys.executable, "-m", "attnwalk", "render", *args], capture_output=True, text=True,

@@ -86,8 +86,8 @@ RENDER = [
     (["--variant", "sdpa", "--mask", "padding:"], "--mask", "padding:K"),
     (["--variant", "sdpa", "--mask", "causal;rm -rf"], "--mask", "padding:K"),
     (["--variant", "sdpa", "--source", "Columns"], "--source", "direct"),
-    (["--format", "MD"], "--format", "md, html, json, npz"),
-    (["--format", ""], "--format", "md, html, json, npz"),
+    (["--format", "MD"], "--format", "md, html, ipynb, json, npz"),
+    (["--format", ""], "--format", "md, html, ipynb, json, npz"),
     # conflicting options
     (["--variant", "mha", "--kv-tokens", "4"], "--kv-tokens", "sdpa"),
     (["--variant", "mha", "--source", "columns"], "--source", "sdpa"),

@@ -4,8 +4,9 @@ an editor and GitHub's annotations show) and ``--fix`` rewrites only the digits 
 
 The Markdown view: a markdown cell is its text; a code cell is its source in a ```python fence, then
 each text output (a stream, a result's ``text/plain``) in a ```text fence; images, HTML and raw cells
-are left out. The notebook's ``metadata.attnwalk`` (scenario keys) is its config, under --scenario and
-render flags. Outputs are what the code printed, so ``--fix`` rewrites sources only and says so.
+are left out, but for a first raw cell holding YAML front matter, which heads the view as a note's.
+The notebook's ``metadata.attnwalk`` (scenario keys) is its config, under --scenario and render flags.
+Outputs are what the code printed, so ``--fix`` rewrites sources only and says so.
 """
 
 from __future__ import annotations
@@ -92,13 +93,17 @@ def view(raw: str, where: str) -> tuple[str, list[Line], dict]:
     bounds = [m.start() for m in _CELL.finditer(raw)]
     if len(bounds) != len(cells):  # an unusual writer: lines are still read, placed at line 1, never rewritten
         bounds = []
-    out = [Line("", 1)]  # the view never starts with a `---` a front matter reader would take
+    out = [Line("", 1)]  # the view starts with a `---` front matter only where the notebook has one:
     for n, cell in enumerate(cells):
         lo = bounds[n] if bounds else 0
         hi = bounds[n + 1] if bounds and n + 1 < len(bounds) else len(raw)
         here = loc.line_of(lo) if bounds else 1
         kind = cell.get("cell_type")
-        if kind == "markdown":
+        if kind == "raw" and n == 0 and "".join(_texts(cell.get("source"))).startswith("---\n"):
+            # a raw first cell holding front matter (attnwalk's --format ipynb, Jupyter Book): the note's own
+            out = _lines(loc, _texts(cell.get("source")), loc.key("source", lo, hi) if bounds else -1, hi, here)
+            out.append(Line("", out[-1].line))
+        elif kind == "markdown":
             out += _lines(loc, _texts(cell.get("source")), loc.key("source", lo, hi) if bounds else -1, hi, here)
             out.append(Line("", out[-1].line))
         elif kind == "code":
