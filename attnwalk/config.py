@@ -162,13 +162,13 @@ def require_document(cfg: Config, fmt: str) -> None:
         return
     if cfg.variant == "sdpa" and cfg.source == "scores":
         raise ConfigError("--source", f"got 'scores' (given scores: for check and --format json), with --format "
-                                      f"{fmt}; allowed: direct, columns, project (allowed for documents)")
+                                      f"{fmt}; allowed: direct, columns, project (allowed for Markdown/HTML/ipynb)")
     if cfg.input == "uniform":
         raise ConfigError("--input", f"got 'uniform' (np.random.rand: for check and --format json), with --format "
-                                     f"{fmt}; allowed: ramp, randint, normal (allowed for documents)")
+                                     f"{fmt}; allowed: ramp, randint, normal (allowed for Markdown/HTML/ipynb)")
     if cfg.weight_init == "uniform":
         raise ConfigError("--weight-init", f"got 'uniform' (np.random.rand: for check and --format json), with "
-                                           f"--format {fmt}; allowed: normal (allowed for documents)")
+                                           f"--format {fmt}; allowed: normal (allowed for Markdown/HTML/ipynb)")
 
 
 def _flag(name: str) -> str:
