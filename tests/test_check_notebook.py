@@ -158,6 +158,8 @@ def test_check_cli_on_notebooks_reports_skips_and_refuses_in_one_line(tmp_path):
     assert ans.code == 0 and "skipped (no config)" in ans.out
     before = snapshot(tmp_path)
     for text, where in [("{not json", "not valid JSON"), ('{"cells": 3}', "no list of cells"),
+                        ('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}", "not valid JSON"),  # nesting
+                        ('{"cells": [], "nbformat": ' + "9" * 5000 + "}", "not valid JSON"),  # a 5000-digit int
                         (_jupyter([], {"attnwalk": {"heads": 0}}), "metadata.attnwalk: key heads"),
                         (_jupyter([], {"attnwalk": {"colour": 1}}), "metadata.attnwalk: unknown key 'colour'")]:
         bad = tmp_path / "bad.ipynb"

@@ -78,7 +78,7 @@ def view(raw: str, where: str) -> tuple[str, list[Line], dict]:
     ValueError with one line for the user when the file is not a notebook."""
     try:
         nb = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:  # ValueError: also an integer of > 4300 digits
         raise ValueError(f"{where}: not a Jupyter notebook: not valid JSON ({str(err)[:80]}); allowed: an .ipynb "
                          "file (nbformat 4)") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
