@@ -1449,3 +1449,56 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
             slot[k].checks.append((False, label, shown))
             slot[k].fix = (shown, "label")
     return recs
+
+
+# ---------------------------------------------------------------- the eighth held-out round (tests/corpus/heldout8)
+
+_ROW_INDEX = re.compile(r"_\{\d{1,3}[ \t]*(?:,[ \t]*:|,?[ \t]*\\cdot)[ \t]*\}")  # the prefilter: a row subscript
+
+
+def _row_label(n: int) -> str:
+    """A letter (``A``, ``\\mathbf{A}``, ``\\alpha``) with a 1-based row subscript (``_{1,:}``, ``_{1\\cdot}``): groups
+    ``sym<n>`` and ``i<n>``."""
+    return (r"(?:\\(?:mathbf|boldsymbol|bm)\{)?(?P<sym" + str(n) + r">[A-Za-z]|\\alpha|α)\}?_\{(?P<i" + str(n)
+            + r">\d{1,3})[ \t]*(?:,[ \t]*:|,?[ \t]*\\cdot)[ \t]*\}")
+
+
+_INDEXED_ROW = re.compile(_row_label(0) + r"(?:[ \t]*=[ \t]*" + _row_label(1) + r")?"
+                          + r"[ \t]*=[ \t]*(?:\\left)?\[(?P<body>[^\[\]\n]*?)(?:\\right)?\]")
+_LATEX_SPACE = re.compile(r"\\[;,: !]|~")
+
+
+def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``A_{1,:} = A_{2,:} = [0.1636, \\; 0.1636, \\; 0.6727]``, ``\\mathbf{A}_{1\\cdot} = \\left[0.045,\\; 0.768,
+    \\; 0.186\\right]``: one row of a matrix named by its letter (``ROW_SYMBOLS``) and a 1-based row subscript, the
+    numbers spaced with LaTeX spaces; two names on one line say the rows are equal (judged when the trace's are)."""
+    from ..notation import ROW_SYMBOLS
+
+    if _ROW_INDEX.search(text) is None:
+        return
+    for m in _INDEXED_ROW.finditer(text):
+        names = ROW_SYMBOLS.get(m.group("sym0"))
+        if not names or (m.group("sym1") is not None and m.group("sym1") != m.group("sym0")):
+            continue
+        rows = [int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
+        # LaTeX spaces and commas blanked in place, so each number keeps its offset in the note
+        body = _LATEX_SPACE.sub(lambda s: " " * len(s.group()), m.group("body")).replace(",", " ")
+        cells = human._cells(body, m.start("body"))
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        head = human._head_at(text, m.start())
+        for cand in [c for n in names for c in human._candidates(n, trace)]:
+            exp = human._expected(trace, cand, head)
+            if exp is None or exp.ndim != 2 or exp.shape[1] != len(cells) or max(rows) >= exp.shape[0] or \
+                    min(rows) < 0 or not all(np.allclose(exp[r], exp[rows[0]]) for r in rows):
+                continue
+            # the label names the tensor and the row: no majority asked, but one number at least must agree (a
+            # letter the note uses for another matrix of that shape agrees with none)
+            res = human._judge(cells, exp[rows[0]], f"{cand}[{rows[0]}]", text, gated=False)
+            if res is not None and any(h.ok for h in res):
+                for c, h in zip(cells, res):
+                    hits[c.start] = h
+                break
+
+
+FORMS.append(indexed_rows)
