@@ -1487,18 +1487,20 @@ def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if not cells or any(c.start in hits for c in cells):
             continue
         head = human._head_at(text, m.start())
+        best = None
         for cand in [c for n in names for c in human._candidates(n, trace)]:
             exp = human._expected(trace, cand, head)
             if exp is None or exp.ndim != 2 or exp.shape[1] != len(cells) or max(rows) >= exp.shape[0] or \
                     min(rows) < 0 or not all(np.allclose(exp[r], exp[rows[0]]) for r in rows):
                 continue
-            # the label names the tensor and the row: no majority asked, but one number at least must agree (a
-            # letter the note uses for another matrix of that shape agrees with none)
+            # the label names the tensor and the row: no majority asked, but the candidate agreeing most wins and
+            # one number at least must agree (a letter the note uses for another matrix agrees with none)
             res = human._judge(cells, exp[rows[0]], f"{cand}[{rows[0]}]", text, gated=False)
-            if res is not None and any(h.ok for h in res):
-                for c, h in zip(cells, res):
-                    hits[c.start] = h
-                break
+            agree = sum(h.ok for h in res or [])
+            if agree and (best is None or agree > best[0]):
+                best = (agree, res)
+        for c, h in zip(cells, best[1] if best else []):
+            hits[c.start] = h
 
 
 FORMS.append(indexed_rows)
