@@ -87,8 +87,9 @@ HELDOUT7 = {"en_handbook_virat_rounded_weights": 16, "en_robotics_notes_softmax_
 
 # wrong numbers check finds per note (FIRST_RUN.md: 19 of 61, and 35 right numbers called wrong on seven notes).
 # Found since: the report's and the exam's weight rows named by a row subscript, ``A_{1,:} = A_{2,:} = [0.1636, \;
-# 0.1636, \; 0.6727]``, ``\mathbf{A}_{1\cdot} = \left[0.045,\; 0.768,\; 0.186\right]`` (notations.indexed_rows).
-HELDOUT8 = {"en_exam_notes_ktu_three_tokens": 9, "en_notes_causal_order_shipment": 5,
+# 0.1636, \; 0.6727]``, ``\mathbf{A}_{1\cdot} = \left[0.045,\; 0.768,\; 0.186\right]`` (notations.indexed_rows),
+# and the weight matrices named by a bold letter, ``\mathbf{A} \approx \begin{bmatrix}`` (bold_letter_matrices).
+HELDOUT8 = {"en_exam_notes_ktu_three_tokens": 10, "en_notes_causal_order_shipment": 6,
             "fr_course_le_chat_dort_fences": 3, "fr_course_smiles_cco_pmatrix": 6}
 # heldout8's notes with right numbers still called wrong, by readers this round could not edit (the one change each
 # needs: test_check_heldout8.FALSE_POSITIVES); on the four with numbers found, --fix rewrites those right numbers too
@@ -112,7 +113,7 @@ ROUNDS = [
     Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 179 | 98% | 0 |"),
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 36 | 59% | 0 |"),
     Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 17 | 39% | 0 |"),
-    Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 23 | 38% | 35 |"),
+    Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 25 | 41% | 35 |"),
 ]
 
 

@@ -1504,3 +1504,51 @@ def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 FORMS.append(indexed_rows)
+
+
+_BOLD_MARK = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{[A-Za-z]\}[ \t]*(?:=|\\approx)[ \t]*\\begin\{[bp]matrix\}")
+_BOLD_LETTER = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{(?P<sym>[A-Za-z])\}[ \t]*(?:=|\\approx)[ \t]*$")
+
+
+def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``\\mathbf{A} \\approx \\begin{bmatrix}..\\end{bmatrix}``, ``\\boxed{\\mathbf{O} \\approx ..``: a matrix
+    named by one bold letter (``ROW_SYMBOLS``; a bold capital is a matrix in LaTeX notes), judged as the tensor
+    of that shape it agrees with most, when no reader judged its numbers (a subscript, ``^\\top`` or another factor
+    between the letter and the matrix: not this form)."""
+    from ..notation import ROW_SYMBOLS
+    from . import forms
+
+    if _BOLD_MARK.search(text) is None:
+        return
+    for env in forms._matrices(text):
+        lab = _BOLD_LETTER.search(text, max(0, env.start() - 40), env.start())
+        names = ROW_SYMBOLS.get(lab.group("sym")) if lab else None
+        if not names:
+            continue
+        rows, body, base, at = [], env.group(2), env.start(2), 0
+        for part in re.split(r"\\\\", body):
+            at = body.index(part, at)  # two equal rows: each at its own offset
+            if part.strip():
+                cells = human._cells(part.replace("&", " "), base + at)
+                if not cells:
+                    rows = []
+                    break
+                rows.append(cells)
+            at += len(part)
+        if not rows or any(len(r) != len(rows[0]) for r in rows) or any(c.start in hits for r in rows for c in r):
+            continue
+        cells = [c for r in rows for c in r]
+        head, best = human._head_at(text, env.start()), None
+        for cand in [c for n in names for c in human._candidates(n, trace)]:
+            exp = human._expected(trace, cand, head)
+            if exp is None or exp.shape != (len(rows), len(rows[0])):
+                continue
+            res = human._judge(cells, exp, cand, text, sure=len(names) == 1 and not forms.in_any(env.start(), foreign))
+            agree = sum(h.ok for h in res or [])
+            if agree and (best is None or agree > best[0]):
+                best = (agree, res)
+        for c, h in zip(cells, best[1] if best else []):
+            hits[c.start] = h
+
+
+FORMS.append(bold_letter_matrices)
