@@ -181,3 +181,8 @@ ARROWS = ("→", "->", "=>", "⟶", "⇒")
 # The label of a sum alone on its line, below a row's exponentials (``Sum = 149.492``, ``Suma = 4.4524``).
 SUM_WORDS = ("sum", "total", "tổng", "总和", "求和", "和", "Σ", "\\sum", "suma", "somme", "summe", "soma", "toplam",
              "jumlah")
+# A matrix's letter with a 1-based row subscript naming one row of it (``A_{1,:} = [..]``, ``\mathbf{A}_{1\cdot} =
+# \left[..\right]``): the tensor(s) each letter stands for, the first that fits the row's length and values wins.
+ROW_SYMBOLS = {"A": ("attn",), "P": ("attn",), "\\alpha": ("attn",), "α": ("attn",), "S": ("scores_scaled", "scores"),
+               "O": ("out",), "H": ("out",), "Z": ("out",), "Y": ("out",), "Q": ("q",), "K": ("k",), "V": ("v",),
+               "X": ("x",), "E": ("x",)}

@@ -1449,3 +1449,106 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
             slot[k].checks.append((False, label, shown))
             slot[k].fix = (shown, "label")
     return recs
+
+
+# ---------------------------------------------------------------- the eighth held-out round (tests/corpus/heldout8)
+
+_ROW_INDEX = re.compile(r"_\{\d{1,3}[ \t]*(?:,[ \t]*:|,?[ \t]*\\cdot)[ \t]*\}")  # the prefilter: a row subscript
+
+
+def _row_label(n: int) -> str:
+    """A letter (``A``, ``\\mathbf{A}``, ``\\alpha``) with a 1-based row subscript (``_{1,:}``, ``_{1\\cdot}``): groups
+    ``sym<n>`` and ``i<n>``."""
+    return (r"(?:\\(?:mathbf|boldsymbol|bm)\{)?(?P<sym" + str(n) + r">[A-Za-z]|\\alpha|α)\}?_\{(?P<i" + str(n)
+            + r">\d{1,3})[ \t]*(?:,[ \t]*:|,?[ \t]*\\cdot)[ \t]*\}")
+
+
+_INDEXED_ROW = re.compile(_row_label(0) + r"(?:[ \t]*=[ \t]*" + _row_label(1) + r")?"
+                          + r"[ \t]*=[ \t]*(?:\\left)?\[(?P<body>[^\[\]\n]*?)(?:\\right)?\]")
+_LATEX_SPACE = re.compile(r"\\[;,: !]|~")
+
+
+def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``A_{1,:} = A_{2,:} = [0.1636, \\; 0.1636, \\; 0.6727]``, ``\\mathbf{A}_{1\\cdot} = \\left[0.045,\\; 0.768,
+    \\; 0.186\\right]``: one row of a matrix named by its letter (``ROW_SYMBOLS``) and a 1-based row subscript, the
+    numbers spaced with LaTeX spaces; two names on one line say the rows are equal (judged when the trace's are)."""
+    from ..notation import ROW_SYMBOLS
+
+    if _ROW_INDEX.search(text) is None:
+        return
+    for m in _INDEXED_ROW.finditer(text):
+        names = ROW_SYMBOLS.get(m.group("sym0"))
+        if not names or (m.group("sym1") is not None and m.group("sym1") != m.group("sym0")):
+            continue
+        rows = [int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
+        # LaTeX spaces and commas blanked in place, so each number keeps its offset in the note
+        body = _LATEX_SPACE.sub(lambda s: " " * len(s.group()), m.group("body")).replace(",", " ")
+        cells = human._cells(body, m.start("body"))
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        head = human._head_at(text, m.start())
+        best = None
+        for cand in [c for n in names for c in human._candidates(n, trace)]:
+            exp = human._expected(trace, cand, head)
+            if exp is None or exp.ndim != 2 or exp.shape[1] != len(cells) or max(rows) >= exp.shape[0] or \
+                    min(rows) < 0 or not all(np.allclose(exp[r], exp[rows[0]]) for r in rows):
+                continue
+            # the label names the tensor and the row: no majority asked, but the candidate agreeing most wins and
+            # one number at least must agree (a letter the note uses for another matrix agrees with none)
+            res = human._judge(cells, exp[rows[0]], f"{cand}[{rows[0]}]", text, gated=False)
+            agree = sum(h.ok for h in res or [])
+            if agree and (best is None or agree > best[0]):
+                best = (agree, res)
+        for c, h in zip(cells, best[1] if best else []):
+            hits[c.start] = h
+
+
+FORMS.append(indexed_rows)
+
+
+_BOLD_MARK = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{[A-Za-z]\}[ \t]*(?:=|\\approx)[ \t]*\\begin\{[bp]matrix\}")
+_BOLD_LETTER = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{(?P<sym>[A-Za-z])\}[ \t]*(?:=|\\approx)[ \t]*$")
+
+
+def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``\\mathbf{A} \\approx \\begin{bmatrix}..\\end{bmatrix}``, ``\\boxed{\\mathbf{O} \\approx ..``: a matrix
+    named by one bold letter (``ROW_SYMBOLS``; a bold capital is a matrix in LaTeX notes), judged as the tensor
+    of that shape it agrees with most, when no reader judged its numbers (a subscript, ``^\\top`` or another factor
+    between the letter and the matrix: not this form)."""
+    from ..notation import ROW_SYMBOLS
+    from . import forms
+
+    if _BOLD_MARK.search(text) is None:
+        return
+    for env in forms._matrices(text):
+        lab = _BOLD_LETTER.search(text, max(0, env.start() - 40), env.start())
+        names = ROW_SYMBOLS.get(lab.group("sym")) if lab else None
+        if not names:
+            continue
+        rows, body, base, at = [], env.group(2), env.start(2), 0
+        for part in re.split(r"\\\\", body):
+            at = body.index(part, at)  # two equal rows: each at its own offset
+            if part.strip():
+                cells = human._cells(part.replace("&", " "), base + at)
+                if not cells:
+                    rows = []
+                    break
+                rows.append(cells)
+            at += len(part)
+        if not rows or any(len(r) != len(rows[0]) for r in rows) or any(c.start in hits for r in rows for c in r):
+            continue
+        cells = [c for r in rows for c in r]
+        head, best = human._head_at(text, env.start()), None
+        for cand in [c for n in names for c in human._candidates(n, trace)]:
+            exp = human._expected(trace, cand, head)
+            if exp is None or exp.shape != (len(rows), len(rows[0])):
+                continue
+            res = human._judge(cells, exp, cand, text, sure=len(names) == 1 and not forms.in_any(env.start(), foreign))
+            agree = sum(h.ok for h in res or [])
+            if agree and (best is None or agree > best[0]):
+                best = (agree, res)
+        for c, h in zip(cells, best[1] if best else []):
+            hits[c.start] = h
+
+
+FORMS.append(bold_letter_matrices)

@@ -118,6 +118,7 @@ def published(text: str, claim: dict) -> tuple[float, int]:
     """(value, decimals) of a printed number; a percentage is its fraction with two more decimals; in
     e-notation the decimals are counted from the unit (``3.9987e-05``: 9 decimals); with ``decimal_comma``
     the comma is the decimal point (``0,95``)."""
+    text = text.replace("{,}", ",")  # Italian LaTeX writes the decimal comma in braces: 0{,}401
     text = text.replace(",", ".") if claim.get("decimal_comma") else text  # Turkish/Spanish 0,95
     mantissa, _, exponent = text.partition("e")
     dec = (len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent or 0)
