@@ -143,9 +143,6 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # Where --fix is known not to converge to torch's numbers (found when this test was widened from the fifth to
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
-    ("heldout2", "zh_illustrated_self_attention_rounded"): "the summed weighted values ([0.0, 0.0, 0.0] + [1.0, 4.0, "
-                                                           "0.0] + ...) under a heading naming `value` are judged as "
-                                                           "V, so --fix writes V's rows where attn·v belongs",
     ("heldout3", "ja_projection_tables_latex"): "the score matrix is judged as the scaled scores (1.414 printed as 1), "
                                                 "so --fix writes the scaled scores' digits where QKᵀ's belong",
 }

@@ -1367,6 +1367,29 @@ def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, 
     return judged
 
 
+# an addend of a sum written one list a line (``  [0.0, 0.0, 0.0]``, then ``+ [1.0, 4.0, 0.0]``, ...)
+_ADDEND = re.compile(r"^[ \t]*(?P<plus>\+)?[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t]*$")
+
+
+def _products_restated(lines: list, starts: list, last: int, shown: list) -> list:
+    """The cells of each addend of a sum written one list a line below a run of products (line ``last`` the run's
+    end), each addend printing one product digit for digit, in their order, every addend after the first led by
+    ``+`` (heldout2's zh step 7 sums its step-6 products ``[0.0, 0.0, 0.0] + [1.0, 4.0, 0.0] + ...``): the same
+    weighted values again; [] where the first list below the run is not such a sum."""
+    for j in range(last + 1, min(last + 1 + ROW_REACH, len(lines) - len(shown) + 1)):
+        if _ADDEND.match(lines[j]) is None:
+            continue
+        found = []
+        for k, texts in enumerate(shown):
+            m = _ADDEND.match(lines[j + k])
+            cells = human._cells(m.group("r").replace(",", " "), starts[j + k] + m.start("r")) if m else None
+            if not cells or [c.text for c in cells] != texts or (k > 0 and not m.group("plus")):
+                return []
+            found.append(cells)
+        return found
+    return []
+
+
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
     """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
     0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
@@ -1400,10 +1423,15 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
             if r is None:
                 continue
         judged += [(c, attn[r][i], f"attn[{r}, {i}]") for c, i in terms]
+        shown = []  # the texts of each product's cells, as printed
         for (j, m), (_, i) in zip(products, terms):
             res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
             if res and len(res) == v.shape[1]:
                 judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]") for c, e in zip(res, v[i])]
+                shown.append([c.text for c in res])
+        if products and len(shown) == len(products):
+            for cells, (_, i) in zip(_products_restated(lines, starts, products[-1][0], shown), terms):
+                judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]") for c, e in zip(cells, v[i])]
         if k is None:
             continue
         label = f"out[{r}] (the weights rounded before the sum)"
