@@ -50,9 +50,11 @@ HELDOUT2 = {"en_blog_arrow_annotations": 2, "en_html_cells_one_per_line": 8, "ko
 
 # wrong numbers check finds per note (FIRST_RUN.md: 2 of 56 before the recognisers below, 38 after them, 48 since
 # the ko notes' own sums of their rounded weights, ``0.668*[1,0] + 0.332*[2,1] ≈ [1.332, 0.332]``, ``[0,0.1345]``,
-# are judged as the output they restate: test_rounded_weight_sums_are_the_output_rows_they_stand_for). Missed: the
-# ja score matrix's 1s, which the reader judges as QKᵀ/√2 (1.414 printed as 1) among the candidates of "scores".
-HELDOUT3 = {"en_gqa_worked_example": 5, "ja_projection_tables_latex": 20, "ko_blog_2x2_rounded_weights": 20,
+# are judged as the output they restate: test_rounded_weight_sums_are_the_output_rows_they_stand_for). The ja score
+# matrix ``E = QKᵀ`` (its own Q and K's 1s and 0s, torch's 2s) was judged as QKᵀ/√2 (1.414 printed as 1: half its
+# cells agree) and its eight 0s flagged, so --fix wrote the scaled scores' 1s there; now a tensor the label's word
+# is only widened to must agree in most cells (human.best_reading): not understood, 20 found before, 12 now.
+HELDOUT3 = {"en_gqa_worked_example": 5, "ja_projection_tables_latex": 12, "ko_blog_2x2_rounded_weights": 20,
             "ko_blog_cafe_menu_three_keys": 3}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 4 of 12). Found since: the side-by-side README's weights block
@@ -91,7 +93,7 @@ ROUNDS = [
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
     # claimed since check judges the note's sums of its rounded weights (notations.rounded_weight_sums)
     Round("heldout2", {"en", "vi", "zh", "ko"}, 11, 62, HELDOUT2, "| **all** | 62 | 62 | 100% | 0 |"),
-    Round("heldout3", {"en", "ko", "fr", "ja"}, 10, 56, HELDOUT3, "| **all** | 56 | 48 | 86% | 0 |"),
+    Round("heldout3", {"en", "ko", "fr", "ja"}, 10, 56, HELDOUT3, "| **all** | 56 | 40 | 71% | 0 |"),
     Round("heldout4", {"en", "pt", "zh"}, 8, 12, HELDOUT4, "| **all** | 12 | 12 | 100% | 0 |"),
     Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 179 | 98% | 0 |"),
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 36 | 59% | 0 |"),
@@ -143,8 +145,6 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # Where --fix is known not to converge to torch's numbers (found when this test was widened from the fifth to
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
-    ("heldout3", "ja_projection_tables_latex"): "the score matrix is judged as the scaled scores (1.414 printed as 1), "
-                                                "so --fix writes the scaled scores' digits where QKᵀ's belong",
 }
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=FIX_GAPS[
     r.folder, n])] if (r.folder, n) in FIX_GAPS else []) for r in ROUNDS for n in sorted(r.found)]

@@ -755,10 +755,10 @@ def _candidates(name: str, trace) -> list[str]:
 
 
 def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool = False,
-           gated: bool = True) -> list[Hit] | None:
-    """Verdicts for ``cells`` read as ``exp``; None when fewer than half agree, unless the label is
-    ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong matrix is wrong.
-    ``gated=False``: no such gate, for cells whose tensor and row are known from elsewhere."""
+           gated: bool = True, most: bool = False) -> list[Hit] | None:
+    """Verdicts for ``cells`` read as ``exp``; None when fewer than half agree (``most``: unless more than half
+    agree), unless the label is ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong
+    matrix is wrong. ``gated=False``: no such gate, for cells whose tensor and row are known from elsewhere."""
     flat = exp.reshape(-1)
     if len(flat) != len(cells):
         return None
@@ -766,11 +766,25 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
     values = list(map(_value, map(_TEXT, cells)))  # each (value, decimals) read once, for both uses
     oks = list(map(_near, map(itemgetter(0), values), map(itemgetter(1), values), flat.tolist(), repeat(scale)))
-    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
+    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) + most or (len(oks) <= 2 and not all(oks))):
         return None
     lines = map(bisect_right, repeat(_line_starts(text)), map(_START, cells))  # line_of of each cell
     return [_Judged(line, c.text, ok, label, e, dec)
             for line, c, e, ok, (_, dec) in zip(lines, cells, flat, oks, values)]
+
+
+def best_reading(cells: list[Cell], shaped: list, names: list[str], text: str, sure: bool) -> list[Hit] | None:
+    """The verdicts of ``cells`` read as the candidate of ``shaped`` ((tensor, value) pairs) they agree with most.
+    A candidate the label does not name itself, only a word widened to it (``scores``: the scaled scores too), is
+    read only where most of the cells (more than half) agree with it: a ``QKᵀ`` whose 1s and 0s agree with
+    ``QKᵀ/√2 = 1.414`` in half its cells is another matrix, not a wrong copy of the scaled scores (heldout3's
+    ja_projection_tables_latex), and ``--fix`` must not write their digits there."""
+    best = None
+    for cand, exp2 in shaped:
+        res = _judge(cells, exp2, cand, text, sure, most=cand not in names)
+        if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
+            best = res
+    return best
 
 
 class _Judged(Hit):
@@ -904,11 +918,7 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
         # one tensor named, one value of that shape: the matrix is that tensor even where all of it is wrong
         sure = len(names) == 1 and len(shaped) >= 1 and all(
             np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped) and not forms.in_any(b.start, foreign)
-        best = None
-        for cand, exp2 in shaped:
-            res = _judge(cells, exp2, cand, text, sure)
-            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
-                best = res
+        best = best_reading(cells, shaped, names, text, sure)
         if best:
             for c, h in zip(cells, best):
                 hits[c.start] = h

@@ -825,11 +825,7 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
             continue
         sure = len(names) == 1 and all(np.array_equal(e, shaped[0][1]) for _, e in shaped) \
             and not forms.in_any(b.start, foreign)
-        best = None
-        for cand, exp in shaped:
-            res = human._judge(cells, exp, cand, text, sure)
-            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
-                best = res
+        best = human.best_reading(cells, shaped, names, text, sure)
         for c, h in zip(cells, best or []):
             hits[c.start] = h
 
