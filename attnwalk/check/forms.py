@@ -925,3 +925,46 @@ def _heldout_forms() -> list:
 
 AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
                masked_matrices, restated_percentages, *_heldout_forms()]
+
+
+# ---------------------------------------------------------------- tuples: ``\mathbf{p} \approx (0.09, 0.24, 0.66)``
+
+_NUMBER = r"[-−–]?\d+(?:\.\d+)?"
+# a parenthesised tuple of 2+ numbers after ``=``, ``≈`` or ``\approx`` (a vector written as math writes it)
+_TUPLE = re.compile(r"(?:=|≈|\\approx)[ \t]*\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER
+                    + r")+[ \t]*)\)")
+TUPLE_REACH = 12  # lines: how far below the scores' tuple their weights' tuple may be
+
+
+def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``$\\mathbf{z} = (1, 2, 3)$`` then, a few lines below, ``$\\mathbf{p} \\approx (0.09, 0.24, 0.66)$``
+    (heldout7's ko_softmax_concept_123): a tuple printing a row of the scores the softmax takes, every number as
+    printed, is that row's scores; a tuple below it, as long, that is a distribution (each number in [0, 1], the
+    sum 1 at its precision) is their softmax, judged as ``softmax([1, 2, 3]) = [..]`` is. The scores must be the
+    trace's (so that two distributions of a lesson on KL divergence are never read as scores and weights)."""
+    if "(" not in text or (("=" not in text) and "≈" not in text and "\\approx" not in text):
+        return
+    from .human import _cells, _expected, _head_at, _value, line_of
+    from .notations import _judge_softmax, _row_of
+
+    scores = None  # (cells, line) of the last tuple printing a row of the softmax's own scores
+    for m in _TUPLE.finditer(text):
+        cells = _cells(m.group("body").replace(",", " "), m.start("body"))
+        if not cells or any(c.start in hits for c in cells) or in_any(m.start(), foreign):
+            continue
+        line = line_of(text, m.start())
+        logits = _expected(trace, "scores_scaled", _head_at(text, m.start()))
+        if logits is not None and "mask" not in trace.steps and _row_of(cells, logits) is not None:
+            scores = (cells, line)
+            continue
+        if scores is None or len(scores[0]) != len(cells) or line - scores[1] > TUPLE_REACH:
+            continue
+        vals = [_value(c.text) for c in cells]
+        if any(not 0 <= v <= 1 for v, _ in vals) or \
+                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
+            continue
+        args = ", ".join(c.text for c in scores[0])
+        _judge_softmax(scores[0], cells, f"softmax([{args}])", text, hits)
+
+
+AFTER_FORMS.append(softmax_tuples)
