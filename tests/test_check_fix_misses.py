@@ -40,3 +40,30 @@ def test_tuples_that_are_not_the_traces_scores_and_their_softmax_stay_unread():
         hits = {}
         forms.softmax_tuples(note, trace, hits, [])
         assert hits == {}, note
+
+
+TOKENS = {"variant": "sdpa", "source": "direct", "heads": 1, "q": [[0.9, 0.1], [0.7, 0.3], [0.1, 0.9], [0.8, 0.2]],
+          "k": [[0.8, 0.2], [0.6, 0.4], [0.1, 0.9], [0.7, 0.3]], "v": [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]],
+          "labels": ["Virat", "scored", "a", "century"]}
+
+
+def test_token_equals_weight_pairs_restate_the_row_judged_above():
+    """heldout7's handbook: ``Attention weights: [0.34, 0.29, 0.17, 0.31]`` (the row of "century", torch's weights
+    0.2829, 0.2454, 0.2090, 0.2627), then ``(Virat=0.34, scored=0.29, a=0.17, century=0.31)``: each pair restates its
+    token's weight, so each is wrong as that weight is, and --fix writes torch's digits in both places. (The row is
+    century's by the scaled scores printed above it: [0.68, 0.56, 0.26, 0.62] / √2 = [0.48, 0.40, 0.18, 0.44].)"""
+    q, k = torch.tensor(TOKENS["q"], dtype=torch.float64), torch.tensor(TOKENS["k"], dtype=torch.float64)
+    w = [f"{x:.2f}" for x in torch.softmax(q[3] @ k.T / 2 ** 0.5, dim=-1).tolist()]
+    assert w == ["0.28", "0.25", "0.21", "0.26"]
+    scaled = [f"{x:.2f}" for x in (q[3] @ k.T / 2 ** 0.5).tolist()]
+    assert scaled == ["0.48", "0.40", "0.18", "0.44"]
+    note = ("```\n→ Scaled scores: [0.48, 0.40, 0.18, 0.44]\n→ Attention weights: [0.34, 0.29, 0.17, 0.31]\n"
+            "  (Virat=0.34, scored=0.29, a=0.17, century=0.31)\n```\n")
+    wrong = [(r.line, r.text, r.fix[0]) for r in check_text(note, TOKENS).wrong]
+    assert wrong == [(ln, t, f) for ln in (3, 4) for t, f in zip(("0.34", "0.29", "0.17", "0.31"), w)]
+    # the pairs in another order restate nothing printed above them: left unread
+    swapped = note.replace("(Virat=0.34, scored=0.29", "(Virat=0.29, scored=0.34")
+    assert [r.line for r in check_text(swapped, TOKENS).wrong] == [3, 3, 3, 3]
+    # words that are no tokens of the config (``x=0.34, y=0.29``): left unread
+    other = note.replace("Virat=", "x=").replace("scored=", "y=")
+    assert [r.line for r in check_text(other, TOKENS).wrong] == [3, 3, 3, 3, 4, 4]

@@ -878,6 +878,7 @@ def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:
     forms.guarded(_restated_lists, hits, failed, text, hits)
     labels = tuple(trace.config.get("kv_labels") or trace.config.get("labels") or ())
     forms.guarded(_restated_by_token, hits, failed, text, hits, labels)
+    forms.guarded(_restated_by_name, hits, failed, text, hits, labels)
     return hits
 
 
@@ -1032,6 +1033,39 @@ def _restated_by_token(text: str, hits: dict, tokens: tuple) -> None:
             if h is not None and "|" in lines[above - 1] and \
                     word in (c.strip().strip("*`") for c in lines[above - 1].split("|")):
                 hits[at] = Hit(line, num, h.ok, h.label, h.expected, h.fix)
+                break
+
+
+# ``Virat=0.34``: a word, "=" and a decimal (a token's weight written as a keyword argument)
+_NAME_VALUE = re.compile(r"(?<![\w.])(?P<w>[^\W\d_][\w']{0,30})[ \t]*=[ \t]*(?P<n>\d+\.\d+)(?![\w.]|\.\d)")
+
+
+def _restated_by_name(text: str, hits: dict, tokens: tuple) -> None:
+    """``(Virat=0.34, scored=0.29, a=0.17, century=0.31)`` under ``Attention weights: [0.34, 0.29, 0.17, 0.31]``
+    (heldout7's handbook): a line of 2+ ``token=number`` pairs, each word a token of the config (once), restates a
+    judged row of one number per token within ``RESTATE_REACH`` lines above, where each pair's number is printed
+    as that row's number at its token's place: each pair gets that verdict."""
+    if len(tokens) < 2 or "=" not in text:
+        return
+    found: dict[int, list] = {}  # line -> [(word, number, offset)]
+    for m in _NAME_VALUE.finditer(text):
+        if m.group("w") in tokens and m.start("n") not in hits:
+            found.setdefault(line_of(text, m.start()), []).append((m.group("w"), m.group("n"), m.start("n")))
+    found = {ln: pairs for ln, pairs in found.items()
+             if len(pairs) >= 2 and len({w for w, _, _ in pairs}) == len(pairs)}
+    if not found:
+        return
+    rows: dict[int, list[Hit]] = {}
+    for at in sorted(hits):
+        h = hits[at]
+        rows.setdefault(h.line, []).append(h)
+    for line, pairs in found.items():
+        for above in range(line - 1, max(line - 1 - RESTATE_REACH, 0), -1):
+            row = rows.get(above, [])
+            if len(row) == len(tokens) and all(row[tokens.index(w)].text == n for w, n, _ in pairs):
+                for w, n, at in pairs:
+                    h = row[tokens.index(w)]
+                    hits[at] = Hit(line, n, h.ok, h.label, h.expected, h.fix)
                 break
 
 
