@@ -12,6 +12,7 @@ Expected values from torch (float64), never from attnwalk's engine.
 
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -148,9 +149,15 @@ def test_fix_writes_only_the_value_of_the_tensor_a_number_was_judged_against(fol
     before = (tmp_path / f"{name}.md").read_text(encoding="utf-8").split("\n")
     check_file(tmp_path / f"{name}.md", opts, fix="write")
     after = (tmp_path / f"{name}.md").read_text(encoding="utf-8").split("\n")
-    torch_wrong = {ln for ln, _ in truth.torch_wrong(CORPUS / folder, name)[0]}
+    wrong_before = truth.torch_wrong(CORPUS / folder, name)[0]
     changed = {k + 1 for k, (a, b) in enumerate(zip(before, after)) if a != b}
-    assert changed <= torch_wrong
-    # and what it wrote there is torch's: no changed line holds a number torch says is wrong (V's rows written
-    # where the weighted values were, the scaled scores' 1s where QKᵀ's 2s belong)
-    assert not changed & {ln for ln, _ in truth.torch_wrong(tmp_path, name)[0]}
+    assert changed <= {ln for ln, _ in wrong_before}
+    # and what it wrote there is torch's: on each changed line, the numbers torch says are wrong after the fix are
+    # those check did not find (V's rows written where the weighted values were, or the scaled scores' 1s where
+    # QKᵀ's 2s belong, would leave more)
+    found = truth.flagged(report) & Counter({(ln, t.rstrip("%")): n for (ln, t), n in wrong_before.items()})
+    wrong_after = truth.torch_wrong(tmp_path, name)[0]
+    for line in changed:
+        left = sum(n for (ln, _), n in wrong_after.items() if ln == line)
+        assert left == sum(n for (ln, _), n in wrong_before.items() if ln == line) - sum(
+            n for (ln, _), n in found.items() if ln == line), line

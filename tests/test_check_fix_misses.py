@@ -67,3 +67,25 @@ def test_token_equals_weight_pairs_restate_the_row_judged_above():
     # words that are no tokens of the config (``x=0.34, y=0.29``): left unread
     other = note.replace("Virat=", "x=").replace("scored=", "y=")
     assert [r.line for r in check_text(other, TOKENS).wrong] == [3, 3, 3, 3, 4, 4]
+
+
+LOGITS = {"variant": "sdpa", "source": "scores", "heads": 1, "scale": "none", "scores": [[-1.2, 2.5]],
+          "kv_labels": ["Non-Clickbait", "Clickbait"]}
+
+
+def test_weights_named_below_a_judged_scores_row_are_that_rows_softmax():
+    """heldout7's Indonesian comments: ``tensor([[-1.2, 2.5]])`` (the logits, judged as the scores), then ``Setelah
+    softmax: tensor([[0.05, 0.95]])`` and ``probs = [0.05, 0.95]``: softmax([-1.2, 2.5]) = [0.0241, 0.9759] (torch),
+    both lists wrong at both numbers (two numbers, both wrong: the one-row lists alone leave them unread)."""
+    p = [f"{x:.2f}" for x in _softmax([-1.2, 2.5])]
+    assert p == ["0.02", "0.98"]
+    note = ("```python\n# outputs.logits adalah skor mentah dari model\n# Contoh: tensor([[-1.2, 2.5]]) → kelas 0\n"
+            "logits = outputs.logits\n# Setelah softmax: tensor([[0.05, 0.95]])\nprobs = F.softmax(logits, dim=-1)\n"
+            "# Contoh: jika probs = [0.05, 0.95] → predicted_class = 1\n```\n")
+    report = check_text(note, LOGITS)
+    assert [(r.line, r.text) for r in report.verified] == [(3, "-1.2"), (3, "2.5")]  # the scores row
+    wrong = [(r.line, r.text, r.fix[0]) for r in report.wrong]
+    assert wrong == [(5, "0.05", p[0]), (5, "0.95", p[1]), (7, "0.05", p[0]), (7, "0.95", p[1])]
+    # no scores judged above them (the logits unnamed), or a list of another length: unread
+    assert not check_text(note.replace("outputs.logits adalah skor mentah", "model"), LOGITS).wrong
+    assert [r.line for r in check_text(note.replace("[0.05, 0.95] →", "[0.05, 0.95, 0.5] →"), LOGITS).wrong] == [5, 5]

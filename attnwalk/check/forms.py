@@ -968,3 +968,46 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 AFTER_FORMS.append(softmax_tuples)
+
+
+def _one_row_lists(text: str) -> list:
+    """(offset, cells) of each one-dimensional list and each one-row ``[[..]]`` of the note, in order."""
+    from .human import bracket_blocks, flat_lists
+
+    rows = [(b.start, b.rows[0]) for b in bracket_blocks(text) if len(b.rows) == 1]
+    return sorted(flat_lists(text) + rows, key=lambda x: x[0])
+
+
+def weights_below_scores(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a list its line names the weights (``# Setelah softmax: tensor([[0.05, 0.95]])``, ``probs = [0.05,
+    0.95]``) within ``TUPLE_REACH`` lines below a list judged as a row of the scores the softmax takes
+    (``tensor([[-1.2, 2.5]])``; heldout7's id_clickbait_logits_comment): the weights of that row (softmax([-1.2,
+    2.5]) = [0.0241, 0.9759]). The reader's one-row lists leave a short list unread where it disagrees (two numbers,
+    both wrong: anything could be meant); the scores above say which row is meant. Only scores that are the
+    softmax's own argument (the scaled scores, or the scores where the scaling is none), of one row, no mask."""
+    if "mask" in trace.steps or not hits:
+        return
+    from .human import _expected, _judge, _label_before, line_of, tensors_of
+    from .notations import _row_of
+
+    raw, scaled = _expected(trace, "scores", 0), _expected(trace, "scores_scaled", 0)
+    attn = _expected(trace, "attn", 0)
+    own = {"scores_scaled"} | ({"scores"} if raw is not None and scaled is not None and
+                               np.array_equal(raw, scaled) else set())
+    scores = None  # (cells, line) of the last list judged as a row of the softmax's own scores
+    for start, cells in _one_row_lists(text):
+        judged = [hits.get(c.start) for c in cells]
+        if all(h is not None for h in judged):
+            if all(str(h.label).split("[")[0] in own for h in judged):
+                scores = (cells, line_of(text, start))
+            continue
+        if scores is None or any(h is not None for h in judged) or len(cells) != len(scores[0]) or \
+                in_any(start, foreign) or line_of(text, start) - scores[1] > TUPLE_REACH:
+            continue
+        if tensors_of(_label_before(text, start))[:1] == ["attn"] and attn is not None and \
+                (row := _row_of(scores[0], scaled)) is not None:
+            for c, h in zip(cells, _judge(cells, attn[row], f"attn[{row}]", text, gated=False)):
+                hits[c.start] = h
+
+
+AFTER_FORMS.append(weights_below_scores)
