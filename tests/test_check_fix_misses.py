@@ -89,3 +89,25 @@ def test_weights_named_below_a_judged_scores_row_are_that_rows_softmax():
     # no scores judged above them (the logits unnamed), or a list of another length: unread
     assert not check_text(note.replace("outputs.logits adalah skor mentah", "model"), LOGITS).wrong
     assert [r.line for r in check_text(note.replace("[0.05, 0.95] →", "[0.05, 0.95, 0.5] →"), LOGITS).wrong] == [5, 5]
+
+
+LESSON = {"variant": "sdpa", "source": "direct", "heads": 1, "q": [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]],
+          "k": [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 1]], "v": [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]}
+
+
+def test_weighted_terms_added_entry_by_entry_are_each_weight_times_its_value():
+    """heldout7's Vietnamese lesson: ``Output[2] = 0.506·[1,2,3,4] + 0.186·[5,6,7,8] + 0.307·[9,10,11,12]`` then
+    ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]``: each term is weight j times entry d of value row j, torch's
+    0.5065·1, 0.1863·5 = 0.9316, 0.3072·9 = 2.7648, 0.5065·2 = 1.0130, 0.1863·6 = 1.1179, 0.3072·10 = 3.0720."""
+    q, k = torch.tensor(LESSON["q"], dtype=torch.float64), torch.tensor(LESSON["k"], dtype=torch.float64)
+    a = torch.softmax(q[2] @ k.T / 2, dim=-1)
+    v = torch.tensor(LESSON["v"], dtype=torch.float64)
+    terms = [[f"{float(a[j] * v[j, d]):.3f}" for j in range(3)] for d in range(2)]
+    assert terms == [["0.506", "0.932", "2.765"], ["1.013", "1.118", "3.072"]]
+    note = ("```\nOutput[2] = 0.506·[1,2,3,4] + 0.186·[5,6,7,8] + 0.307·[9,10,11,12]\n"
+            "          = [0.506+0.930+2.763, 1.012+1.116+3.070, ...]\n```\n")
+    wrong = [(r.text, r.fix[0]) for r in check_text(note, LESSON).wrong]
+    assert wrong == [(p, t) for p, t in zip(["0.930", "2.763", "1.012", "1.116", "3.070"], terms[0][1:] + terms[1])]
+    # entries of another count of terms than the sum has (two of three): unread
+    assert not check_text(note.replace("0.506+0.930+2.763, 1.012+1.116+3.070", "0.930+2.763, 1.116+3.070"),
+                          LESSON).wrong

@@ -92,7 +92,10 @@ HELDOUT6 = {"es_bootcamp_solution_exp_rows": 11, "es_course_doc_scores_then_soft
 # The Indonesian comments' ``Setelah softmax: tensor([[0.05, 0.95]])`` and ``probs = [0.05, 0.95]`` below the logits
 # judged as the scores (forms.weights_below_scores; torch 0.0241, 0.9759): 4 more.
 HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_logits": 1, "ko_softmax_concept_123": 1,
-            "id_clickbait_logits_comment": 4}
+            "id_clickbait_logits_comment": 4,
+            # the Vietnamese lesson's weighted terms ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]`` after its
+            # weighted sum (notations.rounded_weight_sums; torch 0.9316, 2.7648, 1.0130, 1.1179, 3.0720): 5 more
+            "vi_lesson_html_pre_blocks": 5}
 
 
 ROUNDS = [
@@ -104,7 +107,7 @@ ROUNDS = [
     Round("heldout4", {"en", "pt", "zh"}, 8, 12, HELDOUT4, "| **all** | 12 | 12 | 100% | 0 |"),
     Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 179 | 98% | 0 |"),
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 36 | 59% | 0 |"),
-    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 26 | 59% | 0 |"),
+    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 31 | 70% | 0 |"),
 ]
 
 

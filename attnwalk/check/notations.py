@@ -1267,6 +1267,12 @@ _RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.
 # yet), then ``= [0.764, 0.346]`` (the result), each opening with its ``=`` (heldout7's handbook)
 _GOES_ON_SUM = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*"
                           r"(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t.]*$")
+# ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]``: the weighted values added entry by entry, the last entries
+# elided (heldout7's Vietnamese lesson), each entry its terms joined by "+"
+_GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*\+[ \t]*" + _NUM
+                            + r")+(?:[ \t]*,[ \t]*" + _NUM + r"(?:[ \t]*\+[ \t]*" + _NUM
+                            + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
+_ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
 
@@ -1354,6 +1360,17 @@ def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, 
             return []
         judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]")
                    for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
+        j += 1
+    elif j < len(lines) and (m := _GOES_ON_TERMS.match(lines[j])) is not None:
+        # ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]``: each entry the sum of the weighted values' entries
+        parts = [(p.group(), starts[j] + m.start("body") + p.start()) for p in _ENTRY_TERMS.finditer(m.group("body"))]
+        if not parts or len(parts) > v.shape[1]:
+            return []
+        for d, (part, at) in enumerate(parts):
+            cells = human._cells(part.replace("+", " "), at)
+            if not cells or len(cells) != len(keys):
+                return []
+            judged += [(c, attn[r][i] * v[i][d], f"attn[{r}, {i}] · v[{i}]") for c, i in zip(cells, keys)]
         j += 1
     m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
     if m is not None and j > k + 1:  # the result after the products (a lone ``= [..]`` may be anything else)
