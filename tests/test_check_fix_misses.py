@@ -111,3 +111,49 @@ def test_weighted_terms_added_entry_by_entry_are_each_weight_times_its_value():
     # entries of another count of terms than the sum has (two of three): unread
     assert not check_text(note.replace("0.506+0.930+2.763, 1.012+1.116+3.070", "0.930+2.763, 1.116+3.070"),
                           LESSON).wrong
+
+
+DOT = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none", "q": [[5.0, 1.0, 20.0]],
+       "k": [[3.0, 12.0, 45.0], [59.0, 2.0, 5.0], [1.0, 43.0, 5.0], [4.0, 3.0, 45.3]],
+       "v": [[3.0, 12.0, 45.0], [59.0, 2.0, 5.0], [1.0, 43.0, 5.0], [4.0, 3.0, 45.3]]}
+
+
+def test_weights_said_respectively_of_keys_whose_scores_were_said_before():
+    """heldout5's lab: ``the respective scores of 927 and 929. But after softmax, the attention they'll get is
+    0.119 and 0.880 respectively``: the scores [927, 397, 148, 929] (torch) name keys 0 and 3, whose weights are
+    0.1192 and 0.8808: 0.119 right, 0.880 wrong (0.881)."""
+    q, k = torch.tensor(DOT["q"], dtype=torch.float64), torch.tensor(DOT["k"], dtype=torch.float64)
+    s = (q @ k.T)[0]
+    assert s.tolist() == [927.0, 397.0, 148.0, 929.0]
+    w = torch.softmax(s, dim=-1)
+    assert (f"{float(w[0]):.3f}", f"{float(w[3]):.3f}") == ("0.119", "0.881")
+    note = ("The first and last annotation had the respective scores of 927 and 929. But after softmax, the attention "
+            "they'll get is 0.119 and 0.880 respectively.\n")
+    report = check_text(note, DOT)
+    assert [(r.text, r.checks[-1][1]) for r in report.verified if r.checks] == [("0.119", "attn[0, 0]")]
+    assert [(r.text, r.fix[0]) for r in report.wrong] == [("0.880", "0.881")]
+    # scores that are no entries of the row (928), or no words naming the weights between: unread
+    assert not check_text(note.replace("927 and", "928 and"), DOT).wrong
+    assert not check_text(note.replace("But after softmax, the attention", "And the heights"), DOT).wrong
+
+
+def test_a_number_after_itself_restates_the_judged_number_of_a_token_above():
+    """heldout5's ViT guide: ``D(0.170) → E(0.084) ← F(0.134)`` (each restating its token's row of the table
+    above) then ``Lower attention to itself (0.084)``: the number after "itself" restates the one judged number
+    printed the same after a token above, E's own dot product E·E = 0.094 (torch, from the guide's E =
+    [0.11, 0.23, 0.17, 0.01]) printed as 0.084, so it is wrong as that one is."""
+    from pathlib import Path
+
+    from attnwalk.scenario import load_scenario
+
+    folder = Path(__file__).resolve().parent / "corpus" / "heldout5"
+    opts = load_scenario(folder / "en_vit_patch_attention_tables.toml")
+    e = torch.tensor(opts["q"][opts["labels"].index("E")], dtype=torch.float64)
+    assert f"{float(e @ e):.3f}" == "0.094"
+    text = (folder / "en_vit_patch_attention_tables.md").read_text(encoding="utf-8")
+    assert text.split("\n")[211].startswith("- **Lower attention to itself (0.084):**")
+    wrong = {(r.line, r.text): r.fix[0] for r in check_text(text, opts).wrong}
+    assert wrong[202, "0.084"] == wrong[212, "0.084"] == "0.094"
+    # another number after "itself" restates nothing above: unread
+    other = text.replace("itself (0.084)", "itself (0.085)")
+    assert (212, "0.085") not in {(r.line, r.text) for r in check_text(other, opts).wrong}

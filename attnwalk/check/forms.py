@@ -1011,3 +1011,58 @@ def weights_below_scores(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 AFTER_FORMS.append(weights_below_scores)
+
+
+# ``0.119 and 0.880 respectively``, ``a, b and c respectively``: numbers said of some items in their order
+_RESPECTIVELY = re.compile(r"(?<![\w.])(?P<nums>" + _NUMBER + r"(?:\s*,\s*" + _NUMBER + r")*\s*,?\s+and\s+" + _NUMBER
+                           + r")(?!\w|\.\d)\s+respectively")
+_AND_NUMBERS = re.compile(r"(?<![\w.])(?P<nums>" + _NUMBER + r"(?:\s*,\s*" + _NUMBER + r")*\s*,?\s+and\s+" + _NUMBER
+                          + r")(?!\w|\.\d)")
+RESPECTIVE_REACH = 3  # lines: how far above the weights the scores of the same items may be said
+
+
+def _blank(m: re.Match) -> str:
+    return " " * len(m.group())  # the text's offsets kept
+
+
+def respective_weights(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``had the respective scores of 927 and 929. But after softmax, the attention they'll get is 0.119 and
+    0.880 respectively`` (heldout5's en_nbconvert_dot_attention_float128): numbers said ``respectively`` of items
+    whose scores were said just before (``927 and 929``, within ``RESPECTIVE_REACH`` lines), in words naming the
+    weights between: each is the weight of the key whose score it follows, in that order. The scores must each be
+    one entry of one row of the softmax's own scores, as printed (so the items are known keys of a known query)."""
+    if "respectively" not in text or "mask" in trace.steps:
+        return
+    from .human import _cells, _close, _expected, _judge, line_start, tensors_of
+
+    scaled, attn = _expected(trace, "scores_scaled", 0), _expected(trace, "attn", 0)
+    if scaled is None or attn is None or scaled.ndim != 2:
+        return
+    scale = float(np.max(np.abs(scaled[np.isfinite(scaled)]), initial=0.0))
+    for m in _RESPECTIVELY.finditer(text):
+        cells = _cells(re.sub(r"\band\b|,", _blank, m.group("nums")), m.start("nums"))
+        if not cells or any(c.start in hits for c in cells) or in_any(m.start(), foreign):
+            continue
+        lo = line_start(text, m.start())
+        for _ in range(RESPECTIVE_REACH):
+            lo = line_start(text, max(lo - 1, 0))
+        said = [g for g in _AND_NUMBERS.finditer(text, lo, m.start()) if g.end() <= m.start()]
+        if not said:
+            continue
+        g = said[-1]
+        scores = _cells(re.sub(r"\band\b|,", _blank, g.group("nums")), g.start("nums"))
+        if not scores or len(scores) != len(cells) or "attn" not in tensors_of(text[g.end():m.start()]):
+            continue
+        found = set()  # (row, key indices) that print the scores said
+        for r in range(scaled.shape[0]):
+            keys = [[j for j in range(scaled.shape[1]) if _close(c.text, float(scaled[r, j]), scale)] for c in scores]
+            if all(len(js) == 1 for js in keys) and len({js[0] for js in keys}) == len(keys):
+                found.add((r, tuple(js[0] for js in keys)))
+        if len(found) != 1:
+            continue
+        r, keys = found.pop()
+        for c, j in zip(cells, keys):
+            hits[c.start] = _judge([c], attn[r, [j]], f"attn[{r}, {j}]", text, gated=False)[0]
+
+
+AFTER_FORMS.append(respective_weights)

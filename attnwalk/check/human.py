@@ -879,6 +879,7 @@ def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:
     labels = tuple(trace.config.get("kv_labels") or trace.config.get("labels") or ())
     forms.guarded(_restated_by_token, hits, failed, text, hits, labels)
     forms.guarded(_restated_by_name, hits, failed, text, hits, labels)
+    forms.guarded(_restated_by_self, hits, failed, text, hits, labels)
     return hits
 
 
@@ -1067,6 +1068,36 @@ def _restated_by_name(text: str, hits: dict, tokens: tuple) -> None:
                     h = row[tokens.index(w)]
                     hits[at] = Hit(line, n, h.ok, h.label, h.expected, h.fix)
                 break
+
+
+SELF_WORDS = ("itself", "themselves", "chính nó", "自身", "自己")  # a query's own key, named without its token
+
+
+def _restated_by_self(text: str, hits: dict, tokens: tuple) -> None:
+    """``Lower attention to itself (0.084)`` under a diagram ``D(0.170) → E(0.084) ← F(0.134)`` (heldout5's ViT
+    guide): a number in parentheses after a word naming the query's own key restates the one judged number printed
+    the same, in parentheses just after a token of the config, within ``RESTATE_REACH`` lines above: it gets that
+    verdict (none where no such number, or several judged differently, are there)."""
+    if not tokens or "(" not in text or not any(w in text for w in SELF_WORDS):
+        return
+    starts = _line_starts(text)
+    for m in _PAREN_VALUE.finditer(text):
+        before = text[max(0, m.start() - 16):m.start()].rstrip().lower()
+        if m.start("n") in hits or not before.endswith(SELF_WORDS):
+            continue
+        num, line = m.group("n"), bisect_right(starts, m.start())
+        lo = starts[max(line - 1 - RESTATE_REACH, 0)]
+        seen = set()
+        at = text.find("(" + num + ")", lo, starts[line - 1])
+        while at >= 0:
+            h = hits.get(at + 1)
+            w = _WORD_BEFORE.search(text, max(0, at - 32), at)
+            if h is not None and w is not None and w.group("w") in tokens:
+                seen.add((h.ok, h.label, h.expected, h.fix))
+            at = text.find("(" + num + ")", at + 1, starts[line - 1])
+        if len(seen) == 1:
+            ok, label, expected, fix = seen.pop()
+            hits[m.start("n")] = Hit(line, num, ok, label, expected, fix)
 
 
 def _column_above(cells: list[Cell], line: int, text: str, hits: dict) -> list:
