@@ -157,3 +157,28 @@ def test_a_number_after_itself_restates_the_judged_number_of_a_token_above():
     # another number after "itself" restates nothing above: unread
     other = text.replace("itself (0.084)", "itself (0.085)")
     assert (212, "0.085") not in {(r.line, r.text) for r in check_text(other, opts).wrong}
+
+
+DEVLOG = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none",
+          "q": [[1, 0, 0], [0, 1, 1], [0, 0, 1], [1, 1, 0]], "k": [[0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1]],
+          "v": [[0.1, 0.2, 0.3], [0.8, 0.1, 0.5], [0.2, 0.3, 0.1], [0.4, 0.6, 0.2]],
+          "labels": ["Si", "llueve", "me", "mojo"]}
+
+
+def test_coefficients_of_named_values_restating_a_judged_row_are_that_rows_weights():
+    """heldout6's devlog: ``softmax([1, 2, 0, 1]) = [0.18, 0.49, 0.07, 0.26]`` (judged as mojo's row: torch 0.2000,
+    0.5344, 0.0723, 0.2000) then ``output = 0.18*V_si + 0.49*V_llueve + 0.07*V_me + 0.26*V_mojo``: no query named
+    on the line, the coefficients restate that row at their values' keys (``V_si`` the token "Si"), so each is that
+    weight: three wrong, as the row is."""
+    q, k = torch.tensor(DEVLOG["q"], dtype=torch.float64), torch.tensor(DEVLOG["k"], dtype=torch.float64)
+    w = [f"{x:.2f}" for x in torch.softmax(q[3] @ k.T, dim=-1).tolist()]
+    assert (q[3] @ k.T).tolist() == [1.0, 2.0, 0.0, 1.0] and w == ["0.20", "0.53", "0.07", "0.20"]
+    note = ("```\n  Scores = [1, 2, 0, 1]\n  softmax([1, 2, 0, 1]) = [0.18, 0.49, 0.07, 0.26]\n\n"
+            "  output = 0.18*V_si + 0.49*V_llueve + 0.07*V_me + 0.26*V_mojo\n```\n")
+    report = check_text(note, DEVLOG)
+    assert {r.checks[-1][1] for r in report.wrong} == {"attn[3]"}
+    wrong = [(r.line, r.text, r.fix[0]) for r in report.wrong]
+    assert wrong == [(ln, t, f) for ln in (3, 5) for t, f in (("0.18", w[0]), ("0.49", w[1]), ("0.26", w[3]))]
+    # coefficients that restate no row above (another order): unread
+    swapped = note.replace("0.18*V_si + 0.49*V_llueve", "0.49*V_si + 0.18*V_llueve")
+    assert [r.line for r in check_text(swapped, DEVLOG).wrong] == [3, 3, 3]

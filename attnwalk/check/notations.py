@@ -312,6 +312,9 @@ def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
     1-based, unless the line also names a ``V0``."""
     if word in keys:
         return keys.index(word)
+    folded = [k for k in keys if k.casefold() == word.casefold()]  # ``V_si`` for the token "Si"
+    if len(folded) == 1:
+        return keys.index(folded[0])
     word, line = word.translate(_SUBSCRIPT_DIGITS), line.translate(_SUBSCRIPT_DIGITS)  # V₀ is V0 (heldout5's ViT)
     if not word.isdecimal() or not word.isascii():
         return None
@@ -320,6 +323,28 @@ def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
 
 
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+_ATTN_ROW = re.compile(r"attn\[(\d+)\]")
+
+
+def _judged_row_above(hits: dict, line: int, texts: list, keys: list, width: int) -> int | None:
+    """The query of coefficients that restate, digit for digit at their keys' places, a row of weights judged as
+    ``attn[r]`` on one line within ``2 * ROW_REACH`` lines above ``line`` (heldout6's devlog: ``softmax([1, 2, 0,
+    1]) = [0.18, 0.49, 0.07, 0.26]``, then ``output = 0.18*V_si + 0.49*V_llueve + ...``): r, the nearest such
+    line's; else None."""
+    rows: dict[int, list] = {}
+    for at in sorted(hits):
+        h = hits[at]
+        if line - 2 * ROW_REACH <= h.line < line:
+            rows.setdefault(h.line, []).append(h)
+    for ln in sorted(rows, reverse=True):
+        row = rows[ln]
+        found = {m.group(1) for h in row if (m := _ATTN_ROW.fullmatch(str(h.label)))}
+        if len(row) == width and len(found) == 1 and all(row[i].text == t for t, i in zip(texts, keys)) and \
+                all(_ATTN_ROW.fullmatch(str(h.label)) for h in row):
+            return int(found.pop())
+    return None
 
 
 def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
@@ -360,9 +385,11 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
             named = [assigned.group("q")]
         if row is None and len(named) == 1:
             row = queries.index(named[0])
+        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
+        if row is None:  # the coefficients restating a row of weights judged just above (``softmax(..) = [..]``)
+            row = _judged_row_above(hits, k + 1, [c.text for c in cells], [i for _, i in terms], attn.shape[1])
         if row is None or row >= attn.shape[0]:
             continue
-        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
         if any(c.start in hits for c in cells):
             continue
         exp = np.array([attn[row][i] for _, i in terms])
