@@ -49,7 +49,7 @@ TOKENS = {"variant": "sdpa", "source": "direct", "heads": 1, "q": [[0.9, 0.1], [
 
 def test_token_equals_weight_pairs_restate_the_row_judged_above():
     """heldout7's handbook: ``Attention weights: [0.34, 0.29, 0.17, 0.31]`` (the row of "century", torch's weights
-    0.2829, 0.2454, 0.2090, 0.2627), then ``(Virat=0.34, scored=0.29, a=0.17, century=0.31)``: each pair restates its
+    0.2762, 0.2538, 0.2053, 0.2648), then ``(Virat=0.34, scored=0.29, a=0.17, century=0.31)``: each pair restates its
     token's weight, so each is wrong as that weight is, and --fix writes torch's digits in both places. (The row is
     century's by the scaled scores printed above it: [0.68, 0.56, 0.26, 0.62] / √2 = [0.48, 0.40, 0.18, 0.44].)"""
     q, k = torch.tensor(TOKENS["q"], dtype=torch.float64), torch.tensor(TOKENS["k"], dtype=torch.float64)
@@ -166,8 +166,8 @@ DEVLOG = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none",
 
 
 def test_coefficients_of_named_values_restating_a_judged_row_are_that_rows_weights():
-    """heldout6's devlog: ``softmax([1, 2, 0, 1]) = [0.18, 0.49, 0.07, 0.26]`` (judged as mojo's row: torch 0.2000,
-    0.5344, 0.0723, 0.2000) then ``output = 0.18*V_si + 0.49*V_llueve + 0.07*V_me + 0.26*V_mojo``: no query named
+    """heldout6's devlog: ``softmax([1, 2, 0, 1]) = [0.18, 0.49, 0.07, 0.26]`` (judged as mojo's row: torch 0.1966,
+    0.5344, 0.0723, 0.1966) then ``output = 0.18*V_si + 0.49*V_llueve + 0.07*V_me + 0.26*V_mojo``: no query named
     on the line, the coefficients restate that row at their values' keys (``V_si`` the token "Si"), so each is that
     weight: three wrong, as the row is."""
     q, k = torch.tensor(DEVLOG["q"], dtype=torch.float64), torch.tensor(DEVLOG["k"], dtype=torch.float64)
