@@ -182,3 +182,27 @@ def test_coefficients_of_named_values_restating_a_judged_row_are_that_rows_weigh
     # coefficients that restate no row above (another order): unread
     swapped = note.replace("0.18*V_si + 0.49*V_llueve", "0.49*V_si + 0.18*V_llueve")
     assert [r.line for r in check_text(swapped, DEVLOG).wrong] == [3, 3, 3]
+
+
+def test_percentages_before_tokens_restate_the_row_judged_on_their_line():
+    """heldout7's Indonesian comments: ``Setelah softmax: tensor([[0.05, 0.95]]) → 5% Non-Clickbait, 95% Clickbait``:
+    each percentage restates the weight at its token's place (0.05 as 5%), so it is that weight at its own
+    precision: torch's 0.0241 and 0.9759 are 2% and 98%; --fix writes them, and the fixed line checks."""
+    p = _softmax([-1.2, 2.5])
+    assert (f"{p[0] * 100:.0f}%", f"{p[1] * 100:.0f}%") == ("2%", "98%")
+    note = ("```python\n# outputs.logits adalah skor mentah dari model\n# Contoh: tensor([[-1.2, 2.5]])\n"
+            "# Setelah softmax: tensor([[0.05, 0.95]]) → 5% Non-Clickbait, 95% Clickbait\n```\n")
+    wrong = [(r.text, r.fix[0]) for r in check_text(note, LOGITS).wrong]
+    assert wrong == [("0.05", "0.02"), ("0.95", "0.98"), ("5%", "2"), ("95%", "98")]
+    fixed = _fix(note, LOGITS)
+    assert "tensor([[0.02, 0.98]]) → 2% Non-Clickbait, 98% Clickbait" in fixed and not check_text(fixed, LOGITS).wrong
+    # a percentage that is not the row's number restated (7% for 0.05), or before no token: unread
+    assert [r.text for r in check_text(note.replace("5% Non", "7% Non"), LOGITS).wrong] == ["0.05", "0.95", "95%"]
+    assert [r.text for r in check_text(note.replace("Non-Clickbait", "lainnya"), LOGITS).wrong] == [
+        "0.05", "0.95", "95%"]
+
+
+def _fix(note, opts):
+    from attnwalk.check.fix import fixed_text
+
+    return fixed_text(note, lambda t: check_text(t, opts))

@@ -96,9 +96,10 @@ HELDOUT6 = {"es_bootcamp_solution_exp_rows": 11, "es_course_doc_scores_then_soft
 # The handbook's weights restated as ``(Virat=0.34, scored=0.29, a=0.17, century=0.31)`` under the judged row
 # (human._restated_by_name): 4 more.
 # The Indonesian comments' ``Setelah softmax: tensor([[0.05, 0.95]])`` and ``probs = [0.05, 0.95]`` below the logits
-# judged as the scores (forms.weights_below_scores; torch 0.0241, 0.9759): 4 more.
+# judged as the scores (forms.weights_below_scores; torch 0.0241, 0.9759), and the ``5% Non-Clickbait, 95% Clickbait``
+# after the first, restating it (human._restated_as_percent; 2%, 98%): 6 more.
 HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_logits": 1, "ko_softmax_concept_123": 1,
-            "id_clickbait_logits_comment": 4,
+            "id_clickbait_logits_comment": 6,
             # the Vietnamese lesson's weighted terms ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]`` after its
             # weighted sum (notations.rounded_weight_sums; torch 0.9316, 2.7648, 1.0130, 1.1179, 3.0720): 5 more
             "vi_lesson_html_pre_blocks": 5}
@@ -113,7 +114,7 @@ ROUNDS = [
     Round("heldout4", {"en", "pt", "zh"}, 8, 12, HELDOUT4, "| **all** | 12 | 12 | 100% | 0 |"),
     Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 181 | 99% | 0 |"),
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 39 | 64% | 0 |"),
-    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 31 | 70% | 0 |"),
+    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
 ]
 
 

@@ -880,6 +880,7 @@ def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:
     forms.guarded(_restated_by_token, hits, failed, text, hits, labels)
     forms.guarded(_restated_by_name, hits, failed, text, hits, labels)
     forms.guarded(_restated_by_self, hits, failed, text, hits, labels)
+    forms.guarded(_restated_as_percent, hits, failed, text, hits, labels)
     return hits
 
 
@@ -1098,6 +1099,42 @@ def _restated_by_self(text: str, hits: dict, tokens: tuple) -> None:
         if len(seen) == 1:
             ok, label, expected, fix = seen.pop()
             hits[m.start("n")] = Hit(line, num, ok, label, expected, fix)
+
+
+# ``5% Non-Clickbait``: a percentage, then a word (a token's, hyphens allowed)
+_PERCENT_TOKEN = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)[ \t]*%[ \t]*(?P<w>[^\W\d_][\w'-]{0,30})")
+
+
+def _restated_as_percent(text: str, hits: dict, tokens: tuple) -> None:
+    """``tensor([[0.05, 0.95]]) → 5% Non-Clickbait, 95% Clickbait`` (heldout7's Indonesian comments): a percentage
+    before a token of the config restates, as a percentage, the number at that token's place of the row judged on
+    its line (one number per token), printed the same (0.05 as 5%): it is judged as that number's value, at the
+    percentage's own precision (torch's 0.0241 is 2%)."""
+    if len(tokens) < 2 or "%" not in text:
+        return
+    found: dict[int, list] = {}
+    for m in _PERCENT_TOKEN.finditer(text):
+        if m.group("w") in tokens and m.start("n") not in hits:
+            found.setdefault(line_of(text, m.start()), []).append(m)
+    if not found:
+        return
+    rows: dict[int, list[Hit]] = {}
+    for at in sorted(hits):
+        if hits[at].line in found:
+            rows.setdefault(hits[at].line, []).append(hits[at])
+    for line, ms in found.items():
+        row = rows.get(line, [])
+        if len(row) != len(tokens) or not all(isinstance(h, _Judged) for h in row):
+            continue
+        for m in ms:
+            h, printed = row[tokens.index(m.group("w"))], m.group("n") + "%"
+            v, dec = _value(printed)
+            if fmt(_value(h.text)[0] * 100, max(dec - 2, 0)) != m.group("n"):
+                continue  # not the row's number restated
+            e = float(h._e)
+            ok = _near(v, dec, e, 0.0)
+            hits[m.start("n")] = Hit(line, printed, ok, h.label, fmt(e * 100, max(dec - 2, 0)) + "%",
+                                     None if ok else _fix_text(printed, e))
 
 
 def _column_above(cells: list[Cell], line: int, text: str, hits: dict) -> list:
