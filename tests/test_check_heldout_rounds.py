@@ -44,7 +44,9 @@ HELDOUT = {"en_softmax_by_hand_10_0_m5": 6, "en_widget_data_the_cat_sat": 5}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 16 of 61 before the recognisers below, 53 after them, all 62
 # since zh's step-6 products of its one-decimal weights, ``2: 0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``, are judged as the
-# weighted values they restate: notations.rounded_weight_sums).
+# weighted values they restate: notations.rounded_weight_sums). Its step-7 addends restating those products
+# (``[0.0, 0.0, 0.0] + [1.0, 4.0, 0.0] + ...`` under "加权值") were judged as V's rows, so --fix wrote V there; now
+# "加权值" names no V and the addends are judged as the products they restate (the same 33 found).
 HELDOUT2 = {"en_blog_arrow_annotations": 2, "en_html_cells_one_per_line": 8, "ko_latex_bmatrix_assumed_weights": 16,
             "zh_illustrated_self_attention_rounded": 33, "zh_numpy_comment_outputs_keys": 3}
 
