@@ -1108,8 +1108,8 @@ _PERCENT_TOKEN = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)[ \t]*%[ \t]*(?P<w>[
 def _restated_as_percent(text: str, hits: dict, tokens: tuple) -> None:
     """``tensor([[0.05, 0.95]]) → 5% Non-Clickbait, 95% Clickbait`` (heldout7's Indonesian comments): a percentage
     before a token of the config restates, as a percentage, the number at that token's place of the row judged on
-    its line (one number per token), printed the same (0.05 as 5%): it is judged as that number's value, at the
-    percentage's own precision (torch's 0.0241 is 2%)."""
+    its line (one number per token), printed the same at the same precision (0.05 as 5%): it gets that number's
+    verdict, as a percentage (torch's 0.0241, 0.02 there, is 2%)."""
     if len(tokens) < 2 or "%" not in text:
         return
     found: dict[int, list] = {}
@@ -1124,17 +1124,17 @@ def _restated_as_percent(text: str, hits: dict, tokens: tuple) -> None:
             rows.setdefault(hits[at].line, []).append(hits[at])
     for line, ms in found.items():
         row = rows.get(line, [])
-        if len(row) != len(tokens) or not all(isinstance(h, _Judged) for h in row):
+        if len(row) != len(tokens):
             continue
         for m in ms:
             h, printed = row[tokens.index(m.group("w"))], m.group("n") + "%"
-            v, dec = _value(printed)
-            if fmt(_value(h.text)[0] * 100, max(dec - 2, 0)) != m.group("n"):
-                continue  # not the row's number restated
-            e = float(h._e)
-            ok = _near(v, dec, e, 0.0)
-            hits[m.start("n")] = Hit(line, printed, ok, h.label, fmt(e * 100, max(dec - 2, 0)) + "%",
-                                     None if ok else _fix_text(printed, e))
+            dec = _value(printed)[1]
+            value, at = _value(h.text)
+            if at != dec or fmt(value * 100, max(dec - 2, 0)) != m.group("n"):
+                continue  # not the row's number restated at its precision
+            # the same number at the same precision: its verdict, its expected value and fix as percentages
+            shown = fmt(float(h.expected) * 100, max(dec - 2, 0))
+            hits[m.start("n")] = Hit(line, printed, h.ok, h.label, shown + "%", None if h.ok else shown)
 
 
 def _column_above(cells: list[Cell], line: int, text: str, hits: dict) -> list:
