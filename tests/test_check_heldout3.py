@@ -124,11 +124,11 @@ def test_matrices_with_one_backslash_row_breaks_are_read_as_matrices():
     for first, w in ((13, W_Q_JA), (19, W_K_JA), (25, W_Q_JA)):  # W^Q, W^K, W^V as printed: right
         for r in range(4):
             assert got[first + r] == [(str(e), True, str(e)) for e in w[r]]
-    # E = QKᵀ printed [[1, 0, 1, 0], ...]: QKᵀ is all 2 (every K row is [1, 1]); the reader takes the candidate of
-    # "scores" the matrix agrees with most, QKᵀ/√2 = 1.414 -> "1": the 0s are wrong
+    # E = QKᵀ printed [[1, 0, 1, 0], ...]: QKᵀ is all 2 (every K row is [1, 1]), QKᵀ/√2 = 1.414 prints as "1" in
+    # half the cells: the scaled scores, only a widening of "QKᵀ", agree in no more than half, so it is not read
+    # as them (nor as QKᵀ, which it agrees with nowhere): not understood, and --fix writes no 1s there
     assert (X_JA @ W_Q_JA @ (X_JA @ W_K_JA).T == 2).all()
-    assert got[58] == [("1", True, "1"), ("0", False, "1"), ("1", True, "1"), ("0", False, "1")]
-    assert sorted(got) == [13, 14, 15, 16, 19, 20, 21, 22, 25, 26, 27, 28, 58, 59, 60, 61]
+    assert sorted(got) == [13, 14, 15, 16, 19, 20, 21, 22, 25, 26, 27, 28]
     trace = walk(variant="sdpa", source="direct", q=[[1, 0]], k=[[1, 0], [0, 1]], v=[[1, 0], [0, 1]])
     hits = {}  # two backslashes: the reader's own matrix, nothing for this form
     tex = "$$\nK = \\begin{bmatrix}\n1 & 0 \\\\\n0 & 1\n\\end{bmatrix}\n$$\n"

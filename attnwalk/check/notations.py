@@ -312,6 +312,9 @@ def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
     1-based, unless the line also names a ``V0``."""
     if word in keys:
         return keys.index(word)
+    folded = [k for k in keys if k.casefold() == word.casefold()]  # ``V_si`` for the token "Si"
+    if len(folded) == 1:
+        return keys.index(folded[0])
     word, line = word.translate(_SUBSCRIPT_DIGITS), line.translate(_SUBSCRIPT_DIGITS)  # V₀ is V0 (heldout5's ViT)
     if not word.isdecimal() or not word.isascii():
         return None
@@ -320,6 +323,28 @@ def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
 
 
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+_ATTN_ROW = re.compile(r"attn\[(\d+)\]")
+
+
+def _judged_row_above(hits: dict, line: int, texts: list, keys: list, width: int) -> int | None:
+    """The query of coefficients that restate, digit for digit at their keys' places, a row of weights judged as
+    ``attn[r]`` on one line within ``2 * ROW_REACH`` lines above ``line`` (heldout6's devlog: ``softmax([1, 2, 0,
+    1]) = [0.18, 0.49, 0.07, 0.26]``, then ``output = 0.18*V_si + 0.49*V_llueve + ...``): r, the nearest such
+    line's; else None."""
+    rows: dict[int, list] = {}
+    for at in sorted(hits):
+        h = hits[at]
+        if line - 2 * ROW_REACH <= h.line < line:
+            rows.setdefault(h.line, []).append(h)
+    for ln in sorted(rows, reverse=True):
+        row = rows[ln]
+        found = {m.group(1) for h in row if (m := _ATTN_ROW.fullmatch(str(h.label)))}
+        if len(row) == width and len(found) == 1 and all(row[i].text == t for t, i in zip(texts, keys)) and \
+                all(_ATTN_ROW.fullmatch(str(h.label)) for h in row):
+            return int(found.pop())
+    return None
 
 
 def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
@@ -360,9 +385,11 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
             named = [assigned.group("q")]
         if row is None and len(named) == 1:
             row = queries.index(named[0])
+        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
+        if row is None:  # the coefficients restating a row of weights judged just above (``softmax(..) = [..]``)
+            row = _judged_row_above(hits, k + 1, [c.text for c in cells], [i for _, i in terms], attn.shape[1])
         if row is None or row >= attn.shape[0]:
             continue
-        cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
         if any(c.start in hits for c in cells):
             continue
         exp = np.array([attn[row][i] for _, i in terms])
@@ -825,11 +852,7 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
             continue
         sure = len(names) == 1 and all(np.array_equal(e, shaped[0][1]) for _, e in shaped) \
             and not forms.in_any(b.start, foreign)
-        best = None
-        for cand, exp in shaped:
-            res = human._judge(cells, exp, cand, text, sure)
-            if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
-                best = res
+        best = human.best_reading(cells, shaped, names, text, sure)
         for c, h in zip(cells, best or []):
             hits[c.start] = h
 
@@ -1271,6 +1294,12 @@ _RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.
 # yet), then ``= [0.764, 0.346]`` (the result), each opening with its ``=`` (heldout7's handbook)
 _GOES_ON_SUM = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*"
                           r"(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t.]*$")
+# ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]``: the weighted values added entry by entry, the last entries
+# elided (heldout7's Vietnamese lesson), each entry its terms joined by "+"
+_GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*\+[ \t]*" + _NUM
+                            + r")+(?:[ \t]*,[ \t]*" + _NUM + r"(?:[ \t]*\+[ \t]*" + _NUM
+                            + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
+_ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
 
@@ -1359,12 +1388,46 @@ def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, 
         judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]")
                    for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
         j += 1
+    elif j < len(lines) and (m := _GOES_ON_TERMS.match(lines[j])) is not None:
+        # ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]``: each entry the sum of the weighted values' entries
+        parts = [(p.group(), starts[j] + m.start("body") + p.start()) for p in _ENTRY_TERMS.finditer(m.group("body"))]
+        if not parts or len(parts) > v.shape[1]:
+            return []
+        for d, (part, at) in enumerate(parts):
+            cells = human._cells(part.replace("+", " "), at)
+            if not cells or len(cells) != len(keys):
+                return []
+            judged += [(c, attn[r][i] * v[i][d], f"attn[{r}, {i}] · v[{i}]") for c, i in zip(cells, keys)]
+        j += 1
     m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
     if m is not None and j > k + 1:  # the result after the products (a lone ``= [..]`` may be anything else)
         res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
         if res and len(res) == out.shape[1]:
             judged += [(c, e, label) for c, e in zip(res, out[r])]
     return judged
+
+
+# an addend of a sum written one list a line (``  [0.0, 0.0, 0.0]``, then ``+ [1.0, 4.0, 0.0]``, ...)
+_ADDEND = re.compile(r"^[ \t]*(?P<plus>\+)?[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t]*$")
+
+
+def _products_restated(lines: list, starts: list, last: int, shown: list) -> list:
+    """The cells of each addend of a sum written one list a line below a run of products (line ``last`` the run's
+    end), each addend printing one product digit for digit, in their order, every addend after the first led by
+    ``+`` (heldout2's zh step 7 sums its step-6 products ``[0.0, 0.0, 0.0] + [1.0, 4.0, 0.0] + ...``): the same
+    weighted values again; [] where the first list below the run is not such a sum."""
+    for j in range(last + 1, min(last + 1 + ROW_REACH, len(lines) - len(shown) + 1)):
+        if _ADDEND.match(lines[j]) is None:
+            continue
+        found = []
+        for k, texts in enumerate(shown):
+            m = _ADDEND.match(lines[j + k])
+            cells = human._cells(m.group("r").replace(",", " "), starts[j + k] + m.start("r")) if m else None
+            if not cells or [c.text for c in cells] != texts or (k > 0 and not m.group("plus")):
+                return []
+            found.append(cells)
+        return found
+    return []
 
 
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
@@ -1400,10 +1463,15 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
             if r is None:
                 continue
         judged += [(c, attn[r][i], f"attn[{r}, {i}]") for c, i in terms]
+        shown = []  # the texts of each product's cells, as printed
         for (j, m), (_, i) in zip(products, terms):
             res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
             if res and len(res) == v.shape[1]:
                 judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]") for c, e in zip(res, v[i])]
+                shown.append([c.text for c in res])
+        if products and len(shown) == len(products):
+            for cells, (_, i) in zip(_products_restated(lines, starts, products[-1][0], shown), terms):
+                judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]") for c, e in zip(cells, v[i])]
         if k is None:
             continue
         label = f"out[{r}] (the weights rounded before the sum)"

@@ -96,15 +96,32 @@ def torch_tensors(scenario: dict) -> dict:
     return t
 
 
+def _marker(line: str, marker: str) -> tuple[int, int] | None:
+    """The span of a claim's ``after`` / ``before`` marker in ``line``: the marker itself where the line holds it,
+    else its text outside the numbers with any numbers in their place (``check --fix`` rewrites the numbers a marker
+    may hold: ``' = [0.402, 0.4635]'`` becomes ``' = [0.402, 0.4636]'``), so that a fixed copy of a note is measured
+    with the claims of the note as published."""
+    at = line.find(marker)
+    if at >= 0:
+        return at, at + len(marker)
+    rx = re.compile(NUM_SCI.pattern.join(map(re.escape, NUM_SCI.split(marker))))
+    found = list(rx.finditer(line))
+    if not found:
+        return None  # the claim's lines are not what they were
+    # several places read so (`` = [0.402, 0]`` and `` = [0.402, 0.4636]``): the one whose numbers are nearest
+    want = [float(n) for n in NUM_SCI.findall(marker)]
+    return min(found, key=lambda m: sum(abs(float(n) - w) for n, w in zip(NUM_SCI.findall(m.group()), want))).span()
+
+
 def printed(line: str, claim: dict) -> list[str]:
     """The numbers of ``line`` the claim is about: after / before a marker, the n-th or last ``[..]``
     list, the last number; or the first group of each match of a ``pick`` pattern (a weight before ``*``)."""
     if "pick" in claim:
         return [g for m in re.findall(claim["pick"], line) for g in (m if isinstance(m, tuple) else (m,))]
     if "after" in claim:
-        line = line.split(claim["after"], 1)[1]
+        line = line[_marker(line, claim["after"])[1]:]  # (no marker: a TypeError, as the split's IndexError was)
     if "before" in claim:
-        line = line.split(claim["before"], 1)[0]
+        line = line[:(_marker(line, claim["before"]) or (len(line),))[0]]  # no marker: the whole line
     if "list_index" in claim:
         lists = LIST.findall(line)
         line = lists[claim["list_index"]] if len(lists) > claim["list_index"] else ""
