@@ -46,6 +46,7 @@ PLAIN_COLUMNS = True  # a plain matrix checked from columns of its cells (``_che
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 DEFER_PLAIN = True  # a strict note's plain matrices decided together at the end of the reading (``_flush_plain``)
 LABELLED_BLOCKS = True  # a strict text of labelled values read without tokens (``Checker._labelled_values``)
+CODE_LINES = True  # a strict code text of worked dot products read without tokens (``Checker._dot_lines``)
 
 
 @dataclass(slots=True)
@@ -113,6 +114,16 @@ _SIGNED_NUM = re.compile(r"(-[ \t]*)?(" + dict(expr._TOKEN_KINDS)["num"] + ")(" 
 _VALUE_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
 _NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
 _POS = attrgetter("pos")
+# ``_dot_lines``: after a label, the rest of a worked dot product ``= (a)(b) + (c)(d) … = t`` as the token walk
+# reads it: a relation ("==", "≈=": no), products of two parenthesised printed numbers glued together (the
+# implicit product ``Parser._implicit_ok`` takes), "+" between them on one line or starting a continued line
+# (``Parser._continued``: "+" then a space), newlines before the second relation, and one printed number, its
+# sign glued, alone to the end of its line (nothing after it that a token could join)
+_FACTOR = r"\((-?)(\d+(?:\.\d+)?)\)"
+_DOT_TERM = re.compile(_FACTOR + _FACTOR)
+_DOT_SUM = _FACTOR + _FACTOR + r"(?:(?:[ \t]*|(?:[ \t]*\n)+[ \t]*(?=\+ ))\+[ \t]*" + _FACTOR + _FACTOR + r")*"
+_DOT_REST = re.compile(r"[ \t]*(=|≈)(?![=≈:])[ \t]*(" + _DOT_SUM + r")(?:[ \t]*\n)*[ \t]*(=|≈)(?![=≈:])[ \t]*"
+                       r"(-?)(\d+(?:\.\d+)?)[ \t]*(?=\n|\Z)")
 
 
 _N = r"(-?\d+(?:\.\d+)?)"
@@ -284,6 +295,11 @@ class Checker:
                     c.caption = None  # ``_set_caption``: the text ends in a value, not ':'
                 self._rest(nt, line)
                 return
+        elif kind == "code" and self.view.strict and CODE_LINES and not self.exact:
+            block = self._dot_lines(nt)
+            if block is True:
+                self._rest(nt, line)
+                return
         toks = tokenize(nt)
         # no claim starts after the last relation (=, ≈, :): past it, tokens are tried only for captions
         self.last_rel = next((t.pos for t in reversed(toks) if t.kind == "rel"), -1)  # where it starts
@@ -409,6 +425,60 @@ class Checker:
                 self._chain([first, node], ["="])
             except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
                 return labels[0][0], spent  # as ``_text`` catches it: the token walk goes on from the next token
+        return True
+
+    def _dot_lines(self, nt: str) -> bool | tuple[int, int]:
+        """Read a strict code text that is nothing but worked dot products, ``LABEL = (a)(b) + (c)(d) + … = t``
+        one after another (continued lines included: a score, a weighted sum of V, a conv channel), without
+        its tokens: each statement found by one match, then the chain the token walk would build (the label,
+        the sum of implicit products of parenthesised numbers, the result) handed to the same ``_chain``.
+        False, with nothing done, for any other text (the token walk reads it); (offset of a label, atoms
+        read) where that label's chain raised, as ``_labelled_values`` answers. The tests on each label are
+        the walk's (``_text``'s skip of prose words, ``_at``'s item test, ``_label_cb``), so the records are
+        the walk's (``tests/test_check_fastpath.py``)."""
+        pos = _BLANKS.match(nt).end()
+        end_all, found = len(nt), []
+        active, firsts, symbols = self.active, self.firsts, self.symbols
+        while pos < end_all:
+            word = _IDENT.match(nt, pos)
+            if word is None or word.group() in FUNCS or word.group() in CONSTS or word.group() in symbols:
+                return False
+            first = nt[pos]
+            if (active is not None and first not in active) or (firsts is not None and first not in firsts):
+                return False
+            if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
+                return False
+            hit = label_at(nt, pos)
+            if hit is None:
+                return False
+            rest = _DOT_REST.match(nt, hit[0])
+            if rest is None:
+                return False
+            found.append((pos, hit, rest))
+            pos = _BLANKS.match(nt, rest.end()).end()
+        if not found:
+            return False
+        spent = 0  # the atoms ``parse_chain`` would have read: the label, two for each factor (its group and
+        for at, (end, ref), rest in found:  # number), the result
+            key = f"{ref.kind}:{ref.index}:{ref.head}:{at}"  # as ``_label_cb`` names it
+            self.refs[key] = ref
+            label = Node("label", [], name=key, start=at, end=end)
+            total = None
+            for m in _DOT_TERM.finditer(nt, *rest.span(2)):
+                spent += 4
+                a = _dot_factor(m, 1)
+                b = _dot_factor(m, 3)
+                term = Node("bin", [a, b], op="*", start=a.start, end=b.end)
+                total = term if total is None else Node("bin", [total, term], op="+", start=total.start, end=term.end)
+            spent += 2
+            a = rest.start(13)  # the result's digits (12: its sign; 11: the second relation)
+            result = Node("num", num=Num(rest.group(13), a), start=a, end=rest.end(13))
+            if rest.group(12):
+                result = Node("neg", [result], start=rest.start(12), end=result.end)
+            try:
+                self._chain([label, total, result], [rest.group(1), rest.group(11)])
+            except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                return at, spent  # as ``_text`` catches it: the token walk goes on from the next token
         return True
 
     def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
@@ -1364,6 +1434,16 @@ _SHOWN = partial(tuple.__new__, Shown)  # Shown of one (expected, decimals, text
 
 
 _NUMBER_CELL = re.compile(r"(-?)(\d+(?:\.\d+)?)(…|\.\.\.)?")
+
+
+def _dot_factor(m: re.Match, g: int) -> Node:
+    """The node ``Parser.group`` makes of the factor ``(-0.25)`` whose sign and digits are groups g, g + 1 of
+    ``m`` (a ``_DOT_TERM`` match): a number, negated where signed, in parentheses."""
+    a = m.start(g + 1)
+    node = Node("num", num=Num(m.group(g + 1), a), start=a, end=m.end(g + 1))
+    if m.group(g):
+        node = Node("neg", [node], start=a - 1, end=node.end)
+    return Node("paren", [node], start=(a - 2) if m.group(g) else (a - 1), end=m.end(g + 1) + 1)
 
 
 def _number_cell(cell: str) -> Node | None:
