@@ -968,7 +968,7 @@ class Checker:
             if k in ("out_pix", "o_head"):
                 i, d = (ix[0], ix[1]) if k == "out_pix" or v.seq else (ix[1], ix[0])
                 a = np.asarray(v._square("attn", h)[i], dtype=float)
-                b = np.array([v.pixel_vec("v", j, h)[d] for j in range(len(a))], dtype=float)
+                b = v.pixel_channel("v", d, len(a), h) if len(a) else np.zeros(0)
                 names = (lambda j: f"A_{h}[{i}, {j}]", lambda j: f"V_{h}[{j}, {d}]")
             elif k in ("scores", "scores_scaled"):
                 i, j = ix
@@ -987,7 +987,9 @@ class Checker:
         scaled = k == "scores_scaled"
         if scaled:
             dot *= float(v.t.derived.get("scale") or 1.0)
-        if not np.isclose(dot, want, rtol=1e-9, atol=1e-12):
+        # np.isclose(dot, want, rtol=1e-9, atol=1e-12), its formula on two finite floats (NumPy's own elsewhere)
+        if not (abs(dot - want) <= 1e-12 + 1e-9 * abs(want) if math.isfinite(dot) and math.isfinite(want)
+                else np.isclose(dot, want, rtol=1e-9, atol=1e-12)):
             return None  # the label is not this dot product here (a projection after it, a mask)
         return a, b, names[0], names[1], scaled
 

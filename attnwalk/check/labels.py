@@ -196,6 +196,20 @@ class TraceView:
             return a[i]
         return self._heads_fm(name, h)[:, i]
 
+    def pixel_channel(self, name: str, d: int, n: int, h: int) -> np.ndarray:
+        """``[pixel_vec(name, j, h)[d] for j in range(n)]`` as one float array, read at once (a weighted sum's
+        second vector: channel d of V at every position); shorter where the tensor has fewer positions."""
+        step = self.t.steps[name]
+        if step.axes[-2:] == ("row", "col"):
+            a = step.data[self.b]
+            return np.array(a.reshape(a.shape[0], -1)[d, :n], dtype=float)
+        if self.seq:
+            a = step.data[self.b]
+            if step.axes[1:2] == ("head",):
+                a = a[h]
+            return np.array(a[:n, d], dtype=float)
+        return np.array(self._heads_fm(name, h)[d, :n], dtype=float)
+
     def value(self, ref: Ref, ctx_head: int | None = None) -> np.ndarray | None:
         """The expected array for ``ref`` (index applied), or None if the trace lacks it."""
         k = ref.kind
