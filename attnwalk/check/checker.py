@@ -269,7 +269,7 @@ class Checker:
         """Where the newlines of ``nt`` are (kept for the text at hand)."""
         starts = self.starts
         if starts[0] is not nt:
-            starts = self.starts = (nt, [m.start() for m in _NL_RE.finditer(nt)])
+            starts = self.starts = (nt, list(map(_START, _NL_RE.finditer(nt))))
         return starts[1]
 
     def _text(self, nt: str, line: int, kind: str) -> None:
@@ -404,7 +404,8 @@ class Checker:
             pos = _VALUE_SEP.match(nt, after).end()
             if pos == end_all:
                 break
-        spent = 0  # the atoms ``parse_chain`` would have read: each label, each cell or number
+        spent = 0  # the atoms ``parse_chain`` would have read: each label, each number; a matrix's cells
+        bodies = []  # are counted only where the count is asked (a chain that raised)
         for labels, value in found:
             nodes = []
             for at, end, ref in labels:
@@ -413,7 +414,8 @@ class Checker:
                 nodes.append(Node("label", [], name=key, start=at, end=end))
             first = nodes[0] if len(nodes) == 1 else Node("bin", nodes, op="/", start=nodes[0].start, end=nodes[1].end)
             if type(value) is tuple:
-                spent += len(nodes) + len(_NUM_START.findall(nt, value[1], value[2]))
+                spent += len(nodes)
+                bodies.append(value)
                 node = PlainMat(nt, *value)
             else:
                 spent += len(nodes) + 1
@@ -424,6 +426,7 @@ class Checker:
             try:
                 self._chain([first, node], ["="])
             except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                spent += sum(len(_NUM_START.findall(nt, a, b)) for _, a, b in bodies)
                 return labels[0][0], spent  # as ``_text`` catches it: the token walk goes on from the next token
         return True
 
@@ -799,6 +802,19 @@ class Checker:
     def _check_value(self, ref: Ref, node: Node) -> None:
         if type(node) is PlainMat and PLAIN_COLUMNS and not node.built and not self.exact:
             self._check_plain(ref, node)
+            return
+        kind = node.kind
+        if kind == "num" or (kind == "neg" and node.args[0].kind == "num"):
+            # one printed number (most calls: an operand, a result): what _align pairs it with, and the one
+            # _compare that _compare_many makes of it, without their lists
+            exp = self._expected(ref)
+            if exp is None:
+                return
+            exp = np.asarray(exp)
+            if exp.size != 1:
+                return
+            num, sign = (node.num, "") if kind == "num" else (node.args[0].num, "-")
+            self._compare(num, sign, float(exp.reshape(-1)[0]), ref.text, self._scale(ref), (ref, ()))
             return
         exp = self._expected(ref)
         leaves = self._leaves(node)
