@@ -173,6 +173,11 @@ _DECIMAL_RE = re.compile(NUMBER_RE.pattern.replace(r"(\d+(?:\.\d+)?)", r"(\d+\.\
 assert _DECIMAL_RE.pattern != NUMBER_RE.pattern
 
 
+# A table row's first cell: a pixel (p0), a key/value token of a cross-attention input (m0, m1 (x)), a name
+_PIXEL_CELL = re.compile(r"p_?(\d+)")
+_KV_CELL = re.compile(r"m_?(\d+)(?:\s*\([^()]*\))?")
+_NAME_CELL = re.compile(r"\s*([A-Za-z_]\w*)")
+
 _LINE = attrgetter("line")
 _START = re.Match.start
 
@@ -958,7 +963,7 @@ class Checker:
         if ok is None:  # near the rounding boundary (or the reference path): exactly
             ok = _close(num.value * (-1 if sign else 1), num, expected, scale, self.view.strict)
         # a failure's expected value is shown (plain text, for JSON too); a pass's only if asked for
-        shown = Shown(expected, d, num.text, sign)
+        shown = _SHOWN((expected, d, num.text, sign, None))  # Shown(expected, d, num.text, sign), made in C
         if not ok and cell is not None:
             label = cell_label(*cell)
         rec.checks.append((ok, label, shown if ok else str(shown)))
@@ -1234,12 +1239,12 @@ class Checker:
         cols = getattr(c, "table_cols", [])
         cells = [x.strip() for x in normed]
         first = cells[0] if cells else ""
-        pm = re.fullmatch(r"p_?(\d+)", first)
+        pm = _PIXEL_CELL.fullmatch(first)
         # a key/value token (m0, m1, ...) of a cross-attention input table: its row of x_kv
-        kv_row = re.fullmatch(r"m_?(\d+)(?:\s*\([^()]*\))?", first)
+        kv_row = _KV_CELL.fullmatch(first)
         qm = label_at(first, 0)
         handled = set()
-        sm = re.match(r"\s*([A-Za-z_]\w*)", first)
+        sm = _NAME_CELL.match(first)
         if sm and sm.group(1) in self.symbols and len(cells) >= 2:
             # a parameter table: | `attn_ratio` | 0.5 | ...
             self.seg_id += 1
