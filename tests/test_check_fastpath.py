@@ -291,3 +291,37 @@ def test_a_dot_line_that_raises_goes_on_as_the_walk_does():
         checker.Checker._dot_sums = saved
     assert any(type(c) is tuple for c in calls)  # the fast path met the planted error
     assert got != records(note)  # the planted error changed something, the same way on both paths
+
+
+@pytest.mark.parametrize("opts", NOTES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_pixel_channel_is_the_loop_it_replaces(opts):
+    """``TraceView.pixel_channel(name, d, n, h)`` (a dot product's second vector, read at once) holds exactly
+    ``[pixel_vec(name, j, h)[d] for j in range(n)]`` wherever that loop gives n values, and fewer values or the same
+    error where it raises (``_dot_vectors`` gives up either way)."""
+    import numpy as np
+
+    from attnwalk.check.labels import TraceView
+
+    t = walk(**opts)
+    v = TraceView(t, True)
+    tried = 0
+    for name in ("x", "q", "k", "v", "o"):
+        if name not in t:
+            continue
+        for h in range(3):
+            for d in range(6):
+                for n in (1, 2, 5, 9, 16, 40):
+                    try:
+                        want = np.array([v.pixel_vec(name, j, h)[d] for j in range(n)], dtype=float)
+                    except (KeyError, IndexError, TypeError):
+                        want = None
+                    try:
+                        got = v.pixel_channel(name, d, n, h)
+                    except (KeyError, IndexError, TypeError):
+                        got = None
+                    if want is not None:
+                        tried += 1
+                        assert got is not None and got.dtype == want.dtype and np.array_equal(got, want)
+                    else:
+                        assert got is None or len(got) < n
+    assert tried >= 20
