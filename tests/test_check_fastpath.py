@@ -325,3 +325,16 @@ def test_pixel_channel_is_the_loop_it_replaces(opts):
                     else:
                         assert got is None or len(got) < n
     assert tried >= 20
+
+
+def test_dot_lines_long_statements_both_ways():
+    """A dot statement of thousands of terms (its sum a tree as deep: the worked-sum readers raise RecursionError
+    on it) and one continued over as many lines: the same records as the walk's, read or handed back."""
+    t = walk(h=3, w=3, heads=2, dim=4, seed=1)
+    note = render(t, "md", t.config["lang"])
+    for n in (3, 1500):
+        one = "O_0[0, 0] = " + " + ".join("(0.1)(-0.2)" for _ in range(n)) + " = 0.5\nO_0[0, 1] = (0.1)(0.2) = 0.02"
+        lines = "S_0[0, 1] = " + "\n  + ".join("(0.1)(-0.2)" for _ in range(n)) + "\n  = -0.06"
+        with counting("_dot_lines") as calls:
+            both(note + f"\n\n```\n{one}\n```\n\n```\n{lines}\n```\n")
+        assert len(calls) >= 2
