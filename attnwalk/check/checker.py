@@ -504,8 +504,6 @@ class Checker:
             self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
 
     def _phrases(self, nt: str) -> None:
-        from .expr import Num
-
         if _PHRASE_ANY.search(nt) is None:
             return  # no summary phrase's word: most texts
         for (rx, what), words in zip(PHRASES, PHRASE_WORDS):
@@ -526,8 +524,6 @@ class Checker:
                     self._compare(num, sign, float(e), what.replace("_", " "))
 
     def _indexed_phrase(self, m, what: str) -> None:
-        from .expr import Num
-
         h = self.ctx.head or 0
         try:
             a = self.view._square("attn", h)
@@ -1269,8 +1265,6 @@ class Checker:
                         break
                     node = res[0][0]
                 num, sign = self._leaves(node)
-                from .expr import Num
-
                 leaves.append((Num(num.text, pos + num.pos, num.truncated), sign))
                 pos += len(cell) + 3
             if leaves is not None and exp is not None and np.size(exp) == len(leaves):
