@@ -1,10 +1,12 @@
-"""The fast paths of issue 12, part 4, round 4 give the general path's records.
+"""The fast paths of issue 12, part 4, rounds 4 and 5 give the general path's records.
 
 ``Checker._labelled_values`` reads a strict text that is nothing but labelled values (a paragraph of
 ``X[:,0,:,:] = ⟦..⟧`` matrices, a table cell ``A_0[2, 15] = 0.0628`` or ``A_0[2, 15] / A_0[2, 12] ≈ 1.009``)
-without tokens, building the chain the token walk would build; ``Checker._flush_plain`` decides a strict
-note's plain matrices together at the end of the reading. With both switched off (``walk_only``), every
-text goes through ``tokenize``/``parse_chain`` and each matrix is decided as it is read; both ways must
+without tokens, building the chain the token walk would build; ``Checker._dot_lines`` does the same for a
+strict code text of worked dot products (``O_0[0, 0] = (a)(b) + (c)(d) + … = t``); ``Checker._flush_plain``
+decides a strict note's plain matrices together at the end of the reading. With all of them switched off
+(``walk_only``), every text goes through ``tokenize``/``parse_chain`` and each matrix is decided as it is
+read; both ways must
 give the same records, field by field (line, text, status, operand, fix, each check's verdict, label and
 expected value), on generated notes with planted wrong numbers, on look-alike texts that are not quite
 that shape, and where a chain raises.
@@ -28,12 +30,12 @@ from attnwalk.render import render
 def walk_only():
     """The fast paths off: every text of a note read by the token walk, each plain matrix decided when it is
     read (``checker.DEFER_PLAIN``) rather than with all the note's others at the end."""
-    saved = checker.LABELLED_BLOCKS, checker.DEFER_PLAIN
-    checker.LABELLED_BLOCKS = checker.DEFER_PLAIN = False
+    saved = checker.LABELLED_BLOCKS, checker.DEFER_PLAIN, checker.CODE_LINES
+    checker.LABELLED_BLOCKS = checker.DEFER_PLAIN = checker.CODE_LINES = False
     try:
         yield
     finally:
-        checker.LABELLED_BLOCKS, checker.DEFER_PLAIN = saved
+        checker.LABELLED_BLOCKS, checker.DEFER_PLAIN, checker.CODE_LINES = saved
 
 
 def records(text: str, options: dict | None = None) -> list:
@@ -190,3 +192,149 @@ def test_fences_are_the_regex_they_replace():
     texts += ["".join(rng.choice(alpha) for _ in range(rng.randint(0, 30))) for _ in range(20_000)]
     for t in texts:
         assert [(m.span(), m.groups()) for m in _fences(t)] == [(m.span(), m.groups()) for m in _PROGRAM.finditer(t)]
+
+
+@contextmanager
+def counting(name: str):
+    """The answers of ``Checker.<name>`` (a fast path) while the block runs."""
+    calls: list = []
+    saved = getattr(checker.Checker, name)
+
+    def counted(self, nt):
+        out = saved(self, nt)
+        calls.append(out)
+        return out
+
+    setattr(checker.Checker, name, counted)
+    try:
+        yield calls
+    finally:
+        setattr(checker.Checker, name, saved)
+
+
+@pytest.mark.parametrize("opts", NOTES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_dot_lines_same_records_with_planted_numbers(opts):
+    """Every note kind (yolo's conv channels, scores and weighted sums of V; sdpa's and mha's scores and
+    outputs): the code texts of worked dot products read without tokens, the same records as the walk's,
+    with wrong factors, partial results and results planted."""
+    t = walk(**opts)
+    note = render(t, "md", t.config["lang"])
+    with counting("_dot_lines") as calls:
+        both(note)
+    if t.config.get("variant", "yolo") == "yolo":
+        assert calls.count(True) >= 2  # the fast path is taken (the conv channel and O blocks at least)
+    for seed in range(4):
+        got = both(_planted(note, random.Random(100 + seed), 8 + 16 * seed))
+        assert any(r[2] == "wrong" for r in got)
+
+
+# Code texts near ``_dot_lines``'s shape: each either read by it or left to the walk, the same records either way.
+DOT_LOOK_ALIKES = [
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267574",
+    "S_0[0, 1] = (0.09606147) (0.02789059) + (0.00288159)(-0.00120681) = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(- 0.00120681) = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059)\n          + (0.00288159)(-0.00120681)\n          = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059)\n          +(0.00288159)(-0.00120681)\n          = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) +\n(0.00288159)(-0.00120681) = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059)\n\n          + (0.00288159)(-0.00120681)\n\n= 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) - (0.00288159)(0.00120681) = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573 (rounded)",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573…",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 2.67573e-3",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) ≈ 0.0027",
+    "S_0[0, 1] == (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = -0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573\n= 0.0027",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681)",
+    "S_0[0, 1] = (0.09606147)(0.02789059) = 0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059)(2) + (0.00288159)(-0.00120681) = 0.00267573",
+    "S_0[0, 1]=(0.09606147)(0.02789059)+(0.00288159)(-0.00120681)=0.00267573",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573\nS_0[0, 2] = 1",
+    "S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573\n...",
+    "x S_0[0, 1] = (0.09606147)(0.02789059) + (0.00288159)(-0.00120681) = 0.00267573",
+    "S_0[0, 1] = (0.0960)(0.0279) + (0.0029)(-0.0012) = 0.0027\nO_0[0, 0] = (0.5)(0.5) + (0.5)(0.5) = 0.5",
+    "O_0[0, 0] = (0.06233123)(-0.04385388) + (0.06257049)(0.00618536) = -0.0065",
+    "N = (1)(2) + (3)(4) = 14", "exp = (1)(2) + (3)(4) = 14", "Head 0 = (1)(2) + (3)(4) = 14",
+    "m = (1)(2) + (3)(4) = 14", "Z = (1)(2) + (3)(4) = 14", "(1)(2) + (3)(4) = 14",
+    "S_0[0, 1] = (1e-2)(2) + (3)(4) = 12.02", "S_0[0, 1] = (1…)(2) + (3)(4) = 14",
+]
+
+
+def test_dot_lines_look_alikes_both_ways():
+    t = walk(h=4, w=4, heads=2, dim=8, seed=42, input="normal")
+    note = render(t, "md", t.config["lang"])
+    blocks = "\n\n".join(f"```\n{x}\n```" for x in DOT_LOOK_ALIKES)
+    with counting("_dot_lines") as calls:
+        got = both(note + "\n\n" + blocks + "\n")
+    assert calls.count(True) >= 8  # the note's own and the look-alikes of the exact shape
+    assert any(r[2] == "wrong" for r in got)  # the planted 0.00267574: judged, both ways
+
+
+def test_a_dot_line_that_raises_goes_on_as_the_walk_does():
+    """A dot statement whose chain raises hands the rest of the code text to the token walk from the token after
+    its label, with the atoms already read spent (as ``_labelled_values`` does)."""
+    t = walk(h=3, w=3, heads=2, dim=4, seed=1)
+    note = render(t, "md", t.config["lang"])
+    saved = checker.Checker._dot_sums
+
+    def flaky(self, ref, exprs):
+        if ref.text.startswith(("O_0[1", "QKV[:,0")):
+            raise ValueError("planted")
+        return saved(self, ref, exprs)
+
+    checker.Checker._dot_sums = flaky
+    try:
+        with counting("_dot_lines") as calls:
+            got = both(note)
+    finally:
+        checker.Checker._dot_sums = saved
+    assert any(type(c) is tuple for c in calls)  # the fast path met the planted error
+    assert got != records(note)  # the planted error changed something, the same way on both paths
+
+
+@pytest.mark.parametrize("opts", NOTES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_pixel_channel_is_the_loop_it_replaces(opts):
+    """``TraceView.pixel_channel(name, d, n, h)`` (a dot product's second vector, read at once) holds exactly
+    ``[pixel_vec(name, j, h)[d] for j in range(n)]`` wherever that loop gives n values, and fewer values or the same
+    error where it raises (``_dot_vectors`` gives up either way)."""
+    import numpy as np
+
+    from attnwalk.check.labels import TraceView
+
+    t = walk(**opts)
+    v = TraceView(t, True)
+    tried = 0
+    for name in ("x", "q", "k", "v", "o"):
+        if name not in t:
+            continue
+        for h in range(3):
+            for d in range(6):
+                for n in (1, 2, 5, 9, 16, 40):
+                    try:
+                        want = np.array([v.pixel_vec(name, j, h)[d] for j in range(n)], dtype=float)
+                    except (KeyError, IndexError, TypeError):
+                        want = None
+                    try:
+                        got = v.pixel_channel(name, d, n, h)
+                    except (KeyError, IndexError, TypeError):
+                        got = None
+                    if want is not None:
+                        tried += 1
+                        assert got is not None and got.dtype == want.dtype and np.array_equal(got, want)
+                    else:
+                        assert got is None or len(got) < n
+    assert tried >= 20
+
+
+def test_dot_lines_long_statements_both_ways():
+    """A dot statement of thousands of terms (its sum a tree as deep: the worked-sum readers raise RecursionError
+    on it) and one continued over as many lines: the same records as the walk's, read or handed back."""
+    t = walk(h=3, w=3, heads=2, dim=4, seed=1)
+    note = render(t, "md", t.config["lang"])
+    for n in (3, 1500):
+        one = "O_0[0, 0] = " + " + ".join("(0.1)(-0.2)" for _ in range(n)) + " = 0.5\nO_0[0, 1] = (0.1)(0.2) = 0.02"
+        lines = "S_0[0, 1] = " + "\n  + ".join("(0.1)(-0.2)" for _ in range(n)) + "\n  = -0.06"
+        with counting("_dot_lines") as calls:
+            both(note + f"\n\n```\n{one}\n```\n\n```\n{lines}\n```\n")
+        assert len(calls) >= 2

@@ -20,7 +20,7 @@ from pathlib import Path
 from .checker import Checker, NumRec
 from .labels import TraceView
 from .notations import rounded_weight_sums, settle
-from .source import FRONT_RE, front_matter, is_program, segments, unescaped_lists
+from .source import FRONT_RE, forget, front_matter, is_program, segments, unescaped_lists
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -201,6 +201,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
+    forget()  # (what source kept of the last note)
     segs = segments(body)
     checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
     recs = checker.run(segs)

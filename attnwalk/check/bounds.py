@@ -366,12 +366,15 @@ def _enc(node, env):
         if node.name not in env:
             raise Skip
         try:
-            f = float(env[node.name])
+            q = env[node.name]
+            f = float(q)
         except (TypeError, ValueError, OverflowError):
             raise Fallback from None
         if not math.isfinite(f):
             raise Fallback
-        return (f, f, 0.0 if f == env[node.name] else abs(f) * 2 * U + TINY)  # labels hold floats: exact
+        # f == q, for a Fraction (what names hold) by the two lowest-terms ratios (not Fraction.__eq__'s from_float)
+        exact = f.as_integer_ratio() == (q.numerator, q.denominator) if type(q) is Fraction else f == q
+        return (f, f, 0.0 if exact else abs(f) * 2 * U + TINY)  # labels hold floats: exact
     if k in ("list", "row"):
         if any(a.kind == "ell" for a in node.args):
             raise Skip

@@ -46,6 +46,7 @@ PLAIN_COLUMNS = True  # a plain matrix checked from columns of its cells (``_che
 PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see ``_text``)
 DEFER_PLAIN = True  # a strict note's plain matrices decided together at the end of the reading (``_flush_plain``)
 LABELLED_BLOCKS = True  # a strict text of labelled values read without tokens (``Checker._labelled_values``)
+CODE_LINES = True  # a strict code text of worked dot products read without tokens (``Checker._dot_lines``)
 
 
 @dataclass(slots=True)
@@ -113,6 +114,16 @@ _SIGNED_NUM = re.compile(r"(-[ \t]*)?(" + dict(expr._TOKEN_KINDS)["num"] + ")(" 
 _VALUE_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
 _NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
 _POS = attrgetter("pos")
+# ``_dot_lines``: after a label, the rest of a worked dot product ``= (a)(b) + (c)(d) … = t`` as the token walk
+# reads it: a relation ("==", "≈=": no), products of two parenthesised printed numbers glued together (the
+# implicit product ``Parser._implicit_ok`` takes), "+" between them on one line or starting a continued line
+# (``Parser._continued``: "+" then a space), newlines before the second relation, and one printed number, its
+# sign glued, alone to the end of its line (nothing after it that a token could join)
+_FACTOR = r"\((-?)(\d+(?:\.\d+)?)\)"
+_DOT_TERM = re.compile(_FACTOR + _FACTOR)
+_DOT_SUM = _FACTOR + _FACTOR + r"(?:(?:[ \t]*|(?:[ \t]*\n)+[ \t]*(?=\+ ))\+[ \t]*" + _FACTOR + _FACTOR + r")*"
+_DOT_REST = re.compile(r"[ \t]*(=|≈)(?![=≈:])[ \t]*(" + _DOT_SUM + r")(?:[ \t]*\n)*[ \t]*(=|≈)(?![=≈:])[ \t]*"
+                       r"(-?)(\d+(?:\.\d+)?)[ \t]*(?=\n|\Z)")
 
 
 _N = r"(-?\d+(?:\.\d+)?)"
@@ -161,6 +172,11 @@ _ROW_WORDS = ("àng", "ow", "ixel", "oken")  # what _ROW_RE needs after its firs
 _DECIMAL_RE = re.compile(NUMBER_RE.pattern.replace(r"(\d+(?:\.\d+)?)", r"(\d+\.\d+)", 1))
 assert _DECIMAL_RE.pattern != NUMBER_RE.pattern
 
+
+# A table row's first cell: a pixel (p0), a key/value token of a cross-attention input (m0, m1 (x)), a name
+_PIXEL_CELL = re.compile(r"p_?(\d+)")
+_KV_CELL = re.compile(r"m_?(\d+)(?:\s*\([^()]*\))?")
+_NAME_CELL = re.compile(r"\s*([A-Za-z_]\w*)")
 
 _LINE = attrgetter("line")
 _START = re.Match.start
@@ -258,7 +274,7 @@ class Checker:
         """Where the newlines of ``nt`` are (kept for the text at hand)."""
         starts = self.starts
         if starts[0] is not nt:
-            starts = self.starts = (nt, [m.start() for m in _NL_RE.finditer(nt)])
+            starts = self.starts = (nt, list(map(_START, _NL_RE.finditer(nt))))
         return starts[1]
 
     def _text(self, nt: str, line: int, kind: str) -> None:
@@ -282,6 +298,11 @@ class Checker:
             if block is True:
                 if kind == "para":
                     c.caption = None  # ``_set_caption``: the text ends in a value, not ':'
+                self._rest(nt, line)
+                return
+        elif kind == "code" and self.view.strict and CODE_LINES and not self.exact:
+            block = self._dot_lines(nt)
+            if block is True:
                 self._rest(nt, line)
                 return
         toks = tokenize(nt)
@@ -388,7 +409,8 @@ class Checker:
             pos = _VALUE_SEP.match(nt, after).end()
             if pos == end_all:
                 break
-        spent = 0  # the atoms ``parse_chain`` would have read: each label, each cell or number
+        spent = 0  # the atoms ``parse_chain`` would have read: each label, each number; a matrix's cells
+        bodies = []  # are counted only where the count is asked (a chain that raised)
         for labels, value in found:
             nodes = []
             for at, end, ref in labels:
@@ -397,7 +419,8 @@ class Checker:
                 nodes.append(Node("label", [], name=key, start=at, end=end))
             first = nodes[0] if len(nodes) == 1 else Node("bin", nodes, op="/", start=nodes[0].start, end=nodes[1].end)
             if type(value) is tuple:
-                spent += len(nodes) + len(_NUM_START.findall(nt, value[1], value[2]))
+                spent += len(nodes)
+                bodies.append(value)
                 node = PlainMat(nt, *value)
             else:
                 spent += len(nodes) + 1
@@ -408,7 +431,62 @@ class Checker:
             try:
                 self._chain([first, node], ["="])
             except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                spent += sum(len(_NUM_START.findall(nt, a, b)) for _, a, b in bodies)
                 return labels[0][0], spent  # as ``_text`` catches it: the token walk goes on from the next token
+        return True
+
+    def _dot_lines(self, nt: str) -> bool | tuple[int, int]:
+        """Read a strict code text that is nothing but worked dot products, ``LABEL = (a)(b) + (c)(d) + … = t``
+        one after another (continued lines included: a score, a weighted sum of V, a conv channel), without
+        its tokens: each statement found by one match, then the chain the token walk would build (the label,
+        the sum of implicit products of parenthesised numbers, the result) handed to the same ``_chain``.
+        False, with nothing done, for any other text (the token walk reads it); (offset of a label, atoms
+        read) where that label's chain raised, as ``_labelled_values`` answers. The tests on each label are
+        the walk's (``_text``'s skip of prose words, ``_at``'s item test, ``_label_cb``), so the records are
+        the walk's (``tests/test_check_fastpath.py``)."""
+        pos = _BLANKS.match(nt).end()
+        end_all, found = len(nt), []
+        active, firsts, symbols = self.active, self.firsts, self.symbols
+        while pos < end_all:
+            word = _IDENT.match(nt, pos)
+            if word is None or word.group() in FUNCS or word.group() in CONSTS or word.group() in symbols:
+                return False
+            first = nt[pos]
+            if (active is not None and first not in active) or (firsts is not None and first not in firsts):
+                return False
+            if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
+                return False
+            hit = label_at(nt, pos)
+            if hit is None:
+                return False
+            rest = _DOT_REST.match(nt, hit[0])
+            if rest is None:
+                return False
+            found.append((pos, hit, rest))
+            pos = _BLANKS.match(nt, rest.end()).end()
+        if not found:
+            return False
+        spent = 0  # the atoms ``parse_chain`` would have read: the label, two for each factor (its group and
+        for at, (end, ref), rest in found:  # number), the result
+            key = f"{ref.kind}:{ref.index}:{ref.head}:{at}"  # as ``_label_cb`` names it
+            self.refs[key] = ref
+            label = Node("label", [], name=key, start=at, end=end)
+            total = None
+            for m in _DOT_TERM.finditer(nt, *rest.span(2)):
+                spent += 4
+                a = _dot_factor(m, 1)
+                b = _dot_factor(m, 3)
+                term = Node("bin", [a, b], op="*", start=a.start, end=b.end)
+                total = term if total is None else Node("bin", [total, term], op="+", start=total.start, end=term.end)
+            spent += 2
+            a = rest.start(13)  # the result's digits (12: its sign; 11: the second relation)
+            result = Node("num", num=Num(rest.group(13), a), start=a, end=rest.end(13))
+            if rest.group(12):
+                result = Node("neg", [result], start=rest.start(12), end=result.end)
+            try:
+                self._chain([label, total, result], [rest.group(1), rest.group(11)])
+            except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                return at, spent  # as ``_text`` catches it: the token walk goes on from the next token
         return True
 
     def _decimals(self, nt: str, line: int, lo: int, hi: int) -> None:
@@ -426,8 +504,6 @@ class Checker:
             self._rec(line, nt, Num(m.group(1), at, bool(m.group(2))), sign)
 
     def _phrases(self, nt: str) -> None:
-        from .expr import Num
-
         if _PHRASE_ANY.search(nt) is None:
             return  # no summary phrase's word: most texts
         for (rx, what), words in zip(PHRASES, PHRASE_WORDS):
@@ -448,8 +524,6 @@ class Checker:
                     self._compare(num, sign, float(e), what.replace("_", " "))
 
     def _indexed_phrase(self, m, what: str) -> None:
-        from .expr import Num
-
         h = self.ctx.head or 0
         try:
             a = self.view._square("attn", h)
@@ -730,6 +804,19 @@ class Checker:
         if type(node) is PlainMat and PLAIN_COLUMNS and not node.built and not self.exact:
             self._check_plain(ref, node)
             return
+        kind = node.kind
+        if kind == "num" or (kind == "neg" and node.args[0].kind == "num"):
+            # one printed number (most calls: an operand, a result): what _align pairs it with, and the one
+            # _compare that _compare_many makes of it, without their lists
+            exp = self._expected(ref)
+            if exp is None:
+                return
+            exp = np.asarray(exp)
+            if exp.size != 1:
+                return
+            num, sign = (node.num, "") if kind == "num" else (node.args[0].num, "-")
+            self._compare(num, sign, float(exp.reshape(-1)[0]), ref.text, self._scale(ref), (ref, ()))
+            return
         exp = self._expected(ref)
         leaves = self._leaves(node)
         if exp is None:
@@ -872,7 +959,7 @@ class Checker:
         if ok is None:  # near the rounding boundary (or the reference path): exactly
             ok = _close(num.value * (-1 if sign else 1), num, expected, scale, self.view.strict)
         # a failure's expected value is shown (plain text, for JSON too); a pass's only if asked for
-        shown = Shown(expected, d, num.text, sign)
+        shown = _SHOWN((expected, d, num.text, sign, None))  # Shown(expected, d, num.text, sign), made in C
         if not ok and cell is not None:
             label = cell_label(*cell)
         rec.checks.append((ok, label, shown if ok else str(shown)))
@@ -898,7 +985,7 @@ class Checker:
             if k in ("out_pix", "o_head"):
                 i, d = (ix[0], ix[1]) if k == "out_pix" or v.seq else (ix[1], ix[0])
                 a = np.asarray(v._square("attn", h)[i], dtype=float)
-                b = np.array([v.pixel_vec("v", j, h)[d] for j in range(len(a))], dtype=float)
+                b = v.pixel_channel("v", d, len(a), h) if len(a) else np.zeros(0)
                 names = (lambda j: f"A_{h}[{i}, {j}]", lambda j: f"V_{h}[{j}, {d}]")
             elif k in ("scores", "scores_scaled"):
                 i, j = ix
@@ -917,7 +1004,9 @@ class Checker:
         scaled = k == "scores_scaled"
         if scaled:
             dot *= float(v.t.derived.get("scale") or 1.0)
-        if not np.isclose(dot, want, rtol=1e-9, atol=1e-12):
+        # np.isclose(dot, want, rtol=1e-9, atol=1e-12), its formula on two finite floats (NumPy's own elsewhere)
+        if not (abs(dot - want) <= 1e-12 + 1e-9 * abs(want) if math.isfinite(dot) and math.isfinite(want)
+                else np.isclose(dot, want, rtol=1e-9, atol=1e-12)):
             return None  # the label is not this dot product here (a projection after it, a mask)
         return a, b, names[0], names[1], scaled
 
@@ -1146,12 +1235,12 @@ class Checker:
         cols = getattr(c, "table_cols", [])
         cells = [x.strip() for x in normed]
         first = cells[0] if cells else ""
-        pm = re.fullmatch(r"p_?(\d+)", first)
+        pm = _PIXEL_CELL.fullmatch(first)
         # a key/value token (m0, m1, ...) of a cross-attention input table: its row of x_kv
-        kv_row = re.fullmatch(r"m_?(\d+)(?:\s*\([^()]*\))?", first)
+        kv_row = _KV_CELL.fullmatch(first)
         qm = label_at(first, 0)
         handled = set()
-        sm = re.match(r"\s*([A-Za-z_]\w*)", first)
+        sm = _NAME_CELL.match(first)
         if sm and sm.group(1) in self.symbols and len(cells) >= 2:
             # a parameter table: | `attn_ratio` | 0.5 | ...
             self.seg_id += 1
@@ -1176,8 +1265,6 @@ class Checker:
                         break
                     node = res[0][0]
                 num, sign = self._leaves(node)
-                from .expr import Num
-
                 leaves.append((Num(num.text, pos + num.pos, num.truncated), sign))
                 pos += len(cell) + 3
             if leaves is not None and exp is not None and np.size(exp) == len(leaves):
@@ -1364,6 +1451,16 @@ _SHOWN = partial(tuple.__new__, Shown)  # Shown of one (expected, decimals, text
 
 
 _NUMBER_CELL = re.compile(r"(-?)(\d+(?:\.\d+)?)(…|\.\.\.)?")
+
+
+def _dot_factor(m: re.Match, g: int) -> Node:
+    """The node ``Parser.group`` makes of the factor ``(-0.25)`` whose sign and digits are groups g, g + 1 of
+    ``m`` (a ``_DOT_TERM`` match): a number, negated where signed, in parentheses."""
+    a = m.start(g + 1)
+    node = Node("num", num=Num(m.group(g + 1), a), start=a, end=m.end(g + 1))
+    if m.group(g):
+        node = Node("neg", [node], start=a - 1, end=node.end)
+    return Node("paren", [node], start=(a - 2) if m.group(g) else (a - 1), end=m.end(g + 1) + 1)
 
 
 def _number_cell(cell: str) -> Node | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,7 +21,9 @@ KIND_OF = {"o_h": "o_head", "alpha": "attn_pix", "alpha_cross": "attn_pix", "out
 POS_AXES = {"pos", "query", "key", "token", "position", "q_pos", "k_pos", "n", "m"}
 
 
-@dataclass(frozen=True)
+# Equal and hashed by value as a frozen dataclass is, made without its object.__setattr__ per field (a note makes
+# thousands); nothing changes one after it is made.
+@dataclass(slots=True, unsafe_hash=True)
 class Ref:
     kind: str  # a notation name (x, qkv, q, scores_row, ...) or an extra one (attn_pix, out_pix, ...)
     text: str  # as printed (normalized)
@@ -44,6 +47,11 @@ def _parse_index(s: str):
         else:
             return None
     return tuple(out)
+
+
+# ``_parse_index`` of the index texts a note repeats ("0, 15", ":,0,:,:"), once each (a tuple or None: immutable)
+_index_of = lru_cache(maxsize=4096)(_parse_index)
+_GROUPS: dict = {}  # a label pattern -> (has "h", its index groups among c/i/j, has "ix"), for ``label_at``
 
 
 _PIX = re.compile(r"(?<![\w'])(α|Out|V|Q|K|O)\s*\(\s*p_?(\d+)(?:\s*→\s*p_?(\d+))?\s*\)")
@@ -96,20 +104,25 @@ def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
             continue
         end = m.end()
         kind = KIND_OF.get(kind, kind)
-        head = int(m.group("h")) if "h" in rx.groupindex and m.group("h") is not None else None
+        groups = _GROUPS.get(rx)
+        if groups is None:  # (each access to rx.groupindex makes a mapping: asked once a pattern)
+            names = rx.groupindex
+            groups = _GROUPS[rx] = ("h" in names, tuple(g for g in ("c", "i", "j") if g in names), "ix" in names)
+        has_head, index_groups, has_ix = groups
+        head = int(m.group("h")) if has_head and m.group("h") is not None else None
         index: tuple = ()
-        for g in ("c", "i", "j"):
-            if g in rx.groupindex and m.group(g) is not None:
+        for g in index_groups:
+            if m.group(g) is not None:
                 index = index + (int(m.group(g)),)
-        if "ix" in rx.groupindex:
-            ix = _parse_index(m.group("ix"))
+        if has_ix:
+            ix = _index_of(m.group("ix"))
             if ix is None:
                 return None
             index = ix
         # an optional index after the label: S_0[0, :], Q_0[0], W_qkv[0,1]
         im = _IDX.match(text, end)
         if im and nidx >= 0:
-            ix = _parse_index(im.group(1))
+            ix = _index_of(im.group(1))
             if ix is None:
                 return None  # S_h[i, j] with symbols: a formula, not a value
             index = index + ix
@@ -195,6 +208,20 @@ class TraceView:
                 a = a[h]
             return a[i]
         return self._heads_fm(name, h)[:, i]
+
+    def pixel_channel(self, name: str, d: int, n: int, h: int) -> np.ndarray:
+        """``[pixel_vec(name, j, h)[d] for j in range(n)]`` as one float array, read at once (a weighted sum's
+        second vector: channel d of V at every position); shorter where the tensor has fewer positions."""
+        step = self.t.steps[name]
+        if step.axes[-2:] == ("row", "col"):
+            a = step.data[self.b]
+            return np.array(a.reshape(a.shape[0], -1)[d, :n], dtype=float)
+        if self.seq:
+            a = step.data[self.b]
+            if step.axes[1:2] == ("head",):
+                a = a[h]
+            return np.array(a[:n, d], dtype=float)
+        return np.array(self._heads_fm(name, h)[d, :n], dtype=float)
 
     def value(self, ref: Ref, ctx_head: int | None = None) -> np.ndarray | None:
         """The expected array for ``ref`` (index applied), or None if the trace lacks it."""

@@ -22,13 +22,28 @@ def is_program(info: str, content: str) -> bool:
     if info not in SKIP_FENCES:
         return False
     if info in ("python", "py"):
-        import ast
+        parses = _PARSES.get(content)
+        if parses is None:
+            import ast
 
-        try:
-            ast.parse(content)
-        except (SyntaxError, ValueError):
-            return False
+            try:
+                ast.parse(content)
+                parses = True
+            except (SyntaxError, ValueError):
+                parses = False
+            _PARSES[content] = parses
+        return parses
     return True
+
+
+# Whether each ``python`` block of the note at hand parses (asked by ``segments`` and again by the merge of
+# hand-written forms: ast.parse of a 20-line block is ~0.3 ms); emptied for each note (``forget``).
+_PARSES: dict[str, bool] = {}
+
+
+def forget() -> None:
+    """Drop what was kept of the last note read (``_PARSES``)."""
+    _PARSES.clear()
 
 
 # A list printed with escaped brackets (pandoc's Markdown writer: ``\[\[0.5, 0.3\], \[0.1, 0.9\]\]``), which
@@ -143,10 +158,25 @@ def _fast_split(table):
                               table.__name__, table.__defaults__, table.__closure__)
 
 
+# What markdown-it's block rules log through (``LOGGER.debug("entering ...", state, ...)`` on each call, ~2,500
+# calls a 16x16 note, each a Logger.debug and isEnabledFor in Python): for this parser's copies of the rules,
+# a ``debug`` that ignores its arguments in C ("".format of an empty template reads none of them).
+_QUIET = types.SimpleNamespace(debug="".format)
+
+
+def _quiet(fn):
+    """``fn`` (a markdown-it rule) with its module's LOGGER replaced by ``_QUIET``: the same rule, unlogged."""
+    if "LOGGER" not in getattr(fn, "__globals__", {}):
+        return fn
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "LOGGER": _QUIET}, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+
+
 def _parser():
     """CommonMark + tables, block rules only: the checker reads each block's raw text (``content``),
     never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
-    The paragraph's terminators are asked through one rule (``_ends_paragraph``): the same blocks."""
+    The paragraph's terminators are asked through one rule (``_ends_paragraph``): the same blocks. The
+    rules log nothing (``_quiet``)."""
     global _MD
     if _MD is None:
         from markdown_it import MarkdownIt
@@ -154,6 +184,9 @@ def _parser():
         # text_join joins the inline tokens' children, which "inline" off never makes: nothing to do
         md = MarkdownIt("commonmark").enable("table").disable("inline").disable("text_join", ignoreInvalid=True)
         ruler = md.block.ruler
+        for r in ruler.__rules__:
+            if r.enabled and (fn := _quiet(r.fn)) is not r.fn:
+                ruler.at(r.name, fn, {"alt": list(r.alt)})
         rules = [r for r in ruler.__rules__ if r.enabled and "paragraph" in r.alt]
         if tuple(r.name for r in rules) == _TERMINATORS:  # else (another markdown-it): its rules as they are
             fns = [_fast_split(r.fn) if r.name == "table" else r.fn for r in rules]

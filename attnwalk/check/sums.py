@@ -74,8 +74,13 @@ def _is_value(e: Node) -> bool:
 
 def near(e: Node, expected: float) -> bool:
     """Is the printed number ``e`` ``expected`` at its printed precision (float32 slack included)?"""
-    p = _printed(e)
-    if p is None or not np.isfinite(expected):
+    return _near(_printed(e), expected)
+
+
+def _near(p, expected: float) -> bool:
+    """``near`` of a number node's ``_printed`` (Num, sign), found once for the several values it is tried
+    against (a worked sum's factors, in both orders)."""
+    if p is None or not math.isfinite(expected):  # (expected: a float, or NumPy's float64, a float too)
         return False
     num, sign = p
     # float(text) is the correctly rounded value of the digits, as float(Fraction) is; past float's range,
@@ -119,8 +124,9 @@ def bindings(exprs: list[Node], a: np.ndarray, b: np.ndarray, a_name, b_name, sc
             fits = [0, 0]
             for j, _, f in pairs:
                 if f:
-                    fits[0] += near(f[0], a[j]) + near(f[1], b[j])
-                    fits[1] += near(f[0], b[j]) + near(f[1], a[j])
+                    p0, p1, aj, bj = _printed(f[0]), _printed(f[1]), float(a[j]), float(b[j])
+                    fits[0] += _near(p0, aj) + _near(p1, bj)
+                    fits[1] += _near(p0, bj) + _near(p1, aj)
             swap = fits[1] > fits[0]
             for j, t, f in pairs:
                 if f:
