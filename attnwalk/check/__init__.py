@@ -352,18 +352,27 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
                          f"most {MAX_BODY:,} (split it into several notes)")
     if fix is None:
         return check_text(text, options, str(path), exact)
-    import difflib
-
-    from ..writefile import write_atomic
     from .fix import fixed_text
 
     fixed = fixed_text(text, lambda t: check_text(t, options, str(path)))
-    diff = "".join(difflib.unified_diff(text.splitlines(True), fixed.splitlines(True), f"a/{path}", f"b/{path}"))
-    if fix == "write" and fixed != text:
-        try:
-            write_atomic(p, fixed, "--fix")
-        except ConfigError as err:
-            raise CheckError(f"{path}: cannot write: {err}") from None
+    diff = write_fixed(p, text, fixed, fix)
     report = check_text(fixed if fix == "write" else text, options, str(path))
     report.diff = diff
     return report
+
+
+def write_fixed(path: Path, old: str, new: str, fix: str) -> str:
+    """The unified diff of a file's ``old`` text to its ``new`` one; ``fix == "write"``: ``new`` replaces the
+    file atomically where it differs (CheckError, one line, when it cannot be written)."""
+    import difflib
+
+    from ..errors import ConfigError
+    from ..writefile import write_atomic
+
+    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+    if fix == "write" and new != old:
+        try:
+            write_atomic(path, new, "--fix")
+        except ConfigError as err:
+            raise CheckError(f"{path}: cannot write: {err}") from None
+    return diff

@@ -178,12 +178,10 @@ def fixed_raw(raw: str, lines: list[Line], new_view: str) -> tuple[str, int]:
 
 def check_notebook(path: Path, options: dict | None, fix: str | None, exact: bool):
     """``check_file`` for a notebook: the report of its Markdown view, lines placed in the file."""
-    import difflib
-
     from ..errors import ConfigError
     from ..readfile import read_text
     from ..scenario import scenario_options
-    from . import MAX_BODY, CheckError, check_text
+    from . import MAX_BODY, CheckError, check_text, write_fixed
     from .fix import fixed_text
 
     where = str(path)[:80]
@@ -207,14 +205,7 @@ def check_notebook(path: Path, options: dict | None, fix: str | None, exact: boo
     if fix is None:
         return placed(check_text(text, opts, str(path), exact))
     new_raw, left = fixed_raw(raw, lines, fixed_text(text, lambda t: check_text(t, opts, str(path))))
-    diff = "".join(difflib.unified_diff(raw.splitlines(True), new_raw.splitlines(True), f"a/{path}", f"b/{path}"))
-    if fix == "write" and new_raw != raw:
-        from ..writefile import write_atomic
-
-        try:
-            write_atomic(path, new_raw, "--fix")
-        except ConfigError as err:
-            raise CheckError(f"{path}: cannot write: {err}") from None
+    diff = write_fixed(path, raw, new_raw, fix)
     if fix == "write":
         text, lines, _ = view(new_raw, where)
     report = placed(check_text(text, opts, str(path)), lines)
