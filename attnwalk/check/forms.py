@@ -575,7 +575,8 @@ def assumed_matrices(text: str) -> list:
     if _ASSUMED is None:
         from ..notation import ASSUMED_WORDS
 
-        _ASSUMED = re.compile(r"(?i)(?<!\w)(?:" + "|".join(ASSUMED_WORDS) + r")(?!\w)")
+        # whole words where a word is letters of a script with spaces (``假设输出``: none between Chinese words)
+        _ASSUMED = re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(ASSUMED_WORDS) + r")(?![A-Za-z])")
     out = []
     for blk in latex_blocks(text) + bracket_blocks(text):
         names = tensors_of(blk.label) if blk.label else []
