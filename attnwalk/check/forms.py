@@ -502,7 +502,10 @@ def _displays(text: str):
     """(start, end) of each ``$$ .. $$`` display outside code (one line or several)."""
     from .human import _offsets
 
-    marks = [at for at in _offsets(text, "$$") if not any(a <= at < b for a, b in _code_spans(text))]
+    marks, code = _offsets(text, "$$"), _code_spans(text)
+    if code:
+        ends = [b for _, b in code]  # spans in order, apart: a mark may lie only in the first ending after it
+        marks = [at for at in marks if (k := bisect_right(ends, at)) == len(code) or at < code[k][0]]
     return list(zip(marks[::2], marks[1::2]))
 
 
@@ -535,8 +538,14 @@ def display_products(text: str) -> list:
     from .human import Block
 
     out, mats = [], _matrices(text)
+    if len(mats) < 2:
+        return out
+    begins = [m.start() for m in mats]
     for a, b in _displays(text):
-        inside = [m for m in mats if a < m.start() and m.end() <= b]
+        lo, hi = bisect_right(begins, a), bisect_left(begins, b)
+        if hi - lo < 2:
+            continue
+        inside = [m for m in mats[lo:hi] if m.end() <= b]
         if len(inside) < 2:
             continue
         gaps = [(a + 2, inside[0].start())] + [(x.end(), y.start()) for x, y in zip(inside, inside[1:])]

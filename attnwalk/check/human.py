@@ -355,7 +355,7 @@ def _label_text(text: str, start: int) -> str:
         if outside_code and text.startswith("```", first, b):
             lines = []  # a code block that ended above is no label for what follows it
         elif first < b and not text.startswith(("```", "$$"), first, b):
-            if outside_code and _HEADING.match(text, first, b):
+            if text[first] == "#" and outside_code and _HEADING.match(text, first, b):
                 lines = []  # a heading starts a section: the lines above it name nothing in it (it may itself)
             lines.append(text[max(starts[a], b - LABEL_REACH):b])
             last = a

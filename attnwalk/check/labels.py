@@ -98,7 +98,7 @@ def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
         end = m.end()
         kind = KIND_OF.get(kind, kind)
         head = int(m.group("h")) if "h" in rx.groupindex and m.group("h") is not None else None
-        if head is not None and _CELL_PAIR.match(text, end):
+        if head is not None and text[end:end + 1] == "," and _CELL_PAIR.match(text, end):
             return None  # ``S_{1, 2}`` (normalized ``S_1, 2``): a cell's two subscripts, not head 1 (hand_label_at)
         index: tuple = ()
         for g in ("c", "i", "j"):
