@@ -85,8 +85,6 @@ def list_rows(text: str) -> list:
                 for m in _LIST.finditer(line):
                     if m.start() and (line[m.start() - 1].isalnum() or line[m.start() - 1] in "_])}"):
                         continue  # an index (``A_0[0, 1]``, ``S[1, :]``), not a row
-                    if dot_operand(line, m.start(), m.end()):
-                        continue  # ``[1,0]\cdot[0,1]=0``: a dot product's vector, not a row of one matrix
                     cells = _cells_in(text, pos + m.start(1), pos + m.end(1))
                     if cells and len(cells) >= 2:
                         lists.append((pos + m.start(), cells))
@@ -595,6 +593,26 @@ def assumed_matrices(text: str) -> list:
 
 
 BLOCK_FORMS += [display_products, assumed_matrices]  # (heldout8) a product's factors; a matrix assumed
+
+
+@_memo
+def dot_operand_lists(text: str) -> list:
+    """A column of lists one a line (``list_rows``) holding an operand of a dot product written out
+    (``[1,0]\\cdot[1,0]=1`` on three lines, ``dot_operand``): no matrix, left unread (the query three times is
+    no key matrix). Lists read on their own (a named vector) are not this form's."""
+    from ..notation import DOT_OPERATORS
+    from .human import Block, _offsets
+
+    if not any(_offsets(text, op) for op in DOT_OPERATORS):
+        return []
+    out = []
+    for blk in list_rows(text):
+        if any(dot_operand(text, text.rfind("[", 0, r[0].start), text.find("]", r[-1].start) + 1) for r in blk.rows):
+            out.append(Block(blk.rows, blk.start, None))
+    return out
+
+
+BLOCK_FORMS.insert(BLOCK_FORMS.index(list_rows), dot_operand_lists)  # before list_rows stacks them into a matrix
 
 
 # ---------------------------------------------------------------- other examples in the same note
