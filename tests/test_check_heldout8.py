@@ -1,9 +1,9 @@
 """The eighth held-out round (tests/corpus/heldout8): nine real public notes check had never seen (three English, two
 French, two Chinese, one Italian, one Bengali), measured once before any change (FIRST_RUN.md: 19 of 61 wrong numbers
 found, 35 right numbers called wrong). Here: the notes' own setups recomputed with torch, the numbers torch proves
-wrong in them, the recall benchmarks/heldout.py prints, the false positives still left (strict xfails naming the one
-change each needs, in readers this round may not edit), and the widened reader called directly against values
-derived with torch.
+wrong in them, the recall benchmarks/heldout.py prints, the false positives left (none since the rules tested in
+tests/test_check_fp8.py; a strict xfail would name the change one needs), and the widened reader called directly
+against values derived with torch.
 
 The truth is torch's: tests/corpus/heldout/truth.py recomputes each claimed tensor from the note's scenario tables
 (never through attnwalk's engine), and a number is wrong when it is off by more than half a unit of its last printed
