@@ -189,3 +189,16 @@ SUM_WORDS = ("sum", "total", "tổng", "总和", "求和", "和", "Σ", "\\sum",
 ROW_SYMBOLS = {"A": ("attn",), "P": ("attn",), "\\alpha": ("attn",), "α": ("attn",), "S": ("scores_scaled", "scores"),
                "O": ("out",), "H": ("out",), "Z": ("out",), "Y": ("out",), "Q": ("q",), "K": ("k",), "V": ("v",),
                "X": ("x",), "E": ("x",)}
+# A matrix's letter with two 1-based subscripts naming one cell of it (``A_{1, 2} = 0.50``): the tensor it stands
+# for (S, s and α are read with the other hand-written element names, ``check.labels.hand_label_at``).
+CELL_SYMBOLS = {"A": "attn", "P": "attn"}
+# Words saying a matrix is assumed rather than computed (``ধরি output: Z_2 = [..]``, "suppose the weights are"),
+# regex alternatives matched as whole words, case-insensitively: ``check.forms.assumed_matrices`` leaves such a
+# matrix of a computed tensor unread.
+ASSUMED_WORDS = ("assume", "assumed", "assuming", "suppose", "supposed",
+                 r"let\s+(?:the\s+)?(?:\$[^$\n]{1,30}\$|[\w-]+)\s+be",  # "let Z be", "let the output be"
+                 "ধরি", "ধরা যাক", "giả sử", "giả định", "假设", "假定", "supposons", "supposez", "admettons",
+                 "supponiamo", "angenommen", "nehmen wir an", "supongamos", "suponha", "suponhamos", "가정", "仮定")
+# The operators of a dot product written out between two vectors (``[2,0]\cdot[0,2,1]=0``): such a vector is an
+# operand, not a row of the matrix its neighbours form (``check.forms.dot_operand_lists``).
+DOT_OPERATORS = ("\\cdot", "·", "⋅", "∙", "\\bullet")

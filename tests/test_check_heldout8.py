@@ -1,9 +1,9 @@
 """The eighth held-out round (tests/corpus/heldout8): nine real public notes check had never seen (three English, two
 French, two Chinese, one Italian, one Bengali), measured once before any change (FIRST_RUN.md: 19 of 61 wrong numbers
 found, 35 right numbers called wrong). Here: the notes' own setups recomputed with torch, the numbers torch proves
-wrong in them, the recall benchmarks/heldout.py prints, the false positives still left (strict xfails naming the one
-change each needs, in readers this round may not edit), and the widened reader called directly against values
-derived with torch.
+wrong in them, the recall benchmarks/heldout.py prints, the false positives left (none since the rules tested in
+tests/test_check_fp8.py; a strict xfail would name the change one needs), and the widened reader called directly
+against values derived with torch.
 
 The truth is torch's: tests/corpus/heldout/truth.py recomputes each claimed tensor from the note's scenario tables
 (never through attnwalk's engine), and a number is wrong when it is off by more than half a unit of its last printed
@@ -29,30 +29,12 @@ INPUTS = {"x", "q", "k", "v", "scores", "w_q", "w_k", "w_v"}
 
 truth, bench = heldout_tools()
 
-# The false positives left (FIRST_RUN.md: 35 on seven notes), each caused in a reader this round may not edit
-# (human.py / forms.py / labels.py / checker.py): the one change each needs.
-FALSE_POSITIVES = {
-    "bn_multihead_split_heads": "head 2's output Z_2 = [[0.60, 0.40], ...] is assumed ('ধরি' ... 'ধরি output', with "
-                                "another projection); its halves in the concatenated rows are judged against the X_2 "
-                                "the note prints: human.py should leave a matrix under 'ধরি' / 'assume' / 'suppose' "
-                                "unread, as notations.hypothetical_assignments does for one symbol",
-    "en_exam_notes_ktu_three_tokens": "the vectors of 'Row 1: $[2,0]\\cdot[0,2,1]=0$' and the written-out products of "
-                                      "Q's matrix are read as rows of V: human.py should leave a list that is an "
-                                      "operand of \\cdot (a dot product written out) unread",
-    "en_notes_causal_order_shipment": "'$$K = X W_K = [X][W_K] = [K]$$' takes the first matrix (X) for K, and "
-                                      "'$$H = [A][V]$$' takes the factor V for H: human.py should name only the "
-                                      "matrix after the last '=' of a display line by the label before the first",
-    "fr_course_le_chat_dort_fences": "the exercise's statement ('\"Le\"=[1,0]', ...) below the solution's output is "
-                                     "read as that output: forms.inline_key_values / human.py should not carry a "
-                                     "tensor label across a heading into a new section",
-    "fr_course_smiles_cco_pmatrix": "'$$O = [A][V] = [O]$$' takes the factor V for O: human.py should name only the "
-                                    "matrix after the last '=' of a display line by the label before the first",
-    "it_chapter_single_query_decimal_comma": "'[1,0]\\cdot[1,0]=1,\\qquad' under K and V is read as a row of K: "
-                                             "human.py should leave a list that is an operand of \\cdot unread",
-    "zh_book_vit_patch_tokens": "'S_{1, 1} = ... \\approx 1.414' and 'A_{1, 1} = ... = 0.50' read the subscript as "
-                                "a label '1' judged against 1.000: labels.py should read a scalar's 1-based (i, j) "
-                                "subscript as the cell [i-1, j-1] of the tensor its letter names, or leave it unread",
-}
+# The false positives left: none. The first run's 35 on seven notes (FIRST_RUN.md) were fixed where each reader
+# went wrong, by rules tested on hand-made texts in tests/test_check_fp8.py: a display line's product
+# (forms.display_products), a matrix said to be assumed (forms.assumed_matrices), dot-product operands
+# (forms.dot_operand), a label carried across a heading (human._label_text), a scalar's two subscripts
+# (labels.subscript_cell_at). A strict xfail here names a change still needed.
+FALSE_POSITIVES: dict[str, str] = {}
 
 
 def _t(rows):
@@ -152,10 +134,10 @@ def test_a_heldout8_note_has_no_false_positive(name):
 
 
 def test_the_false_positives_left_are_the_ones_named():
-    """The 35 of the first run, on the seven notes named above, and no other (a fix elsewhere that adds one fails)."""
+    """None of the first run's 35 is left, and no other (a change elsewhere that adds one fails)."""
     fps = {n: len(truth.measure(HELDOUT8, n)["false_pos"]) for n in NOTES}
     assert {n for n, k in fps.items() if k} == set(FALSE_POSITIVES)
-    assert sum(fps.values()) == 35
+    assert sum(fps.values()) == 0
 
 
 # ---------------------------------------------------------------- notations.indexed_rows, called directly
@@ -216,9 +198,10 @@ def test_the_indexed_rows_on_the_round_notes():
 
 def test_the_recall_per_note():
     """What check finds per note now (FIRST_RUN.md: 19; 23 with notations.indexed_rows, 25 with
-    notations.bold_letter_matrices), the notes with
+    notations.bold_letter_matrices, 26 with "Row 1 … Row 3" read 1-based: the exam's row 3 sum 38.018, torch
+    4.113 + 2 · 16.919 = 37.951), the notes with
     false positives included (test_check_heldout_rounds.py asserts it only where there is none)."""
-    want = {"en_exam_notes_ktu_three_tokens": 10, "en_notes_causal_order_shipment": 6,
+    want = {"en_exam_notes_ktu_three_tokens": 11, "en_notes_causal_order_shipment": 6,
             "fr_course_le_chat_dort_fences": 3, "fr_course_smiles_cco_pmatrix": 6}
     assert {n: truth.measure(HELDOUT8, n)["found"] for n in NOTES} == {n: want.get(n, 0) for n in NOTES}
 

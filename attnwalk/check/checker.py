@@ -252,7 +252,8 @@ class Checker:
             self.ctx.head = int(heads[-1])
         rows = _ROW_RE.findall(nt) if any(w in nt for w in _ROW_WORDS) else None  # search first: matrices
         if rows:
-            self.ctx.row = int(rows[-1])
+            # a hand-written note naming no row 0 anywhere (``index_base``: 1) counts "Row 1 … Row n" from 1
+            self.ctx.row = int(rows[-1]) - (not self.view.strict and self.base == 1 and int(rows[-1]) > 0)
             self.ctx.shifted, self.ctx.exp_j = False, 0
         self.ctx.hint = nt
 

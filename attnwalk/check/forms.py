@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 import numpy as np
 
@@ -97,6 +98,23 @@ def list_rows(text: str) -> list:
         if len(run) >= 2:  # the span's end ends its last run
             out.extend(_columns(text, run, Block, _label_before, tensors_of))
     return out
+
+
+_DOT_BEFORE: re.Pattern | None = None
+_DOT_AFTER: re.Pattern | None = None
+
+
+def dot_operand(line: str, a: int, b: int) -> bool:
+    """Whether the list ``line[a:b]`` is an operand of a dot product written out (``[2,0]\\cdot[0,2,1]=0``,
+    ``[1,0] · [1,0]^\\top``): a dot operator (``notation.DOT_OPERATORS``) just before it or just after it."""
+    global _DOT_BEFORE, _DOT_AFTER
+    if _DOT_BEFORE is None:
+        from ..notation import DOT_OPERATORS
+
+        ops = "|".join(map(re.escape, DOT_OPERATORS))
+        _DOT_BEFORE = re.compile(r"(?:" + ops + r")\s*$")
+        _DOT_AFTER = re.compile(r"(?:\^\s*\{?\s*(?:T|\\top)\s*\}?)?\s*(?:" + ops + r")(?![a-z])")
+    return _DOT_BEFORE.search(line, max(0, a - 12), a) is not None or _DOT_AFTER.match(line, b) is not None
 
 
 _BARE = re.compile(r"\s*(?:[-*+>]\s*)?`?\s*")  # nothing before a later row's list but a bullet
@@ -468,6 +486,133 @@ def html_tables(text: str) -> list:
 
 BLOCK_FORMS = [product_chains, transposed, call_arguments, list_rows, nested_tables, query_key_tables,
                html_tables]
+
+
+_RELATION = re.compile(r"=|\\approx(?![a-z])|≈")
+# between two matrices of one chain: an operator of a product, or one relation
+_CHAIN_GAP = re.compile(r"\s*(?:\\times|\\cdot|×|·|@|\*|=|\\approx|≈)?\s*")
+# a tensor's letter as a display names it: ``\mathbf{K}``, ``O``, ``\mathbf{S}'``, ``Z_2``
+_SYMBOL = re.compile(r"\s*(?:\\(?:mathbf|boldsymbol|mathrm|bm)\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])'?"
+                     r"(?:_\{?\w{1,3}\}?)?\s*")
+
+
+def _displays(text: str):
+    """(start, end) of each ``$$ .. $$`` display outside code (one line or several)."""
+    from .human import _offsets
+
+    marks, code = _offsets(text, "$$"), _code_spans(text)
+    if code:
+        ends = [b for _, b in code]  # spans in order, apart: a mark may lie only in the first ending after it
+        marks = [at for at in marks if (k := bisect_right(ends, at)) == len(code) or at < code[k][0]]
+    return list(zip(marks[::2], marks[1::2]))
+
+
+def _code_spans(text: str) -> list:
+    """Spans of fenced code blocks (between the spans ``_outside_code`` gives)."""
+    outside = _outside_code(text)
+    return [(a[1], b[0]) for a, b in zip(outside, outside[1:])]
+
+
+def _env_rows(text: str, m) -> list | None:
+    """The rows of numbers of a matrix environment, or None where words or products stand among them."""
+    from .human import _cells
+
+    rows = []
+    for part in re.split(r"\\\\", m.group(2)):
+        if part.strip():
+            cells = _cells(part.replace("&", " "), m.start(2) + m.group(2).index(part))
+            if not cells:
+                return None
+            rows.append(cells)
+    return rows if rows and all(len(r) == len(rows[0]) for r in rows) else None
+
+
+@_memo
+def display_products(text: str) -> list:
+    """``$$K = X W_K = [X][W_K] = [K]$$``, ``$$O = [A][V] = [O]$$``, ``$$H = [A][V]$$``: a display line whose
+    matrices multiply. Only the matrix alone after the last relation (=, ≈) is what the words before the first
+    name; the factors are other tensors, left unread (their own lines name them). Lines without a product of
+    matrices, or without a name before the first relation, are left to the other readers."""
+    from .human import Block
+
+    out, mats = [], _matrices(text)
+    if len(mats) < 2:
+        return out
+    begins = [m.start() for m in mats]
+    for a, b in _displays(text):
+        lo, hi = bisect_right(begins, a), bisect_left(begins, b)
+        if hi - lo < 2:
+            continue
+        inside = [m for m in mats[lo:hi] if m.end() <= b]
+        if len(inside) < 2:
+            continue
+        gaps = [(a + 2, inside[0].start())] + [(x.end(), y.start()) for x, y in zip(inside, inside[1:])]
+        rels = [len(_RELATION.findall(text, g0, g1)) for g0, g1 in gaps]  # relations before each matrix
+        if not rels[0]:
+            continue  # ``$$[X][W] = [K]$$``: no name before the first relation
+        if not all(_CHAIN_GAP.fullmatch(text, x.end(), y.start()) for x, y in zip(inside, inside[1:])):
+            continue  # ``W_Q = [..], \; W_K = [..]``: several equations on the line, not one chain
+        first = _RELATION.search(text, a + 2, inside[0].start())
+        label = text[a + 2:first.start()]
+        label = label if _SYMBOL.fullmatch(label) else ""  # a tensor's letter (``\mathbf{K}``), not prose
+        parts = list(accumulate(rels))  # which part (between relations) each matrix is in
+        last = [m for m, p in zip(inside, parts) if p == parts[-1]]
+        result = last[0] if len(last) == 1 and parts[-1] > 1 else None  # alone after a later relation
+        product = any(_OP.fullmatch(text, x.end(), y.start()) for x, y in zip(inside, inside[1:]))
+        for m in inside:
+            rows = _env_rows(text, m) if product or m is result else None
+            if rows is not None:  # without a product, a chain ``Q = XW = [..] = [Q]``: only its result is named
+                out.append(Block(rows, m.start(), label if m is result else None))
+    return out
+
+
+_ASSUMED: re.Pattern | None = None
+_SETUP_TENSORS = frozenset({"x", "q", "k", "v", "w_q", "w_k", "w_v"})  # tensors a note's setup gives
+
+
+@_memo
+def assumed_matrices(text: str) -> list:
+    """A matrix of a computed tensor (scores, weights, outputs) that the words just before it say is assumed
+    (``ধরি output:``, "suppose", "giả sử", "假设", ``notation.ASSUMED_WORDS``): a hypothesis standing in for a
+    computation (another head's output with another projection), not the trace's value: left unread, as
+    ``notations.hypothetical_assignments`` leaves one symbol. An assumed input is the note's setup: still read."""
+    global _ASSUMED
+    from .human import _label_text, bracket_blocks, latex_blocks, tensors_of
+
+    if _ASSUMED is None:
+        from ..notation import ASSUMED_WORDS
+
+        # whole words where a word is letters of a script with spaces (``假设输出``: none between Chinese words)
+        _ASSUMED = re.compile(r"(?i)(?<![A-Za-z])(?:" + "|".join(ASSUMED_WORDS) + r")(?![A-Za-z])")
+    out = []
+    for blk in latex_blocks(text) + bracket_blocks(text):
+        names = tensors_of(blk.label) if blk.label else []
+        if names and _SETUP_TENSORS.isdisjoint(names) and _ASSUMED.search(_label_text(text, blk.start)):
+            out.append(type(blk)(blk.rows, blk.start, None))
+    return out
+
+
+BLOCK_FORMS += [display_products, assumed_matrices]  # (heldout8) a product's factors; a matrix assumed
+
+
+@_memo
+def dot_operand_lists(text: str) -> list:
+    """A column of lists one a line (``list_rows``) holding an operand of a dot product written out
+    (``[1,0]\\cdot[1,0]=1`` on three lines, ``dot_operand``): no matrix, left unread (the query three times is
+    no key matrix). Lists read on their own (a named vector) are not this form's."""
+    from ..notation import DOT_OPERATORS
+    from .human import Block, _offsets
+
+    if not any(_offsets(text, op) for op in DOT_OPERATORS):
+        return []
+    out = []
+    for blk in list_rows(text):
+        if any(dot_operand(text, text.rfind("[", 0, r[0].start), text.find("]", r[-1].start) + 1) for r in blk.rows):
+            out.append(Block(blk.rows, blk.start, None))
+    return out
+
+
+BLOCK_FORMS.insert(BLOCK_FORMS.index(list_rows), dot_operand_lists)  # before list_rows stacks them into a matrix
 
 
 # ---------------------------------------------------------------- other examples in the same note

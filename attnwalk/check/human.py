@@ -355,6 +355,8 @@ def _label_text(text: str, start: int) -> str:
         if outside_code and text.startswith("```", first, b):
             lines = []  # a code block that ended above is no label for what follows it
         elif first < b and not text.startswith(("```", "$$"), first, b):
+            if text[first] == "#" and outside_code and _HEADING.match(text, first, b):
+                lines = []  # a heading starts a section: the lines above it name nothing in it (it may itself)
             lines.append(text[max(starts[a], b - LABEL_REACH):b])
             last = a
     if lines:
@@ -366,6 +368,7 @@ def _label_text(text: str, start: int) -> str:
     return same + (text[max(starts[k - 1], ls - LABEL_REACH):ls] if k else "")
 
 
+_HEADING = re.compile(r"#{1,6}[ \t]")  # a Markdown heading (outside code: not a comment)
 _BEGIN = re.compile(r"\\begin\{([bpvBV]?matrix|array)\}")
 _HEADER = re.compile(r"\{[^}]*\}")  # array's column spec
 _END = re.compile(r"\\end\{([bpvBV]?matrix|array)\}")

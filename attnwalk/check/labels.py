@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..notation import check_patterns
+from ..notation import CELL_SYMBOLS, check_patterns
 
 # notation.LABELS names -> the checker's kinds (several names print the same way)
 KIND_OF = {"o_h": "o_head", "alpha": "attn_pix", "alpha_cross": "attn_pix", "out_row": "out_pix",
@@ -52,6 +52,7 @@ def _parse_index(s: str):
 # ``_parse_index`` of the index texts a note repeats ("0, 15", ":,0,:,:"), once each (a tuple or None: immutable)
 _index_of = lru_cache(maxsize=4096)(_parse_index)
 _GROUPS: dict = {}  # a label pattern -> (has "h", its index groups among c/i/j, has "ix"), for ``label_at``
+_CELL_PAIR = re.compile(r",[ \t]*\d+(?![\w.])")  # the second subscript of ``L_i, j`` (``L_{i, j}`` normalized)
 
 
 _PIX = re.compile(r"(?<![\w'])(α|Out|V|Q|K|O)\s*\(\s*p_?(\d+)(?:\s*→\s*p_?(\d+))?\s*\)")
@@ -110,6 +111,8 @@ def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
             groups = _GROUPS[rx] = ("h" in names, tuple(g for g in ("c", "i", "j") if g in names), "ix" in names)
         has_head, index_groups, has_ix = groups
         head = int(m.group("h")) if has_head and m.group("h") is not None else None
+        if head is not None and text[end:end + 1] == "," and _CELL_PAIR.match(text, end):
+            return None  # ``S_{1, 2}`` (normalized ``S_1, 2``): a cell's two subscripts, not head 1 (hand_label_at)
         index: tuple = ()
         for g in index_groups:
             if m.group(g) is not None:
@@ -363,7 +366,12 @@ def index_base(text: str) -> int:
             return 0
     if re.search(r"(?<![\w])(?:p|q|k|v|x|token|row|word)_?0(?!\d)", text):
         return 0
+    if _ROW_ZERO.search(text):
+        return 0  # ``Row 0:``: rows (checker's _ROW_RE words) counted from 0
     return 1
+
+
+_ROW_ZERO = re.compile(r"\b(?:[Hh]àng|[Rr]ow|[Pp]ixel|[Tt]oken)\s+(?:i\s*=\s*)?p?_?0\b")
 
 
 def hand_label_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
@@ -372,7 +380,9 @@ def hand_label_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
     if pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] in "_'\\"):
         return None
     m = _HAND_ELEM.match(text, pos)
-    if not m or m.group("name") == "e":
+    if not m:
+        return subscript_cell_at(text, pos, base)
+    if m.group("name") == "e":
         return None
     name = m.group("name")
     if m.group("i1") is not None:
@@ -390,3 +400,20 @@ def hand_label_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
         return None
     kind = "attn" if name in ("α", "alpha") else "scores"
     return m.end(), Ref(kind, text[pos:m.end()], (i, j))
+
+
+_SUBSCRIPT_CELL = re.compile(r"(?P<name>" + "|".join(map(re.escape, CELL_SYMBOLS))
+                             + r")_(?P<i>\d+),[ \t]*(?P<j>\d+)(?![\w.])")
+
+
+def subscript_cell_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
+    """``A_{1, 2}`` (normalized ``A_1, 2``): one cell of the tensor the letter names (``notation.CELL_SYMBOLS``),
+    1-based, when the note counts from 1 (``index_base``); in a note that counts from 0 somewhere the name is
+    read as no value (its chain stays arithmetic), never its second subscript as a number of its own."""
+    m = _SUBSCRIPT_CELL.match(text, pos)
+    if m is None:
+        return None
+    i, j = int(m.group("i")) - 1, int(m.group("j")) - 1
+    if base != 1 or i < 0 or j < 0:
+        return m.end(), Ref("unread", m.group(0), ())
+    return m.end(), Ref(CELL_SYMBOLS[m.group("name")], m.group(0), (i, j))
