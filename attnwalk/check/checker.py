@@ -352,6 +352,20 @@ class Checker:
             self._decimals(nt, line, lo, a)
             lo = max(lo, b)
 
+    def _label_here(self, nt: str, pos: int):
+        """``label_at(nt, pos)`` where the token walk would read a label there (not a function, constant or
+        symbol, a first character the note's labels can start with, not a list item's marker), else None:
+        the gate of the readers that skip the walk (``_labelled_values``, ``_dot_lines``)."""
+        word = _IDENT.match(nt, pos)
+        if word is None or word.group() in FUNCS or word.group() in CONSTS or word.group() in self.symbols:
+            return None
+        first, active, firsts = nt[pos], self.active, self.firsts
+        if (active is not None and first not in active) or (firsts is not None and first not in firsts):
+            return None
+        if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
+            return None
+        return label_at(nt, pos)
+
     def _labelled_values(self, nt: str) -> bool | tuple[int, int]:
         """Read a text that is nothing but labelled values, one after another (a paragraph of matrices
         ``X[:,0,:,:] = ⟦..⟧, W_pe[1] = ⟦..⟧``, a table cell ``A_0[2, 15] = 0.0628`` or
@@ -364,17 +378,8 @@ class Checker:
         ``Parser.term``'s quotient), so the records are the walk's (``tests/test_check_fastpath.py``)."""
         pos = _BLANKS.match(nt).end()
         end_all, found = len(nt), []
-        active, firsts, symbols = self.active, self.firsts, self.symbols
         while True:
-            word = _IDENT.match(nt, pos)
-            if word is None or word.group() in FUNCS or word.group() in CONSTS or word.group() in symbols:
-                return False
-            first = nt[pos]
-            if (active is not None and first not in active) or (firsts is not None and first not in firsts):
-                return False
-            if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
-                return False
-            hit = label_at(nt, pos)
+            hit = self._label_here(nt, pos)
             if hit is None:
                 return False
             end, ref = hit
@@ -382,7 +387,7 @@ class Checker:
             quot = _QUOTIENT.match(nt, end)  # ``a / b``: the second label as ``Parser.atom`` finds it
             if quot is not None:
                 at = quot.end()
-                if _IDENT.match(nt, at) is None or (firsts is not None and nt[at] not in firsts):
+                if _IDENT.match(nt, at) is None or (self.firsts is not None and nt[at] not in self.firsts):
                     return False  # (a label that starts another token: not tried by ``atom``)
                 hit = label_at(nt, at)
                 if hit is None:
@@ -447,17 +452,8 @@ class Checker:
         the walk's (``tests/test_check_fastpath.py``)."""
         pos = _BLANKS.match(nt).end()
         end_all, found = len(nt), []
-        active, firsts, symbols = self.active, self.firsts, self.symbols
         while pos < end_all:
-            word = _IDENT.match(nt, pos)
-            if word is None or word.group() in FUNCS or word.group() in CONSTS or word.group() in symbols:
-                return False
-            first = nt[pos]
-            if (active is not None and first not in active) or (firsts is not None and first not in firsts):
-                return False
-            if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
-                return False
-            hit = label_at(nt, pos)
+            hit = self._label_here(nt, pos)
             if hit is None:
                 return False
             rest = _DOT_REST.match(nt, hit[0])

@@ -1555,20 +1555,27 @@ def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if not cells or any(c.start in hits for c in cells):
             continue
         head = human._head_at(text, m.start())
-        best = None
-        for cand in [c for n in names for c in human._candidates(n, trace)]:
+
+        def judged(cand: str, rows=rows, cells=cells, head=head):
             exp = human._expected(trace, cand, head)
             if exp is None or exp.ndim != 2 or exp.shape[1] != len(cells) or max(rows) >= exp.shape[0] or \
                     min(rows) < 0 or not all(np.allclose(exp[r], exp[rows[0]]) for r in rows):
-                continue
-            # the label names the tensor and the row: no majority asked, but the candidate agreeing most wins and
-            # one number at least must agree (a letter the note uses for another matrix agrees with none)
-            res = human._judge(cells, exp[rows[0]], f"{cand}[{rows[0]}]", text, gated=False)
-            agree = sum(h.ok for h in res or [])
-            if agree and (best is None or agree > best[0]):
-                best = (agree, res)
-        for c, h in zip(cells, best[1] if best else []):
+                return None
+            # the label names the tensor and the row: no majority asked, but the candidate agreeing most wins
+            return human._judge(cells, exp[rows[0]], f"{cand}[{rows[0]}]", text, gated=False)
+        for c, h in zip(cells, _most_agreeing(judged(c) for n in names for c in human._candidates(n, trace))):
             hits[c.start] = h
+
+
+def _most_agreeing(results) -> list:
+    """Of each candidate tensor's verdicts on a block (None: it does not fit), those with the most numbers
+    agreeing; [] when none agrees with one number at least (a letter the note uses for another matrix)."""
+    best = None
+    for res in results:
+        agree = sum(h.ok for h in res or [])
+        if agree and (best is None or agree > best[0]):
+            best = (agree, res)
+    return best[1] if best else []
 
 
 FORMS.append(indexed_rows)
@@ -1606,16 +1613,15 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
         if not rows or any(len(r) != len(rows[0]) for r in rows) or any(c.start in hits for r in rows for c in r):
             continue
         cells = [c for r in rows for c in r]
-        head, best = human._head_at(text, env.start()), None
-        for cand in [c for n in names for c in human._candidates(n, trace)]:
+        head = human._head_at(text, env.start())
+        sure = len(names) == 1 and not forms.in_any(env.start(), foreign)
+
+        def judged(cand: str, rows=rows, cells=cells, head=head, sure=sure):
             exp = human._expected(trace, cand, head)
             if exp is None or exp.shape != (len(rows), len(rows[0])):
-                continue
-            res = human._judge(cells, exp, cand, text, sure=len(names) == 1 and not forms.in_any(env.start(), foreign))
-            agree = sum(h.ok for h in res or [])
-            if agree and (best is None or agree > best[0]):
-                best = (agree, res)
-        for c, h in zip(cells, best[1] if best else []):
+                return None
+            return human._judge(cells, exp, cand, text, sure=sure)
+        for c, h in zip(cells, _most_agreeing(judged(c) for n in names for c in human._candidates(n, trace))):
             hits[c.start] = h
 
 
