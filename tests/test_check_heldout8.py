@@ -255,3 +255,22 @@ def test_the_bold_letter_matrices_on_the_round_notes():
         ("0.045", True), ("0.768", True), ("0.186", False), ("0.486", True), ("0.029", True), ("0.486", True),
         ("0.108", True), ("0.446", True), ("0.446", True)]
     assert [t for t, ok in by_note("en_notes_causal_order_shipment") if not ok] == ["0.504"]
+
+
+def test_a_tokens_row_named_with_de_and_a_tensor_word_is_that_tokens_row():
+    """``"好"的注意力权重：[..]`` (heldout8's zh comments: "the attention weights of 好"): the token's row of the tensor
+    the words after 的 name. Torch's weights of 好 (query 1, scaled by 1/√2) verified, one changed digit wrong; a word
+    naming no tensor ("新向量", new vector) leaves the row unread."""
+    from attnwalk.check import check_text
+
+    opts = {"variant": "sdpa", "source": "direct", "heads": 1, "tokens": 3, "labels": ["你", "好", "吗"],
+            "q": [[1, 0], [0, 1], [1, 1]], "k": [[1, 0], [1, 1], [0, 2]], "v": [[1, 0], [0, 1], [2, 2]]}
+    a = torch.softmax(_t(opts["q"]) @ _t(opts["k"]).T / 2 ** 0.5, dim=-1)[1]
+    row = [f"{float(x):.4f}" for x in a]
+    bad = row[:2] + [f"{float(a[2]) + 0.001:.4f}"]
+    for sep in ("：", " = ", ": "):
+        ok = check_text(f'"好"的注意力权重{sep}[{", ".join(row)}]\n', opts)
+        assert [r.status for r in ok.recs] == ["verified"] * 3
+        wrong = check_text(f'"好"的注意力权重{sep}[{", ".join(bad)}]\n', opts)
+        assert [(r.text, r.failure()[1]) for r in wrong.wrong] == [(bad[2], row[2])]
+    assert not check_text(f'"好"的新向量：[{", ".join(row)}]\n', opts).wrong

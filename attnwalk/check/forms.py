@@ -826,7 +826,9 @@ _NUMS = r"[-−–]?\d+(?:\.\d+)?%?(?:\s*,?\s+[-−–]?\d+(?:\.\d+)?%?|\s*,\s*[
 _WORD_ROW = re.compile(r"(?:(?:row|hàng|dòng|token|word|từ|query)\s*(?P<n>\d+)\s*\(\s*[\"“'`]?"
                        r"(?P<w1>[^)\"”'`\n]{1,30})[\"”'`]?\s*\)"
                        r"|第\s*(?P<n2>\d+)\s*行"
-                       r"|[\"“'`](?P<w2>[^\"”'`\n]{1,30})[\"”'`]\s*\)?)"
+                       r"|[\"“'`](?P<w2>[^\"”'`\n]{1,30})[\"”'`]\s*\)?"
+                       # ``"好"的注意力权重：[..]``: the token's (的) tensor, named between the word and the row
+                       r"(?:\s*的\s*(?P<of>[^\s\[\]：:=]{1,12})(?=\s*[：:=]))?)"
                        r"\s*(?:is|it is|are|là|bằng|是|为|=|:|：|→|->)?\s*`?\[(?P<body>" + _NUMS + r")\]", re.I)
 
 
@@ -873,8 +875,9 @@ def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool =
 
 def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """``Row 2 (love): [..]``, ``the output for "cats" is [..]``, ``Đầu ra của "học" là [..]``,
-    ``注意力权重第3行：[..]``: rows named by a token word or a 1-based row number, the tensor named by the
-    words before each (since the previous row on the line), else before the first, else just above."""
+    ``注意力权重第3行：[..]``, ``"好"的注意力权重：[..]``: rows named by a token word or a 1-based row number,
+    the tensor named between the word and the row (``的 …``), else by the words before each (since the
+    previous row on the line), else before the first, else just above."""
     from . import human
 
     words = [str(w).lower() for w in (trace.config.get("labels") or [])]
@@ -889,7 +892,7 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
             idx = words.index(w) if w in words else int(n) - 1 if n else None
             cells = human._cells_in(text, pos + m.start("body"), pos + m.end("body"))
             if idx is not None and idx >= 0 and cells:
-                own = line[prev:m.start()]
+                own = m.group("of") or line[prev:m.start()]
                 first = m.start() if first is None else first
                 label = own if human.tensors_of(own) else line[:first]
                 named = bool(human.tensors_of(label))
