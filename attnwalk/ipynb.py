@@ -15,6 +15,13 @@ _FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
 KERNEL = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
+def notebook_command(command: str) -> str:
+    """A note's regenerate command made to write its notebook: ``--format ipynb``, and an ``-o`` path's
+    ``.md`` made ``.ipynb``."""
+    command = re.sub(r"(-o \S+)\.md\b", r"\1.ipynb", command)
+    return command.replace("attnwalk render", "attnwalk render --format ipynb", 1)
+
+
 def _source(text: str) -> list[str]:
     """A cell's text as Jupyter stores it: one string per line, each ending in a newline but the last."""
     lines = text.split("\n")

@@ -50,16 +50,21 @@ def environment():
     )
 
 
-def render_markdown(trace: Trace, lang: str, figures: dict | None = None) -> str:
-    """``figures``: place ("shapes" | "attn") -> [{path, alt, caption}], the figures the note shows."""
-    return _markdown_and_view(trace, lang, figures)[0]
+def render_markdown(trace: Trace, lang: str, figures: dict | None = None, fmt: str = "md") -> str:
+    """``figures``: place ("shapes" | "attn") -> [{path, alt, caption}], the figures the note shows. ``fmt``:
+    the document the Markdown becomes ("ipynb": its regenerate command writes the notebook)."""
+    return _markdown_and_view(trace, lang, figures, fmt)[0]
 
 
-def _markdown_and_view(trace: Trace, lang: str, figures: dict | None = None) -> tuple[str, dict]:
+def _markdown_and_view(trace: Trace, lang: str, figures: dict | None = None, fmt: str = "md") -> tuple[str, dict]:
     """The Markdown note and the view it was rendered from (its course links serve the HTML page)."""
     variant = trace.config["variant"]
     view = importlib.import_module(f".views.{variant}", __package__).build(trace)
     view.setdefault("figures", figures or {})
+    if fmt == "ipynb":  # the note's "regenerate it with" command writes this notebook, byte for byte
+        from .ipynb import notebook_command
+
+        view["command"] = notebook_command(view["command"])
     text = environment().get_template(f"{variant}/{lang}.md.j2").render(**view)
     return text.rstrip("\n") + "\n", view
 
@@ -74,7 +79,7 @@ def render(trace: Trace, fmt: str, lang: str) -> str:
     if fmt == "ipynb":
         from .ipynb import notebook
 
-        return notebook(render_markdown(trace, lang))
+        return notebook(render_markdown(trace, lang, fmt="ipynb"))
     return render_markdown(trace, lang)
 
 
@@ -139,7 +144,7 @@ def render_with_figures(trace: Trace, fmt: str, lang: str, stem: str, rel_dir: s
         path = f"{rel_dir.rstrip('/')}/{name}" if rel_dir not in ("", ".") else name
         src[path] = svgs[name]
         refs.setdefault(spec["place"], []).append({"path": path, "alt": spec["alt"], "caption": spec["caption"]})
-    text, view = _markdown_and_view(trace, lang, refs)
+    text, view = _markdown_and_view(trace, lang, refs, fmt)
     if fmt == "html":
         from .html import page
 

@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 import attnwalk
 from attnwalk.check import check_file
+from attnwalk.ipynb import notebook_command
 from attnwalk.render import render
 from attnwalk.scenario import load_scenario
 
@@ -61,7 +63,9 @@ def test_the_notebook_is_valid_and_holds_the_note_cell_by_cell(case):
 
     def squeeze(s: str) -> str:
         return re.sub(r"\n{2,}", "\n", s).strip()
-    assert squeeze(joined) == squeeze(md)
+    # the regenerate command is the one line that differs: the notebook's writes the notebook
+    want = re.sub(r"(?m)^(> )?attnwalk render .*$", lambda m: notebook_command(m.group()), md)
+    assert want != md and squeeze(joined) == squeeze(want)
 
 
 def test_same_inputs_same_bytes_across_processes(tmp_path):
@@ -126,3 +130,25 @@ def test_build_writes_the_courses_notebooks_beside_the_notes():
             assert nb["cells"][0]["cell_type"] == "raw" and "".join(nb["cells"][0]["source"]) in md
             report = check_file(path)
             assert not report.wrong and len(report.verified) > 300
+
+
+@pytest.mark.parametrize("name", ["hand-2x2.en", "mha-seed-002.vi"])
+def test_the_notebooks_regenerate_command_writes_it_byte_for_byte(name, tmp_path):
+    """The command a notebook of the course shows (``attnwalk render --format ipynb …``, run from the repository
+    root) writes that notebook: to stdout, or to its ``-o`` path (here moved into a copy of the notes folder)."""
+    import shlex
+
+    path = ROOT / "examples" / "notes" / f"{name}.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    (line,) = [s for c in nb["cells"] for s in c["source"] if s.startswith("> attnwalk render")]
+    args = shlex.split(line[2:])
+    assert args[:4] == ["attnwalk", "render", "--format", "ipynb"]
+    if "-o" in args:
+        notes = tmp_path / "notes"
+        shutil.copytree(ROOT / "examples" / "notes" / "figures", notes / "figures")
+        args[args.index("-o") + 1] = str(notes / path.name)
+        args[args.index("--figures") + 1] = str(notes / "figures")
+    out = subprocess.run([sys.executable, "-m", "attnwalk", *args[1:]], cwd=ROOT, check=True, capture_output=True,
+                         text=True)
+    written = (tmp_path / "notes" / path.name).read_text(encoding="utf-8") if "-o" in args else out.stdout
+    assert written == path.read_text(encoding="utf-8")
