@@ -140,3 +140,53 @@ def test_the_kernel_regression_notes_third_row():
     assert f"{torch.exp(s[2]).sum().item():.3f}" == "14.484"
     a = torch.softmax(s, -1)
     assert f"{a[1, 2].item():.5f}" == "0.50349"
+
+
+# ---------------------------------------------------------------- the vocabulary widened after the first run
+
+HANT = HELDOUT9 / "zh_hant_kernel_regression_cat_mouse.toml"  # its weights: test_the_kernel_regression_notes_third_row
+SCRIPT = HELDOUT9 / "pt_test_script_expected_constants.toml"  # its weights: test_the_portuguese_scripts_second_rows
+
+
+def _indexed(text: str, scenario: Path = HANT) -> list[tuple[str, bool]]:
+    from attnwalk.api import walk
+    from attnwalk.check import forms, notations
+    from attnwalk.scenario import load_scenario
+
+    trace = walk(**load_scenario(scenario))
+    hits = {}
+    notations.indexed_rows(text, trace, hits, forms.foreign_sections(text, trace))
+    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+
+
+def test_a_lower_case_a_with_a_row_subscript_names_a_weight_row():
+    """``a_{2,\\cdot} = [0.248,\\ 0.248,\\ 0.504]`` (notation.ROW_SYMBOLS["a"]): row 2 of torch's weights,
+    [0.24826, 0.24826, 0.50349], so 0.504 is wrong; ``a_{3,\\cdot}`` is row 3, [0.28400, 0.14003, 0.57598]."""
+    assert _indexed("$$\na_{2,\\cdot} = [0.248,\\ 0.248,\\ 0.504]\n$$\n") == [
+        ("0.248", True), ("0.248", True), ("0.504", False)]
+    assert _indexed("$$\na_{3,\\cdot} = [0.284,\\ 0.140,\\ 0.576]\n$$\n") == [
+        ("0.284", True), ("0.140", True), ("0.576", True)]
+
+
+def test_a_lower_case_a_row_is_left_unread_where_it_is_no_weight_row():
+    """Fractions of exponentials in the brackets (six numbers for three weights), a row of another length (a
+    two-number vector a), a row past the last, a row that agrees nowhere: nothing judged."""
+    for text in ("$$\na_{1,\\cdot} = \\left[\\frac{2.028}{5.056},\\ \\frac{1.000}{5.056},\\ "
+                 "\\frac{2.028}{5.056}\\right] \\approx [0.401,\\ 0.198,\\ 0.401]\n$$\n",
+                 "$a_{1,:} = [1, 0]$\n",
+                 "$a_{4,\\cdot} = [0.401,\\ 0.198,\\ 0.401]$\n",
+                 "$a_{1,\\cdot} = [0.5,\\ 0.25,\\ 0.25]$\n"):
+        assert _indexed(text) == [], text
+
+
+def test_a_portuguese_identifier_without_the_cedilla_names_the_weights():
+    """``ESPERADO_ATENCAO = np.array([..])`` (notation.WORDS["attn"]: "atencao") is the weight matrix: torch's rows
+    [0.4011, 0.1978, 0.4011], [0.2483, 0.5035, 0.2483], so the script's 0.504 is wrong and the rest right."""
+    from attnwalk.check import check_text
+    from attnwalk.scenario import load_scenario
+
+    text = ("```python\nESPERADO_ATENCAO = np.array([\n    [0.401, 0.198, 0.401],\n    [0.248, 0.504, 0.248],\n"
+            "    [0.401, 0.198, 0.401]\n])\n```\n")
+    report = check_text(text, load_scenario(SCRIPT))
+    assert [(r.line, r.text) for r in report.wrong] == [(4, "0.504")]
+    assert sorted(r.text for r in report.verified) == sorted(["0.401", "0.198", "0.401"] * 2 + ["0.248", "0.248"])
