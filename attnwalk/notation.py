@@ -147,6 +147,8 @@ WORDS: dict[str, tuple[str, ...]] = {
              "注意力权重", "权重", "注意力分布", "概率", "|α|",
              "poids d'attention", "어텐션 가중치", "가중치", "アテンション重み", "注意重み",
              "pesos de atenção", "matriz de atenção", "pesos",
+             # Portuguese identifiers without the cedilla (``ESPERADO_ATENCAO = np.array([``, ``pesos_atencao``)
+             "atencao",
              "aufmerksamkeitsgewicht", "aufmerksamkeitsmatrix", "gewichte"),
     "scores": ("attention scores", "attention score", "raw scores", "scores", "score", "qk^t", "q·k^t", "q k^t",
                "q @ k.t", "q@k.t", "dot products", "dot product", "logits", "điểm attention", "điểm chú ý",
@@ -188,7 +190,9 @@ SUM_WORDS = ("sum", "total", "tổng", "总和", "求和", "和", "Σ", "\\sum",
 # \left[..\right]``): the tensor(s) each letter stands for, the first that fits the row's length and values wins.
 ROW_SYMBOLS = {"A": ("attn",), "P": ("attn",), "\\alpha": ("attn",), "α": ("attn",), "S": ("scores_scaled", "scores"),
                "O": ("out",), "H": ("out",), "Z": ("out",), "Y": ("out",), "Q": ("q",), "K": ("k",), "V": ("v",),
-               "X": ("x",), "E": ("x",)}
+               "X": ("x",), "E": ("x",),
+               # lower-case a, as Chinese course notes name a weight row (``a_{2,\cdot} = [0.248,\ 0.248,\ 0.504]``)
+               "a": ("attn",)}
 # A matrix's letter with two 1-based subscripts naming one cell of it (``A_{1, 2} = 0.50``): the tensor it stands
 # for (S, s and α are read with the other hand-written element names, ``check.labels.hand_label_at``).
 CELL_SYMBOLS = {"A": "attn", "P": "attn"}
