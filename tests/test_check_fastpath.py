@@ -161,18 +161,8 @@ def test_a_chain_that_raises_goes_on_as_the_walk_does():
     rest of the text to the token walk from the token after that label, with the atoms already read spent."""
     t = walk(h=3, w=3, heads=2, dim=4, seed=1)
     note = render(t, "md", t.config["lang"])
-    saved = checker.Checker._check_plain
-
-    def flaky(self, ref, node):
-        if ref.text.startswith(("W_pe[1]", "X[:,2")):
-            raise ValueError("planted")
-        return saved(self, ref, node)
-
-    checker.Checker._check_plain = flaky
-    try:
+    with raising("_check_plain", ("W_pe[1]", "X[:,2")):
         got = both(note)
-    finally:
-        checker.Checker._check_plain = saved
     assert got != records(note)  # the planted error changed something, the same way on both paths
 
 
@@ -192,6 +182,23 @@ def test_fences_are_the_regex_they_replace():
     texts += ["".join(rng.choice(alpha) for _ in range(rng.randint(0, 30))) for _ in range(20_000)]
     for t in texts:
         assert [(m.span(), m.groups()) for m in _fences(t)] == [(m.span(), m.groups()) for m in _PROGRAM.finditer(t)]
+
+
+@contextmanager
+def raising(name: str, labels: tuple[str, ...]):
+    """``Checker.<name>(ref, ...)`` raising a planted ValueError for the labels starting with ``labels``."""
+    saved = getattr(checker.Checker, name)
+
+    def flaky(self, ref, *args):
+        if ref.text.startswith(labels):
+            raise ValueError("planted")
+        return saved(self, ref, *args)
+
+    setattr(checker.Checker, name, flaky)
+    try:
+        yield
+    finally:
+        setattr(checker.Checker, name, saved)
 
 
 @contextmanager
@@ -276,19 +283,8 @@ def test_a_dot_line_that_raises_goes_on_as_the_walk_does():
     its label, with the atoms already read spent (as ``_labelled_values`` does)."""
     t = walk(h=3, w=3, heads=2, dim=4, seed=1)
     note = render(t, "md", t.config["lang"])
-    saved = checker.Checker._dot_sums
-
-    def flaky(self, ref, exprs):
-        if ref.text.startswith(("O_0[1", "QKV[:,0")):
-            raise ValueError("planted")
-        return saved(self, ref, exprs)
-
-    checker.Checker._dot_sums = flaky
-    try:
-        with counting("_dot_lines") as calls:
-            got = both(note)
-    finally:
-        checker.Checker._dot_sums = saved
+    with raising("_dot_sums", ("O_0[1", "QKV[:,0")), counting("_dot_lines") as calls:
+        got = both(note)
     assert any(type(c) is tuple for c in calls)  # the fast path met the planted error
     assert got != records(note)  # the planted error changed something, the same way on both paths
 
