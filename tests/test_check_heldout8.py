@@ -145,11 +145,16 @@ def test_the_false_positives_left_are_the_ones_named():
 CCO = HELDOUT8 / "fr_course_smiles_cco_pmatrix.toml"  # E W_Q = [[2, 1], [2, 1], [0, 1]], ... (the test above)
 
 
-def _indexed(text: str, scenario: Path = CCO) -> list[tuple[str, bool]]:
+def _read(reader, text: str, scenario: Path = CCO) -> list[tuple[str, bool]]:
+    """What one reader of hand-written notation judges in ``text`` (number, agrees), in reading order."""
     trace = walk(**load_scenario(scenario))
     hits = {}
-    notations.indexed_rows(text, trace, hits, forms.foreign_sections(text, trace))
+    reader(text, trace, hits, forms.foreign_sections(text, trace))
     return [(h.text, h.ok) for _, h in sorted(hits.items())]
+
+
+def _indexed(text: str, scenario: Path = CCO) -> list[tuple[str, bool]]:
+    return _read(notations.indexed_rows, text, scenario)
 
 
 def test_a_row_named_by_a_row_subscript_is_judged_as_that_row():
@@ -213,10 +218,7 @@ A_CCO = ("$$\\mathbf{A} \\approx \\begin{bmatrix} 0.164 & 0.164 & 0.673 \\\\ 0.1
 
 
 def _bold(text: str, scenario: Path = CCO) -> list[tuple[str, bool]]:
-    trace = walk(**load_scenario(scenario))
-    hits = {}
-    notations.bold_letter_matrices(text, trace, hits, forms.foreign_sections(text, trace))
-    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+    return _read(notations.bold_letter_matrices, text, scenario)
 
 
 def test_a_matrix_named_by_a_bold_letter_is_judged_as_its_tensor():
