@@ -27,6 +27,7 @@ _PLAIN = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")  # a number as the checke
 MAX_CELLS = 200_000  # numbers of one literal read at most (a larger one is no worked example)
 _INFOS = frozenset(("python", "py"))  # the fences ``source.is_program`` reads as Python
 _MARKS = re.compile(r"```|~~~")
+_PY_FENCE = re.compile(r"(?:```|~~~)[ \t]*[Pp][Yy]")  # what every python fence holds (a few more: ``pycon``)
 _OPEN = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*([^\s`]*)[^`\n]*")
 _CLOSE = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*")
 _SPLIT = re.compile(r"_+|(?<=[a-z])(?=[A-Z])")  # an identifier's words: ``attn_weights``, ``attnWeights``
@@ -382,7 +383,7 @@ def code_literals(text: str, trace, hits: dict) -> None:
     inputs (a literal of X or a weight, every number right) before it: what that code computes is this example's
     (a section whose literal Q, made up rather than computed from the X and W_Q above it, looks foreign only for
     being wrong)."""
-    if "```" not in text and "~~~" not in text:
+    if _PY_FENCE.search(text) is None:  # no python fence: nothing to read (one scan, in C)
         return
     spans = fences(text)
     blocks = [_content(text, a, b, prefix) for _, _, info, prefix, a, b in spans if info in _INFOS]
