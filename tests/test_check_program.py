@@ -229,3 +229,36 @@ def test_a_block_the_parser_cannot_take_is_no_traceback():
     for code in ("x = " + "-" * 100000 + "1", "x = 1" + "+1" * 200000):
         report = check_text(f"```python\n{code}\n```\n", SCENARIO)
         assert report.wrong == []
+
+
+def _torch_print(m, dec: int = 4) -> str:
+    rows = ["[" + ", ".join(f"{x:.{dec}f}" for x in r) + "]" for r in m.tolist()]
+    return "tensor([" + ",\n        ".join(rows) + "])"
+
+
+def test_printed_arrays_after_a_block_are_what_its_prints_name():
+    """``print(scores)`` then ``print(K.shape)``: the output fence's one tensor is the scores (the line above it
+    names K: read so, its right numbers were called wrong); a planted digit there is the scores' wrong number."""
+    truth = _truth()
+    s = truth["scores"]
+    bad = f"{float(s[1, 1]):.4f}"
+    worse = bad[:-1] + str((int(bad[-1]) + 2) % 10)
+    out = _torch_print(s)
+    assert out.count(bad) == 1
+    text = ("```python\nscores = Q @ K.T\nprint(scores)\nprint(K.shape)\n```\n\n```text\n"
+            + out.replace(bad, worse) + "\ntorch.Size([3, 2])\n```\n")
+    report = check_text(text, SCENARIO)
+    assert [(r.line, r.text, r.failure()) for r in report.wrong] == [(9, worse, ("scores", bad))]
+    assert len(report.verified) == 8
+    # a notebook's echo of the last bare name, printed by NumPy with no label anywhere near it
+    w = truth["attn"]
+    arr = "array([" + ",\n       ".join("[" + ", ".join(f"{x:.4f}" for x in r) + "]" for r in w.tolist()) + "])"
+    text = f"```python\nattention_weights = softmax(scaled_scores)\nattention_weights\n```\n\n```\n{arr}\n```\n"
+    report = check_text(text, SCENARIO)
+    assert (len(report.verified), report.wrong) == (9, [])
+    # two prints, one output of two tensors: each is its own; a loop's prints are left alone
+    text = (f"```python\nprint(Q)\nprint(attention_weights)\n```\n\n```text\n{_torch_print(truth['q'])}\n"
+            f"{_torch_print(w + 0.25)}\n```\n")
+    report = check_text(text, SCENARIO)
+    assert len(report.verified) == 6 and len(report.wrong) == 9
+    assert {r.failure()[0] for r in report.wrong} == {"attn"}

@@ -376,9 +376,10 @@ _INPUTS = ("x", "x_kv", "w_q", "w_k", "w_v", "w_qkv", "b_qkv", "w_out", "b_out",
 
 
 def code_literals(text: str, trace, hits: dict) -> None:
-    """Verdicts for the numbers of the literal assignments in ``text``'s ``python`` blocks, into ``hits`` (by
-    offset), judged as ``human`` judges a labelled matrix (``best_reading``): where one tensor is named, a wholly
-    wrong literal is wrong; otherwise at least half its numbers must agree. A literal in another example's section
+    """Verdicts for the numbers of the literal assignments in ``text``'s ``python`` blocks, and of the arrays their
+    ``print(NAME)`` calls printed in the fences right after them (``printed``), into ``hits`` (by offset), judged
+    as ``human`` judges a labelled matrix (``best_reading``): where one tensor is named, a wholly wrong literal is
+    wrong; otherwise at least half its numbers must agree. A literal in another example's section
     (``forms.foreign_sections``) is never judged wholly wrong, unless code of its own section gave this scenario's
     inputs (a literal of X or a weight, every number right) before it: what that code computes is this example's
     (a section whose literal Q, made up rather than computed from the X and W_Q above it, looks foreign only for
@@ -386,59 +387,212 @@ def code_literals(text: str, trace, hits: dict) -> None:
     if _PY_FENCE.search(text) is None:  # no python fence: nothing to read (one scan, in C)
         return
     spans = fences(text)
-    blocks = [_content(text, a, b, prefix) for _, _, info, prefix, a, b in spans if info in _INFOS]
-    if not blocks:
+    if not any(info in _INFOS for _, _, info, _, _, _ in spans):
         return
-    from bisect import bisect_right
-
-    from . import forms
-    from .human import Cell, _candidates, _judge, best_reading
+    from .human import Cell
     from .source import parsed
 
-    inputs = _INPUTS + (("q", "k", "v") if trace.config.get("source", "direct") == "direct" else ())
-    foreign = heads = None
-    given: list[int] = []  # offsets of the literals of this scenario's inputs found right, in the note's order
-    for content, starts in blocks:
+    judge = _Judge(text, trace, spans)
+    for k, (_, _, info, prefix, a, b) in enumerate(spans):
+        if info not in _INFOS:
+            continue
+        content, starts = _content(text, a, b, prefix)
         if "[" not in content and "(" not in content:
             continue
         tree = parsed(content)
         if tree is None:
             continue
         for names, shape, nums in literals(content, tree):
-            tensors = []
-            for n in names:
-                for t in tensors_named(n):
-                    if t not in tensors:
-                        tensors.append(t)
-            if not tensors:
-                continue
-            cells = [Cell(t, starts[ln] + col) for t, ln, col in nums]
-            want = _strip(shape)
-            shaped, whole = [], True
-            for cand in [c for t in tensors for c in _candidates(t, trace)]:
-                for exp, entire in _views(trace, cand):
-                    if _strip(exp.shape) == want:
-                        shaped.append((cand, exp.reshape(-1)))
-                        whole = whole and entire
-            if not shaped:
-                continue
-            if foreign is None:
-                foreign, heads = forms.foreign_sections(text, trace), headings(text, spans)
-            at = cells[0].start
-            sure = whole and len(tensors) == 1
-            if sure and forms.in_any(at, foreign):
-                section = heads[bisect_right(heads, at) - 1] if bisect_right(heads, at) else 0
-                sure = any(section <= g < at for g in given)
-            best = best_reading(cells, shaped, tensors, text, sure)
-            if not best:
-                continue
-            if len(want) == 2 and want[0] == want[1] and not all(h.ok for h in best):
-                # a square literal printed the other way round (a weight as (in, out), Q as (d, N)): no verdict
-                ok = sum(h.ok for h in best)
-                if any((res := _judge(cells, e.reshape(want).T.reshape(-1), c, text, gated=False)) is not None
-                       and sum(h.ok for h in res) > ok for c, e in shaped):
-                    continue
-            for c, h in zip(cells, best):
-                hits[c.start] = h
-            if tensors[0] in inputs and all(h.ok for h in best):
-                given.append(at)
+            judge(hits, [Cell(t, starts[ln] + col) for t, ln, col in nums], shape, names)
+        outs = _outputs_after(text, spans, k)
+        if outs:
+            printed(text, tree, outs, judge, hits)
+
+
+class _Judge:
+    """Judging one grid of cells named in code, with what the note around it says (another example's sections,
+    the inputs its code gave right so far)."""
+
+    def __init__(self, text: str, trace, spans: list):
+        self.text, self.trace, self.spans = text, trace, spans
+        self.inputs = _INPUTS + (("q", "k", "v") if trace.config.get("source", "direct") == "direct" else ())
+        self.foreign = self.heads = None
+        self.given: list[int] = []  # offsets of the literals of this scenario's inputs found right, in order
+
+    def __call__(self, hits: dict, cells: list, shape: tuple, names: list[str]) -> bool:
+        """Put the verdicts of ``cells`` (a grid of ``shape``) read as the tensor ``names`` name into ``hits``;
+        False where there are none (no tensor named, no shape of it, too few numbers agree)."""
+        from bisect import bisect_right
+
+        from . import forms
+        from .human import _candidates, _judge, best_reading
+
+        text, trace = self.text, self.trace
+        tensors = []
+        for n in names:
+            for t in tensors_named(n):
+                if t not in tensors:
+                    tensors.append(t)
+        if not tensors:
+            return False
+        want = _strip(shape)
+        shaped, whole = [], True
+        for cand in [c for t in tensors for c in _candidates(t, trace)]:
+            for exp, entire in _views(trace, cand):
+                if _strip(exp.shape) == want:
+                    shaped.append((cand, exp.reshape(-1)))
+                    whole = whole and entire
+        if not shaped:
+            return False
+        if self.foreign is None:
+            self.foreign, self.heads = forms.foreign_sections(text, trace), headings(text, self.spans)
+        at = cells[0].start
+        sure = whole and len(tensors) == 1
+        if sure and forms.in_any(at, self.foreign):
+            k = bisect_right(self.heads, at)
+            section = self.heads[k - 1] if k else 0
+            sure = any(section <= g < at for g in self.given)
+        best = best_reading(cells, shaped, tensors, text, sure)
+        if not best:
+            return False
+        if len(want) == 2 and want[0] == want[1] and not all(h.ok for h in best):
+            # a square grid printed the other way round (a weight as (in, out), Q as (d, N)): no verdict
+            ok = sum(h.ok for h in best)
+            if any((res := _judge(cells, e.reshape(want).T.reshape(-1), c, text, gated=False)) is not None
+                   and sum(h.ok for h in res) > ok for c, e in shaped):
+                return False
+        for c, h in zip(cells, best):
+            hits[c.start] = h
+        if tensors[0] in self.inputs and all(h.ok for h in best):
+            self.given.append(at)
+        return True
+
+
+# ---------------------------------------------------------------- printed outputs
+
+# The fences a code block's output is pasted in (a notebook's outputs: ``text``)
+_OUTPUT_INFOS = frozenset(("", "text", "console", "output", "out", "txt", "plaintext", "pycon"))
+# What a ``print`` prints that is no array: a shape, a type, a length, a string
+_NOT_ARRAYS = frozenset(("shape", "dtype", "ndim", "device", "size", "len", "type", "str", "repr", "item"))
+_ARRAY_START = re.compile(r"(?:tensor|array)\(\s*(?=\[)|^[ \t]*(?=\[)", re.M)
+_ARRAY_TOKEN = re.compile(r"\[|\]|[-−]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|[,\s]+|[^\[\],\s]+")
+
+
+def _outputs_after(text: str, spans: list, k: int) -> list[tuple[int, int]]:
+    """(start, end) of the contents of the output fences right after block ``k`` (blank lines between only)."""
+    out, end = [], spans[k][1]
+    for start, stop, info, _, a, b in spans[k + 1:]:
+        if text[end:start].strip() or info not in _OUTPUT_INFOS:
+            break
+        out.append((a, b))
+        end = stop
+    return out
+
+
+def _prints(tree: ast.Module) -> list[str | None] | None:
+    """What a block prints, in order, for a block whose every print is one value: a name (``print(Q)``, and the
+    notebook's echo of a last bare name) as its dotted name, a value that is no array (``print(Q.shape)``, a
+    string) as None. None for a block that prints anything else (``print(softmax(s))``, ``print("A:", A)``)."""
+    out = []
+    body = tree.body
+    for node in _statements(body):
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+                for n in ast.walk(node)):
+            return None  # prints in a loop: how many, only running tells
+        if not isinstance(node, ast.Expr):
+            continue
+        v = node.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
+            if len(v.args) != 1 or v.keywords:
+                return None
+            v = v.args[0]
+        elif node is not body[-1]:
+            continue  # a bare expression that is not the last statement prints nothing
+        name = _dotted(v)
+        if name is not None and name.rsplit(".", 1)[-1] not in _NOT_ARRAYS:
+            out.append(name)
+        elif name is not None or (isinstance(v, ast.Constant) and isinstance(v.value, str)) or \
+                isinstance(v, ast.JoinedStr) or (isinstance(v, ast.Call) and (
+                    (isinstance(v.func, ast.Name) and v.func.id in _NOT_ARRAYS) or
+                    (isinstance(v.func, ast.Attribute) and v.func.attr in _NOT_ARRAYS))):
+            out.append(None)
+        else:
+            return None
+    return out
+
+
+def arrays(text: str, a: int, b: int) -> list[tuple[tuple[int, ...], list[tuple[str, int]]]]:
+    """(shape, [(number as printed, offset)]) of each array printed in ``text[a:b]`` (``tensor([[..]])``,
+    ``array([..])``, NumPy's bare ``[[a b]\n [c d]]``), in order; an array holding anything but numbers (``...``,
+    ``True``) or not rectangular is skipped."""
+    out = []
+    pos = a
+    while True:
+        m = _ARRAY_START.search(text, pos, b)
+        if m is None:
+            return out
+        depth, at = 0, m.end()
+        stack: list[list] = []
+        shape_ok, nums, top = True, [], None
+        while at < b:
+            t = _ARRAY_TOKEN.match(text, at, b)
+            tok = t.group()
+            if tok == "[":
+                stack.append([])
+                depth += 1
+            elif tok == "]":
+                done = stack.pop()
+                depth -= 1
+                if stack:
+                    stack[-1].append(done)
+                else:
+                    top = done
+                    at = t.end()
+                    break
+            elif tok[0].isdigit() or tok[0] in "-−":
+                if not stack:
+                    shape_ok = False
+                    break
+                stack[-1].append(len(nums))
+                nums.append((tok.replace("−", "-"), at))
+            elif tok.strip(", \t\n"):
+                shape_ok = False  # a word, an ellipsis, a stray character
+            at = t.end()
+        pos = max(at, m.end() + 1)
+        if top is None or not shape_ok:
+            continue
+        shape = _nested_shape(top)
+        if shape is not None:
+            out.append((shape, nums))
+
+
+def _nested_shape(top: list) -> tuple[int, ...] | None:
+    """The shape of nested lists of number indices, None if not rectangular (level by level, no recursion)."""
+    level, shape = [top], []
+    while all(isinstance(x, list) for x in level):
+        sizes = {len(x) for x in level}
+        if len(sizes) != 1 or 0 in sizes:
+            return None
+        shape.append(sizes.pop())
+        level = [y for x in level for y in x]
+    if any(isinstance(x, list) for x in level):
+        return None
+    return tuple(shape)
+
+
+def printed(text: str, tree: ast.Module, outs: list[tuple[int, int]], judge: _Judge, hits: dict) -> None:
+    """The arrays printed in the output fences right after a block, read as what its prints name: where the block
+    prints exactly as many arrays as the fences hold (``print(scores)`` then ``print(K.shape)``: one, the
+    scores), the i-th printed array is the i-th printed name's value."""
+    from .human import Cell
+
+    names = _prints(tree)
+    if not names:
+        return
+    named = [n for n in names if n is not None]
+    found = [x for a, b in outs for x in arrays(text, a, b)]
+    if not named or len(found) != len(named):
+        return
+    for name, (shape, nums) in zip(named, found):
+        judge(hits, [Cell(t, at) for t, at in nums], shape, [name])
