@@ -262,3 +262,18 @@ def test_printed_arrays_after_a_block_are_what_its_prints_name():
     report = check_text(text, SCENARIO)
     assert len(report.verified) == 6 and len(report.wrong) == 9
     assert {r.failure()[0] for r in report.wrong} == {"attn"}
+
+
+def test_another_examples_code_and_functions_that_print_stay_silent():
+    """A unit test with its own inputs (X unlike the scenario's) and the expected output of those: no verdict on
+    its output, though the next code comment would end another example's section. A function that prints what
+    it is given: its output is not read as its parameter's name (``x``)."""
+    truth = _truth()
+    other = truth["x"] * 3
+    for head, indent in (("", ""), ("def test_attention():\n", "    ")):
+        text = (f"# Prueba\n\n```python\n{head}{indent}# inputs\n{indent}X = np.array({_rows(other, 2)})\n"
+                f"{indent}# expected\n{indent}expected_output = np.array({_rows(truth['out'] + 1)})\n```\n")
+        assert check_text(text, SCENARIO).wrong == [], head
+    text = (f"```python\ndef show(x):\n    print(x)\n\nshow(Q)\n```\n\n```text\n{_torch_print(truth['q'])}\n```\n")
+    report = check_text(text, SCENARIO)
+    assert report.wrong == [] and not any(r.checks and r.checks[0][1] == "x" for r in report.recs)

@@ -251,9 +251,9 @@ def _changes(tree: ast.AST) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
-def _statements(body: list[ast.stmt]):
-    """The statements of a block in order, into ``if``/``with``/``try`` and function bodies (what runs once,
-    as written), never into loops (a literal there is data of one pass among many)."""
+def _statements(body: list[ast.stmt], defs: bool = True):
+    """The statements of a block in order, into ``if``/``with``/``try`` and (``defs``) function bodies (what runs
+    once, as written), never into loops (a literal there is data of one pass among many)."""
     stack = [iter(body)]
     while stack:
         node = next(stack[-1], None)
@@ -265,7 +265,7 @@ def _statements(body: list[ast.stmt]):
             stack.append(iter(node.body + getattr(node, "orelse", [])))
         elif isinstance(node, ast.Try):
             stack.append(iter(node.body + [s for h in node.handlers for s in h.body] + node.orelse + node.finalbody))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif defs and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             stack.append(iter(node.body))
 
 
@@ -418,6 +418,7 @@ class _Judge:
         self.inputs = _INPUTS + (("q", "k", "v") if trace.config.get("source", "direct") == "direct" else ())
         self.foreign = self.heads = None
         self.given: list[int] = []  # offsets of the literals of this scenario's inputs found right, in order
+        self.other: list[int] = []  # offsets of those found mostly unlike the scenario's (another example's)
 
     def __call__(self, hits: dict, cells: list, shape: tuple, names: list[str]) -> bool:
         """Put the verdicts of ``cells`` (a grid of ``shape``) read as the tensor ``names`` name into ``hits``;
@@ -447,13 +448,21 @@ class _Judge:
         if self.foreign is None:
             self.foreign, self.heads = forms.foreign_sections(text, trace), headings(text, self.spans)
         at = cells[0].start
-        sure = whole and len(tensors) == 1
+        k = bisect_right(self.heads, at)
+        section = self.heads[k - 1] if k else 0
+        if tensors[0] in self.inputs and whole:  # an input mostly unlike the scenario's: another example's code
+            res = _judge(cells, shaped[0][1], shaped[0][0], text, gated=False)
+            if res is not None and sum(h.ok for h in res) * 2 < len(res):
+                self.other.append(at)
+        other = any(section <= o < at for o in self.other)
+        sure = whole and len(tensors) == 1 and not other
         if sure and forms.in_any(at, self.foreign):
-            k = bisect_right(self.heads, at)
-            section = self.heads[k - 1] if k else 0
             sure = any(section <= g < at for g in self.given)
         best = best_reading(cells, shaped, tensors, text, sure)
         if not best:
+            if other:  # another example's code: no verdict from any reader (a ``# comment`` is no heading)
+                for c in cells:
+                    hits.pop(c.start, None)
             return False
         if len(want) == 2 and want[0] == want[1] and not all(h.ok for h in best):
             # a square grid printed the other way round (a weight as (in, out), Q as (d, N)): no verdict
@@ -495,7 +504,11 @@ def _prints(tree: ast.Module) -> list[str | None] | None:
     string) as None. None for a block that prints anything else (``print(softmax(s))``, ``print("A:", A)``)."""
     out = []
     body = tree.body
-    for node in _statements(body):
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in _statements(body, defs=False):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                and node.value.func.id in defined | {"display", "pprint"}:
+            return None  # a function that may print what it was given
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and any(
                 isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
                 for n in ast.walk(node)):
