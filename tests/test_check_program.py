@@ -277,3 +277,22 @@ def test_another_examples_code_and_functions_that_print_stay_silent():
     text = (f"```python\ndef show(x):\n    print(x)\n\nshow(Q)\n```\n\n```text\n{_torch_print(truth['q'])}\n```\n")
     report = check_text(text, SCENARIO)
     assert report.wrong == [] and not any(r.checks and r.checks[0][1] == "x" for r in report.recs)
+
+
+def test_a_row_assigned_by_index_is_that_row():
+    """``weights[1] = [..]`` is row 1 of the weights (0-based, as Python counts): a wrong digit there is found as
+    that row's; ``Q[0] = [..]`` right is verified; a whole Q changed by such a row afterwards is no longer judged,
+    nor a row assigned again."""
+    truth = _truth()
+    q, w = truth["q"], truth["attn"]
+    row = [f"{x:.4f}" for x in w[1].tolist()]
+    bad = row[2][:-1] + str((int(row[2][-1]) + 4) % 10)
+    right0 = ", ".join(f"{x:.4f}" for x in q[0].tolist())
+    text = (f"```python\nQ = np.zeros((3, 2))\nQ[0] = [{right0}]\nweights = np.zeros((3, 3))\n"
+            f"weights[1] = np.array([{row[0]}, {row[1]}, {bad}])\n```\n")
+    report = check_text(text, SCENARIO)
+    assert [(r.line, r.text, r.failure()) for r in report.wrong] == [(5, bad, ("attn[1]", row[2]))]
+    assert [(r.line, r.text) for r in report.verified] == [(3, t) for t in right0.split(", ")] + [
+        (5, row[0]), (5, row[1])]
+    text = f"```python\nQ = np.array({_rows(q + 1)})\nQ[0] = [{right0}]\nQ[0] = [9.0, 9.0]\n```\n"
+    assert check_text(text, SCENARIO).recs == []

@@ -221,6 +221,11 @@ def _changes(tree: ast.AST) -> dict[str, list[tuple[int, int]]]:
                 stack.append(t.value)
             elif isinstance(t, ast.Subscript):
                 stack.append(t.value)
+                base = _dotted(t.value)
+                if base is not None:  # an item changed: ``Q[0] = ..`` (a row of Q, ``Q[0]``), ``Q[:, 1] = ..``
+                    out.setdefault(base + "[]", []).append((t.lineno, t.col_offset))
+                    if (row := _row_index(t)) is not None:
+                        out.setdefault(f"{base}[{row}]", []).append((t.lineno, t.col_offset))
             else:
                 key = _dotted(t)
                 if key is not None:
@@ -285,9 +290,9 @@ def literals(content: str, tree: ast.Module) -> list[tuple[list[str], tuple[int,
         lit = _array_literal(value)
         if lit is None:
             continue
-        names = [_dotted(t) for t in targets]
+        names = [_dotted(t) if not isinstance(t, ast.Subscript) else _row_name(t) for t in targets]
         if None in names:
-            continue  # ``a, b = [..]``, ``Q[0] = [..]``: not one tensor's literal
+            continue  # ``a, b = [..]``, ``Q[:, 0] = [..]``: not one tensor's literal (or one row of it)
         grid = _grid(lit)
         if grid is None:
             continue
@@ -295,7 +300,7 @@ def literals(content: str, tree: ast.Module) -> list[tuple[list[str], tuple[int,
         if changes is None:
             changes = _changes(tree)
         here = (node.lineno, node.col_offset)
-        if any(pos > here for name in names for pos in changes.get(name, ())):
+        if any(_changed_after(changes, name, here) for name in names):
             continue  # rebound or changed later in the block: which value the literal is, only running tells
         nums = []
         for leaf in leaves:
@@ -306,6 +311,32 @@ def literals(content: str, tree: ast.Module) -> list[tuple[list[str], tuple[int,
         else:
             out.append((names, shape, nums))
     return out
+
+
+def _row_index(t: ast.Subscript) -> int | None:
+    """The row a subscript names: ``Q[0]`` is 0; None for anything else (``Q[-1]``, ``Q[i]``, ``Q[:, 0]``)."""
+    sl = t.slice
+    return sl.value if isinstance(sl, ast.Constant) and type(sl.value) is int and sl.value >= 0 else None
+
+
+def _row_name(t: ast.Subscript) -> str | None:
+    """``Q[0]`` for a target assigning row 0 of ``Q``; None for other subscripts."""
+    base, row = _dotted(t.value), _row_index(t)
+    return None if base is None or row is None else f"{base}[{row}]"
+
+
+_ROW_NAME = re.compile(r"(.+)\[(\d+)\]")
+
+
+def _changed_after(changes: dict, name: str, here: tuple[int, int]) -> bool:
+    """Whether ``name`` (``Q``, or a row ``Q[0]``) is changed after ``here``: for a row, ``Q`` rebound or changed
+    otherwise than by an item (``Q[1] = ..`` leaves row 0), or that row assigned again."""
+    m = _ROW_NAME.fullmatch(name)
+    if m is None:
+        return any(pos > here for pos in changes.get(name, ()))
+    items = set(changes.get(m.group(1) + "[]", ()))
+    return any(pos > here and pos not in items for pos in changes.get(m.group(1), ())) or \
+        any(pos > here for pos in changes.get(name, ()))
 
 
 def _col(line: str, byte_col: int) -> int:
@@ -429,6 +460,14 @@ class _Judge:
         from .human import _candidates, _judge, best_reading
 
         text, trace = self.text, self.trace
+        rows = {m.group(2) if (m := _ROW_NAME.fullmatch(n)) else None for n in names}
+        if len(rows) != 1:
+            return False
+        row = rows.pop()
+        if row is not None:  # ``Q[0] = [..]``: row 0 of Q
+            if len(shape) != 1:
+                return False
+            names, row = [_ROW_NAME.fullmatch(n).group(1) for n in names], int(row)
         tensors = []
         for n in names:
             for t in tensors_named(n):
@@ -440,8 +479,14 @@ class _Judge:
         shaped, whole = [], True
         for cand in [c for t in tensors for c in _candidates(t, trace)]:
             for exp, entire in _views(trace, cand):
+                label = cand
+                if row is not None:
+                    full = _strip(exp.shape)
+                    if len(full) != 2 or row >= full[0]:
+                        continue
+                    exp, label = exp.reshape(full)[row], f"{cand}[{row}]"
                 if _strip(exp.shape) == want:
-                    shaped.append((cand, exp.reshape(-1)))
+                    shaped.append((label, exp.reshape(-1)))
                     whole = whole and entire
         if not shaped:
             return False
