@@ -27,7 +27,6 @@ _PLAIN = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")  # a number as the checke
 MAX_CELLS = 200_000  # numbers of one literal read at most (a larger one is no worked example)
 _INFOS = frozenset(("python", "py"))  # the fences ``source.is_program`` reads as Python
 _MARKS = re.compile(r"```|~~~")
-_PY_FENCE = re.compile(r"(?:```|~~~)[ \t]*[Pp][Yy]")  # what every python fence holds (a few more: ``pycon``)
 _OPEN = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*([^\s`]*)[^`\n]*")
 _CLOSE = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*")
 _SPLIT = re.compile(r"_+|(?<=[a-z])(?=[A-Z])")  # an identifier's words: ``attn_weights``, ``attnWeights``
@@ -37,6 +36,21 @@ def python_blocks(text: str) -> list[tuple[str, list[int]]]:
     """(content, absolute offset of each content line's first character) of each closed ``python``/``py`` fence
     of ``text`` (in a blockquote too: the quote marks of each line are dropped, their width kept in the offsets)."""
     return [_content(text, a, b, prefix) for _, _, info, prefix, a, b in fences(text) if info in _INFOS]
+
+
+def has_python_fence(text: str) -> bool:
+    """Whether a fence mark of ``text`` is followed by an info starting with "py" (every python fence's; a few
+    more: ``pycon``): the one test a note without one pays, ``str.find`` over its few fence marks."""
+    for mark in ("```", "~~~"):
+        at = text.find(mark)
+        while at >= 0:
+            at += 3
+            while text.startswith(mark[0], at):
+                at += 1
+            if text[at:at + 16].lstrip(" \t")[:2].lower() == "py":
+                return True
+            at = text.find(mark, at)
+    return False
 
 
 def fences(text: str) -> list[tuple[int, int, str, str, int, int]]:
@@ -415,7 +429,7 @@ def code_literals(text: str, trace, hits: dict) -> None:
     inputs (a literal of X or a weight, every number right) before it: what that code computes is this example's
     (a section whose literal Q, made up rather than computed from the X and W_Q above it, looks foreign only for
     being wrong)."""
-    if _PY_FENCE.search(text) is None:  # no python fence: nothing to read (one scan, in C)
+    if not has_python_fence(text):
         return
     spans = fences(text)
     if not any(info in _INFOS for _, _, info, _, _, _ in spans):
