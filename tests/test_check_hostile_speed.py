@@ -68,6 +68,10 @@ CASES = {
     "python_literal_rows": (lambda k: "```python\nX = np.array([\n" + "    [0.1, 0.2, -0.3],  # t\n" * k
                             + "])\n```\n", lambda k: 0),
     "python_nested_list": (lambda k: "```python\nx = " + "[" * k + "0.5" + "]" * k + "\n```\n", lambda k: 1),
+    # one name assigned a literal k times (each asks whether a later statement changes it) and a line of 3k
+    # backticks after a python fence (each mark of it a fence's candidate)
+    "python_reassigned": (lambda k: "```python\n" + "X = [[0.5]]\n" * k + "```\n", lambda k: 0),
+    "python_backticks": (lambda k: "```python\nX = [[0.5]]\n```\n" + "`" * (3 * k) + "\n", lambda k: 0),
 }
 
 
@@ -166,7 +170,8 @@ def _cpu(text: str) -> float:
 
 @pytest.mark.parametrize("name", ["line_of_numbers", "no_newline", "many_matrices_one_line", "unclosed_brackets",
                                   "spaces_in_vectors", "symbols_in_a_long_line", "sum_then_relation", "open_matrices",
-                                  "shapes", "labels", "python_literal_rows"])
+                                  "shapes", "labels", "python_literal_rows", "python_reassigned",
+                                  "python_backticks"])
 def test_time_grows_linearly(name):
     """Work inside one builtin call (a regex, ``str.count``) is invisible to the call count: CPU time
     catches it. Four times the items must cost well under the sixteen times of a quadratic reader."""

@@ -55,39 +55,38 @@ def has_python_fence(text: str) -> bool:
 
 def fences(text: str) -> list[tuple[int, int, str, str, int, int]]:
     """(start, end, info, prefix, content start, content end) of each closed fenced block of ``text``, found from
-    the fence marks alone: a note without a fence costs one scan for them."""
-    marks = [m.start() for m in _MARKS.finditer(text)]
+    the lines holding a fence mark alone, each line looked at once (a line of 30,000 backticks too)."""
+    n = len(text)
+    lines = []  # (start, end) of each line holding a mark, in order
+    last = -1
+    for m in _MARKS.finditer(text):
+        if m.start() < last:
+            continue  # another mark of the line just listed
+        start = text.rfind("\n", 0, m.start()) + 1
+        last = text.find("\n", m.start())
+        last = n if last < 0 else last
+        lines.append((start, last))
     out = []
-    at, n = 0, len(text)
     k = 0
-    while k < len(marks):
-        start = text.rfind("\n", 0, marks[k]) + 1
-        if start < at:  # a mark inside a block already read
-            k += 1
-            continue
-        end = text.find("\n", start)
-        end = n if end < 0 else end
+    while k < len(lines):
+        start, end = lines[k]
         m = _OPEN.fullmatch(text, start, end)
         if m is None or (m.group(2)[0] == "`" and "`" in text[m.end(2):end]):
             k += 1
             continue
         prefix, fence, info = m.group(1), m.group(2), m.group(3).lower()
-        # the closing fence: a later mark's line of the same character, at least as long, nothing after it
+        # the closing fence: a later marked line of the same character, at least as long, nothing after it
         close, j = -1, k + 1
-        while j < len(marks):
-            ls = text.rfind("\n", 0, marks[j]) + 1
-            le = text.find("\n", ls)
-            le = n if le < 0 else le
-            c = _CLOSE.fullmatch(text, ls, le) if ls > end else None
+        while j < len(lines):
+            c = _CLOSE.fullmatch(text, *lines[j])
             if c is not None and c.group(2)[0] == fence[0] and len(c.group(2)) >= len(fence):
-                close = ls
+                close = lines[j][0]
                 break
             j += 1
         if close < 0:
             break  # an unclosed fence runs to the end of the note: nothing after it is read as a block
-        at = text.find("\n", close)
-        at = n if at < 0 else at + 1
-        out.append((start, at, info, prefix, end + 1, close))
+        stop = min(lines[j][1] + 1, n)
+        out.append((start, stop, info, prefix, end + 1, close))
         k = j + 1
     return out
 
@@ -344,13 +343,22 @@ _ROW_NAME = re.compile(r"(.+)\[(\d+)\]")
 
 def _changed_after(changes: dict, name: str, here: tuple[int, int]) -> bool:
     """Whether ``name`` (``Q``, or a row ``Q[0]``) is changed after ``here``: for a row, ``Q`` rebound or changed
-    otherwise than by an item (``Q[1] = ..`` leaves row 0), or that row assigned again."""
+    otherwise than by an item (``Q[1] = ..`` leaves row 0), or that row assigned again. From the last change of
+    each (kept in ``changes`` under ``(name, kind)``: a block assigning one name 5,000 times asks 5,000 times)."""
     m = _ROW_NAME.fullmatch(name)
     if m is None:
-        return any(pos > here for pos in changes.get(name, ()))
-    items = set(changes.get(m.group(1) + "[]", ()))
-    return any(pos > here and pos not in items for pos in changes.get(m.group(1), ())) or \
-        any(pos > here for pos in changes.get(name, ()))
+        return _last(changes, name, False) > here
+    return _last(changes, m.group(1), True) > here or _last(changes, name, False) > here
+
+
+def _last(changes: dict, name: str, whole: bool) -> tuple[int, int]:
+    """The last change of ``name`` (``whole``: not counting those of an item of it)."""
+    key = (name, whole)
+    got = changes.get(key)
+    if got is None:
+        items = set(changes.get(name + "[]", ())) if whole else ()
+        got = changes[key] = max((p for p in changes.get(name, ()) if p not in items), default=(0, -1))
+    return got
 
 
 def _col(line: str, byte_col: int) -> int:
