@@ -257,8 +257,9 @@ def test_printed_arrays_after_a_block_are_what_its_prints_name():
     report = check_text(text, SCENARIO)
     assert (len(report.verified), report.wrong) == (9, [])
     # two prints, one output of two tensors: each is its own; a loop's prints are left alone
+    assert all(abs(a - b) > 1e-3 for a, b in zip(w.reshape(-1).tolist(), w.roll(1, 1).reshape(-1).tolist()))
     text = (f"```python\nprint(Q)\nprint(attention_weights)\n```\n\n```text\n{_torch_print(truth['q'])}\n"
-            f"{_torch_print(w + 0.25)}\n```\n")
+            f"{_torch_print(w.roll(1, 1))}\n```\n")  # made up: each row rotated, summing to 1 still
     report = check_text(text, SCENARIO)
     assert len(report.verified) == 6 and len(report.wrong) == 9
     assert {r.failure()[0] for r in report.wrong} == {"attn"}
@@ -296,3 +297,20 @@ def test_a_row_assigned_by_index_is_that_row():
         (5, row[0]), (5, row[1])]
     text = f"```python\nQ = np.array({_rows(q + 1)})\nQ[0] = [{right0}]\nQ[0] = [9.0, 9.0]\n```\n"
     assert check_text(text, SCENARIO).recs == []
+
+
+def test_weights_whose_rows_do_not_sum_to_one_are_not_sure_to_be_the_attention():
+    """``weights = [[..]]`` holding projection weights (rows summing to anything) in a note whose attention matrix
+    has the same shape: not called wrong as attention weights; made-up rows that do sum to 1 are."""
+    truth = _truth()
+    proj = [[0.5, -1.0, 2.0], [1.5, 0.25, 0.0], [0.125, 0.75, -0.5]]
+    text = "```python\nweights = np.array(" + repr(proj) + ")\n```\n"
+    assert check_text(text, SCENARIO).recs == []
+    made_up = [[0.5, 0.25, 0.25], [0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]
+    text = "```python\nweights = np.array(" + repr(made_up) + ")\n```\n"
+    report = check_text(text, SCENARIO)
+    a = truth["attn"].reshape(-1).tolist()
+    assert sorted(r.failure()[1] for r in report.wrong) == sorted(
+        f"{y:.{len(repr(x).split('.')[1])}f}" for x, y in zip(sum(made_up, []), a)
+        if abs(x - y) > 0.5 * 10 ** -len(repr(x).split(".")[1]))
+    assert len(report.wrong) >= 8

@@ -521,13 +521,16 @@ class _Judge:
             res = _judge(cells, shaped[0][1], shaped[0][0], text, gated=False)
             if res is not None and sum(h.ok for h in res) * 2 < len(res):
                 self.other.append(at)
-        other = any(section <= o < at for o in self.other)
+        # evidence that the grid is not this example's tensor: code of its section gave another example's inputs,
+        # or rows of "weights" that do not sum to 1
+        other = any(section <= o < at for o in self.other) or (
+            tensors == ["attn"] and not _rows_sum_to_one(cells, want))
         sure = whole and len(tensors) == 1 and not other
         if sure and forms.in_any(at, self.foreign):
             sure = any(section <= g < at for g in self.given)
         best = best_reading(cells, shaped, tensors, text, sure)
         if not best:
-            if other:  # another example's code: no verdict from any reader (a ``# comment`` is no heading)
+            if other:  # no verdict from any reader (for the Markdown readers a ``# comment`` ends a section)
                 for c in cells:
                     hits.pop(c.start, None)
             return False
@@ -542,6 +545,21 @@ class _Judge:
         if tensors[0] in self.inputs and all(h.ok for h in best):
             self.given.append(at)
         return True
+
+
+def _rows_sum_to_one(cells: list, shape: tuple) -> bool:
+    """Whether each row of printed numbers sums to 1 up to their rounding: what attention weights do, and what a
+    matrix named ``weights`` that holds projection weights seldom does (then it is not sure to be the attention)."""
+    from .human import _value
+
+    read = [_value(c.text) for c in cells]
+    n = shape[-1]
+    for k in range(0, len(read), n):
+        row = read[k:k + n]
+        slack = sum(0.5 * 10.0 ** -max(d, 0) for _, d in row) + 1e-9
+        if abs(sum(v for v, _ in row) - 1) > slack:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- printed outputs
