@@ -206,3 +206,20 @@ ASSUMED_WORDS = ("assume", "assumed", "assuming", "suppose", "supposed",
 # The operators of a dot product written out between two vectors (``[2,0]\cdot[0,2,1]=0``): such a vector is an
 # operand, not a row of the matrix its neighbours form (``check.forms.dot_operand_lists``).
 DOT_OPERATORS = ("\\cdot", "·", "⋅", "∙", "\\bullet")
+# Python identifiers of a note's code (``check.program``: ``W_Q = np.array([[..]])``). An identifier naming a trace
+# tensor outright (its stable name, DESIGN §4, or a usual spelling): compared as written for one letter (``A`` is
+# the weights, a lower-case ``a`` is any variable), lower-cased otherwise.
+CODE_NAMES = {"X": "x", "x": "x", "Q": "q", "q": "q", "K": "k", "k": "k", "V": "v", "v": "v", "S": "scores",
+              "A": "attn", "O": "out", "x_kv": "x_kv", "w_q": "w_q", "w_k": "w_k", "w_v": "w_v", "w_qkv": "w_qkv",
+              "b_qkv": "b_qkv", "w_out": "w_out", "b_out": "b_out", "w_proj": "w_proj", "b_proj": "b_proj",
+              "scores": "scores", "scores_scaled": "scores_scaled", "scaled_scores": "scores_scaled",
+              "scores_masked": "scores_masked", "masked_scores": "scores_masked", "attn": "attn", "out": "out",
+              "output": "out", "softmax_scores": "attn", "scores_softmax": "attn", "attn_weights": "attn",
+              "attention_weights": "attn", "attn_scores": "scores", "attention_scores": "scores"}
+# Words of a longer identifier (split at "_" and at lower-to-upper case changes) that name no tensor and may stand
+# beside the words of ``WORDS`` that do (``expected_output``, ``ESPERADO_SCORES_ESCALADOS``, ``attn_matrix``):
+# any other word (``exp_values``, ``sum_exp``, ``grad_q``) leaves the identifier unread.
+CODE_NEUTRAL_WORDS = ("np", "torch", "tensor", "tensors", "matrix", "mat", "arr", "array", "expected", "esperado",
+                      "esperada", "esperados", "esperadas", "attendu", "attendus", "erwartet", "final", "true", "ref",
+                      "reference", "manual", "computed", "result", "results", "given", "toy", "all", "full", "my",
+                      "the", "matriz", "matrice")

@@ -63,6 +63,15 @@ CASES = {
     "head_counts": (lambda k: "# " + "9 queries × 9 keys, 2 heads " * k + "\n", lambda k: 3 * k),
     "percent": (lambda k: "1% " * k + "\n", lambda k: k),
     "many_lines": (lambda k: "x = 1\n" * k, lambda k: k),
+    # a python block's literal of k rows (parsed with ast; no tensor of the trace has its shape: silent) and a
+    # list nested k deep (past the parser's 200 levels: no program, read as text)
+    "python_literal_rows": (lambda k: "```python\nX = np.array([\n" + "    [0.1, 0.2, -0.3],  # t\n" * k
+                            + "])\n```\n", lambda k: 0),
+    "python_nested_list": (lambda k: "```python\nx = " + "[" * k + "0.5" + "]" * k + "\n```\n", lambda k: 1),
+    # one name assigned a literal k times (each asks whether a later statement changes it) and a line of 3k
+    # backticks after a python fence (each mark of it a fence's candidate)
+    "python_reassigned": (lambda k: "```python\n" + "X = [[0.5]]\n" * k + "```\n", lambda k: 0),
+    "python_backticks": (lambda k: "```python\nX = [[0.5]]\n```\n" + "`" * (3 * k) + "\n", lambda k: 0),
 }
 
 
@@ -161,7 +170,8 @@ def _cpu(text: str) -> float:
 
 @pytest.mark.parametrize("name", ["line_of_numbers", "no_newline", "many_matrices_one_line", "unclosed_brackets",
                                   "spaces_in_vectors", "symbols_in_a_long_line", "sum_then_relation", "open_matrices",
-                                  "shapes", "labels"])
+                                  "shapes", "labels", "python_literal_rows", "python_reassigned",
+                                  "python_backticks"])
 def test_time_grows_linearly(name):
     """Work inside one builtin call (a regex, ``str.count``) is invisible to the call count: CPU time
     catches it. Four times the items must cost well under the sixteen times of a quadratic reader."""
@@ -173,7 +183,8 @@ def test_time_grows_linearly(name):
 
 def test_sizes_of_the_issue():
     """20,000 unclosed brackets, 100,000 digits, 10,000 nested \\frac{, 50,000 $ signs, a 5 MB line of
-    numbers, a 1 MB text without a newline, 1,000 levels of lists and of blockquotes."""
+    numbers, a 1 MB text without a newline, 1,000 levels of lists and of blockquotes, a python literal of 5,000
+    rows, a python list nested 100,000 deep and 100,000 minus signs (ast.parse: SyntaxError, MemoryError)."""
     long = " ".join(f"{i % 997}.{i:030d}" for i in range(150000))  # 5 MB of 150,000 numbers
     prose = "the weight of token 1 is 0.25 and " * 30000  # 1 MB, no newline
     notes = {
@@ -185,6 +196,9 @@ def test_sizes_of_the_issue():
         "no_newline": (prose, 60000),
         "lists": ("".join("  " * i + "- x = 0.5\n" for i in range(1000)), 1000),
         "quotes": ("".join("> " * i + "S_0 = 0.5\n" for i in range(1000)), 1000),
+        "python_rows": ("```python\nX = np.array([\n" + "    [0.1, 0.2, -0.3],\n" * 5000 + "])\n```\n", 0),
+        "python_nested": ("```python\nx = " + "[" * 100000 + "0.5" + "]" * 100000 + "\n```\n", 1),
+        "python_minus": ("```python\nx = " + "-" * 100000 + "1\n```\n", 1),
     }
     assert len(notes["line"][0]) > 5e6 and len(notes["no_newline"][0]) > 1e6
     for name, (text, n) in notes.items():

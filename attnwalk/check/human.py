@@ -872,12 +872,13 @@ def _one_based_heads(text: str) -> bool:
 def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:
     """Verdicts for the numbers of ``text`` this reader understands, by offset. Each reader runs guarded
     (``forms.guarded``): one that raises loses only its own verdicts, and is named in ``failed``."""
-    from . import forms
+    from . import forms, program
 
     failed = [] if failed is None else failed
     hits: dict[int, Hit] = {}
     forms.guarded(_blocks_and_lists, hits, failed, text, trace, hits)
     forms.after(text, trace, hits, failed)  # forms that read what the blocks left (check/forms.py)
+    forms.guarded(program.code_literals, hits, failed, text, trace, hits)  # python blocks' literals (check/program.py)
     forms.guarded(_restated_lists, hits, failed, text, hits)
     labels = tuple(trace.config.get("kv_labels") or trace.config.get("labels") or ())
     forms.guarded(_restated_by_token, hits, failed, text, hits, labels)

@@ -22,23 +22,34 @@ def is_program(info: str, content: str) -> bool:
     if info not in SKIP_FENCES:
         return False
     if info in ("python", "py"):
-        parses = _PARSES.get(content)
-        if parses is None:
-            import ast
-
-            try:
-                ast.parse(content)
-                parses = True
-            except (SyntaxError, ValueError):
-                parses = False
-            _PARSES[content] = parses
-        return parses
+        return parsed(content) is not None
     return True
 
 
-# Whether each ``python`` block of the note at hand parses (asked by ``segments`` and again by the merge of
-# hand-written forms: ast.parse of a 20-line block is ~0.3 ms); emptied for each note (``forget``).
-_PARSES: dict[str, bool] = {}
+def parsed(content: str):
+    """The ``ast`` module of a ``python`` block's text, None where it is not Python. A block nested past the
+    parser's limits (``-`` * 100,000, a 200,000-term sum) raises MemoryError or RecursionError in ``ast.parse``:
+    no program either (read as text, never a traceback). Kept for the note at hand (``check.program`` reads the
+    same trees for their literals)."""
+    tree = _PARSES.get(content, False)
+    if tree is False:
+        import ast
+        import warnings
+
+        try:
+            with warnings.catch_warnings():  # a string's "\d" is the note's business, not a warning of check's
+                warnings.simplefilter("ignore")
+                tree = ast.parse(content)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        _PARSES[content] = tree
+    return tree
+
+
+# The parse of each ``python`` block of the note at hand, None where it is not Python (asked by ``segments``,
+# again by the merge of hand-written forms and by ``check.program``: ast.parse of a 20-line block is ~0.3 ms);
+# emptied for each note (``forget``).
+_PARSES: dict = {}
 
 
 def forget() -> None:
