@@ -427,3 +427,23 @@ def test_skip_words_hand_written_notes_unchanged():
         opts = load_scenario(str(p.with_suffix(".toml")))
         both_walks(text, dict(opts))
         both_walks(_planted("\n---\n" + text, random.Random(k), 4)[5:], dict(opts))  # (no front matter)
+
+
+def test_lines_of_is_bisect_right():
+    """``check._lines_of`` (the merge's line of each number, by NumPy's search) is ``bisect_right`` over the line
+    starts: offsets at a line's start, on a newline, past the end, none at all, and those of a real note."""
+    from bisect import bisect_right
+    from pathlib import Path
+
+    from attnwalk.check import _lines_of, human
+
+    rng = random.Random(3)
+    for _ in range(300):
+        text = "".join(rng.choice(["\n", "a", "1.5", " ", "\n\n"]) for _ in range(rng.randint(0, 60)))
+        starts = human._line_starts(text)
+        offsets = sorted(rng.randint(0, len(text) + 2) for _ in range(rng.randint(0, 20)))
+        assert _lines_of(starts, offsets) == [bisect_right(starts, at) for at in offsets]
+    note = (Path(__file__).resolve().parent / "corpus" / "real").glob("*.md").__next__().read_text(encoding="utf-8")
+    starts, offsets = human._line_starts(note), human._numbers(note)[0]
+    got = _lines_of(starts, offsets)
+    assert got == [bisect_right(starts, at) for at in offsets] and all(type(x) is int for x in got)
