@@ -431,6 +431,10 @@ def bench_check(repeat: int, baseline: str | None = None, skip_large: bool = Fal
         ours = sum(best[k] for k in ("Markdown", "reading claims", "verifying", "merging"))
         print(f"  Markdown + reading claims + verifying + merging, {side}: {ours * 1e3:.1f} ms (their share of the "
               "100k/s goal: <= 25 ms)")
+    kinds = reading_by_kind(text, max(3, repeat))
+    print(f"  where reading claims and verifying go, this, by kind of text (fastest of {max(3, repeat)} checks, "
+          "each kind; a table row's cells inside it): "
+          + ", ".join(f"{k} {v * 1e3:.1f} ms ({n})" for k, (v, n) in kinds.items()))
     if not skip_large:
         bench_check_large()
 
@@ -519,6 +523,58 @@ def check_phases(text: str) -> dict[str, float]:
     spent["reading claims"] -= spent.get("verifying", 0.0)  # compare and arith run inside the reading
     spent["total"] = total
     return spent
+
+
+def reading_by_kind(text: str, repeat: int) -> dict[str, tuple[float, int]]:
+    """Seconds (fastest of ``repeat`` warm checks, each kind) and count of the texts the Checker reads, by kind:
+    prose with a relation (=, ≈, :) and without, matrix paragraphs (a ``⟦..⟧`` body: ``$$ A_0 = \\begin{bmatrix}``),
+    code blocks, table rows (their cells included), and the plain matrices decided together at the end: where
+    reading claims and verifying go, for the next round to aim at."""
+    from attnwalk.check import _TRACES, check_text
+    from attnwalk.check import checker as K
+
+    spent: dict[str, float] = {}
+    count: dict[str, int] = {}
+    saved = K.Checker._text, K.Checker._row, K.Checker._flush_plain
+    depth = [0]
+
+    def timed(kind_of, fn):
+        def wrap(self, *a):
+            if depth[0]:  # a cell's text inside a row: counted with the row
+                return fn(self, *a)
+            kind = kind_of(*a)
+            depth[0], start = 1, time.perf_counter()
+            try:
+                return fn(self, *a)
+            finally:
+                depth[0] = 0
+                spent[kind] = spent.get(kind, 0.0) + time.perf_counter() - start
+                count[kind] = count.get(kind, 0) + 1
+        return wrap
+
+    def text_kind(nt, line, kind):
+        if kind == "code":
+            return "code"
+        if "⟦" in nt:
+            return "matrix paragraphs"
+        return "prose with a relation" if K._REL_CHAR.search(nt) else "prose without"
+
+    best: dict[str, float] = {}
+    check_text(text)  # warm
+    K.Checker._text = timed(text_kind, saved[0])
+    K.Checker._row = timed(lambda seg: "table rows", saved[1])
+    K.Checker._flush_plain = timed(lambda: "plain matrices at the end", saved[2])
+    try:
+        for _ in range(repeat):
+            spent.clear()
+            count.clear()
+            _TRACES.clear()
+            check_text(text)
+            for k, v in spent.items():
+                best[k] = min(best.get(k, v), v)
+    finally:
+        K.Checker._text, K.Checker._row, K.Checker._flush_plain = saved
+    return {k: (best[k], count[k]) for k in sorted(best, key=best.get, reverse=True)}
 
 
 # 5. build --------------------------------------------------------------------------------------

@@ -30,12 +30,12 @@ from attnwalk.render import render
 def walk_only():
     """The fast paths off: every text of a note read by the token walk, each plain matrix decided when it is
     read (``checker.DEFER_PLAIN``) rather than with all the note's others at the end."""
-    saved = checker.LABELLED_BLOCKS, checker.DEFER_PLAIN, checker.CODE_LINES
-    checker.LABELLED_BLOCKS = checker.DEFER_PLAIN = checker.CODE_LINES = False
+    saved = checker.LABELLED_BLOCKS, checker.DEFER_PLAIN, checker.CODE_LINES, checker.SKIP_WORDS
+    checker.LABELLED_BLOCKS = checker.DEFER_PLAIN = checker.CODE_LINES = checker.SKIP_WORDS = False
     try:
         yield
     finally:
-        checker.LABELLED_BLOCKS, checker.DEFER_PLAIN, checker.CODE_LINES = saved
+        checker.LABELLED_BLOCKS, checker.DEFER_PLAIN, checker.CODE_LINES, checker.SKIP_WORDS = saved
 
 
 def records(text: str, options: dict | None = None) -> list:
@@ -334,3 +334,116 @@ def test_dot_lines_long_statements_both_ways():
         with counting("_dot_lines") as calls:
             both(note + f"\n\n```\n{one}\n```\n\n```\n{lines}\n```\n")
         assert len(calls) >= 2
+
+
+# ---------------------------------------------------------------- round 6: the token walk's words passed over first
+
+
+@contextmanager
+def walk_every_token():
+    """``checker.SKIP_WORDS`` off (the other fast paths on): the token walk tests each token in turn."""
+    saved = checker.SKIP_WORDS
+    checker.SKIP_WORDS = False
+    try:
+        yield
+    finally:
+        checker.SKIP_WORDS = saved
+
+
+def both_walks(text: str, options: dict | None = None) -> list:
+    got = records(text, options)
+    with walk_every_token():
+        want = records(text, options)
+    assert got == want
+    return got
+
+
+# Prose around the words the walk must not pass over: functions, constants, the config's symbols, items, bound
+# matrices, labels in words' clothing, and words that only look like them
+PROSE = [
+    "Ở đây exp(0.5) ≈ 1.6487 và max là 0.0633, e ≈ 2.7183, scale = 1/√2 ≈ 0.7071, dim = 8 nên N = 16.",
+    "Head 0: trọng số lớn nhất là A_0[14, 2] = 0.0633, Head 1: A_1[12, 15] = 0.0632 (so với 1 / 16 ≈ 0.0625).",
+    "Dim 1: [0.1, 0.2] và P = ⟦ 0.1 & 0.2 ⏎ 0.3 & 0.4 ⟧ rồi P ≈ 0.5; sqrt(4) = 2, int(4 * 0.5) = 2.",
+    "Exp(1) = 2.7183, EXP = 3, expo = 1, maxima = 2, e2 = 3, π ≈ 3.1416, pi ≈ 3.14, inf = 0, ∞ = 1.",
+    "key_dim = int(head_dim * attn_ratio) = int(4 * 0.5) = 2, head_dim = dim // num_heads = 8 // 2 = 4.",
+    "Trọng số A_0[0, 15] / A_0[0, 2] ≈ 1.018 và A_0[0, 15] = 0.0631; ratio = 1.018 (x = 0.0631).",
+    "softmax(dim=-1) = 0.5, chunk(3, dim=-1) = 1; tổng = 15.847 và sum = 1.0000, total: 2.",
+]
+
+
+@pytest.mark.parametrize("opts", NOTES[:4], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_skip_words_same_records_with_planted_numbers(opts):
+    t = walk(**opts)
+    note = render(t, "md", t.config["lang"]) + "\n\n" + "\n\n".join(
+        x.replace("⟦", "$$\n\\begin{bmatrix}").replace("⟧", "\\end{bmatrix}\n$$").replace(" ⏎ ", " \\\\\n")
+        for x in PROSE)
+    memo = []
+    saved = checker.Checker.run
+
+    def run(self, segs):
+        out = saved(self, segs)
+        memo.append(dict(self.skip_memo))
+        return out
+
+    checker.Checker.run = run
+    try:
+        got = records(note)
+        with walk_every_token():
+            records(note)
+    finally:
+        checker.Checker.run = saved
+    # the shortcut is taken (words found passed over, functions and labels not), and only when switched on
+    assert sum(memo[0].values()) > 100 and memo[0][("ident", "exp")] is False and memo[0][("ident", "A_0")] is False
+    assert memo[1] == {}
+    assert both_walks(note) == got
+    assert any(r[2] == "verified" for r in got)
+    for seed in range(3):
+        got = both_walks(_planted(note, random.Random(seed), 6 + 15 * seed))
+        assert any(r[2] == "wrong" for r in got)
+
+
+def test_skip_words_a_claim_that_raises_goes_on_as_the_walk_does():
+    """A claim whose check raises inside ``_at`` (caught by ``_text``): the walk goes on from the next token, both
+    ways, and the tokens a claim read are not asked again."""
+    t = walk(h=4, w=4, heads=2, dim=8, seed=42, input="normal")
+    note = render(t, "md", t.config["lang"]) + "\n\n" + "\n\n".join(PROSE)
+    with raising("_check_value", ("A_0[14", "A_1[12", "A_0[0, 15]")):
+        got = both_walks(note)
+    assert got != records(note)  # the planted error changed something, the same way both ways
+
+
+def test_skip_words_hand_written_notes_unchanged():
+    """A hand-written note (not strict: no words passed over by their first character) reads the same either way,
+    as do the real notes' planted copies."""
+    from pathlib import Path
+
+    from attnwalk.scenario import load_scenario
+
+    root = Path(__file__).resolve().parent / "corpus" / "real"
+    paths = sorted(root.glob("*.md"))
+    assert len(paths) >= 10
+    for k, p in enumerate(paths):
+        text = p.read_text(encoding="utf-8")
+        opts = load_scenario(str(p.with_suffix(".toml")))
+        both_walks(text, dict(opts))
+        both_walks(_planted("\n---\n" + text, random.Random(k), 4)[5:], dict(opts))  # (no front matter)
+
+
+def test_lines_of_is_bisect_right():
+    """``check._lines_of`` (the merge's line of each number, by NumPy's search) is ``bisect_right`` over the line
+    starts: offsets at a line's start, on a newline, past the end, none at all, and those of a real note."""
+    from bisect import bisect_right
+    from pathlib import Path
+
+    from attnwalk.check import _lines_of, human
+
+    rng = random.Random(3)
+    for _ in range(300):
+        text = "".join(rng.choice(["\n", "a", "1.5", " ", "\n\n"]) for _ in range(rng.randint(0, 60)))
+        starts = human._line_starts(text)
+        offsets = sorted(rng.randint(0, len(text) + 2) for _ in range(rng.randint(0, 20)))
+        assert _lines_of(starts, offsets) == [bisect_right(starts, at) for at in offsets]
+    note = (Path(__file__).resolve().parent / "corpus" / "real").glob("*.md").__next__().read_text(encoding="utf-8")
+    starts, offsets = human._line_starts(note), human._numbers(note)[0]
+    got = _lines_of(starts, offsets)
+    assert got == [bisect_right(starts, at) for at in offsets] and all(type(x) is int for x in got)

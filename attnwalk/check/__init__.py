@@ -9,7 +9,7 @@ number is reported as ``FILE:LINE: label: published X, expected Y``.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -268,7 +268,7 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     # them; a number past them is a new record. The per-number work is done with C-level maps (a note
     # has thousands of numbers), Python only for the keys below.
     starts, texts = human._numbers(body)
-    lines = list(map(bisect_right, repeat(human._line_starts(body)), starts))
+    lines = _lines_of(human._line_starts(body), starts)
     code = [m.span() for m in _fences(body)
             if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
     if code:  # the numbers inside a block (a <= offset < b: by bisection, offsets ascending) less the hits
@@ -329,6 +329,15 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     # each new record after the records of its line and those before (the Checker's records come by line,
     # the new ones in the note's order): a stable sort, in C
     return sorted(recs + added, key=attrgetter("line"))
+
+
+def _lines_of(line_starts: list[int], offsets: list[int]) -> list[int]:
+    """``bisect_right(line_starts, at)`` for each offset (its 1-based line), by NumPy's binary search: ~60 ns a
+    number where a ``bisect`` call each costs ~250 (a note's thousands of numbers)."""
+    import numpy as np
+
+    return np.searchsorted(np.fromiter(line_starts, np.int64, len(line_starts)),
+                           np.fromiter(offsets, np.int64, len(offsets)), side="right").tolist()
 
 
 def check_file(path: str | Path, options: dict | None = None, fix: str | None = None, exact: bool = False) -> Report:

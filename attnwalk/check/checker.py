@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
 from itertools import compress, repeat
-from operator import add, attrgetter, itemgetter, mul, not_, sub
+from operator import add, attrgetter, is_, itemgetter, mul, not_, sub
 
 import numpy as np
 
@@ -47,6 +47,7 @@ PARSE_BUDGET = 16  # atoms the claims of a text may read, per token of it (see `
 DEFER_PLAIN = True  # a strict note's plain matrices decided together at the end of the reading (``_flush_plain``)
 LABELLED_BLOCKS = True  # a strict text of labelled values read without tokens (``Checker._labelled_values``)
 CODE_LINES = True  # a strict code text of worked dot products read without tokens (``Checker._dot_lines``)
+SKIP_WORDS = True  # the token walk asks ``_at`` only at tokens that are not words of prose it would pass over
 
 
 @dataclass(slots=True)
@@ -114,6 +115,9 @@ _SIGNED_NUM = re.compile(r"(-[ \t]*)?(" + dict(expr._TOKEN_KINDS)["num"] + ")(" 
 _VALUE_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
 _NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
 _POS = attrgetter("pos")
+_KIND = attrgetter("kind")
+_KIND_TEXT = attrgetter("kind", "text")
+_IS_NONE = partial(is_, None)
 # ``_dot_lines``: after a label, the rest of a worked dot product ``= (a)(b) + (c)(d) … = t`` as the token walk
 # reads it: a relation ("==", "≈=": no), products of two parenthesised printed numbers glued together (the
 # implicit product ``Parser._implicit_ok`` takes), "+" between them on one line or starting a continued line
@@ -207,6 +211,7 @@ class Checker:
         self.pending: list = []  # plain matrices of a strict note whose cells are decided at the end (``_flush_plain``)
         self.scales: dict = {}  # (kind, index, head, current head) -> view.scale (``_scale``)
         self.col_memo: dict = {}  # a table's header -> what its pixel rows' cells hold (``_column_refs``)
+        self.skip_memo: dict = {}  # (kind, text) of a token -> whether the token walk passes it over (``_text``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
         # names (not read in attnwalk's own notes) may start with more
         firsts = label_firsts()
@@ -319,6 +324,26 @@ class Checker:
             i = bisect_left(toks, at, key=_POS) + 1
         # a word of prose that starts nothing (what ``_at`` finds after its first tests): passed over here
         active, symbols = self.active, self.symbols
+        if active is not None and SKIP_WORDS and "plain" not in map(_KIND, toks):
+            # no plain body, so nothing expands and the tokens stay as they are: the words the loop below would
+            # pass over are found first (one memo lookup each, made in C), and ``_at`` asked at the others only
+            memo = self.skip_memo
+            flags = list(map(memo.get, map(_KIND_TEXT, toks)))
+            if None in flags:
+                for k in compress(range(len(flags)), map(_IS_NONE, flags)):
+                    t = toks[k]
+                    flags[k] = memo[t.kind, t.text] = (t.kind == "other" or (
+                        t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS and t.text not in symbols)
+                    ) and t.text[0] not in active
+            for k in compress(range(i, len(toks)), map(not_, flags[i:])):
+                if k < i:
+                    continue  # read by the claim before
+                try:
+                    j = self._at(toks, k)
+                except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError, NotEvaluable):
+                    j = k + 1
+                i = j if j > k else k + 1
+            i = len(toks)
         while i < len(toks):
             t = toks[i]
             if t.kind == "plain":  # a matrix body no claim took: its numbers are tried one by one

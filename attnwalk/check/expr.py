@@ -112,23 +112,75 @@ assert all(re.compile(p).sub("x", " ".join(lits) + " ¶") == " ".join("x" for _ 
            for p, lits in _LITERAL.items())
 
 
+# What follows a backslash: its run of letters (a command's name), or the one character after a bare one
+_COMMAND = re.compile(r"\\([a-zA-Z]*)(?=(.?))", re.S)
+
+
+def _commands(text: str) -> set[str]:
+    """What the backslashes of ``text`` start: every prefix of each command name, and the character after each
+    backslash that no letter follows. A LaTeX trigger ``\\xyz`` is a substring of ``text`` exactly where "xyz" is
+    in this set (a name's letters run to its end, so a trigger made of letters is a prefix of one), ``\\,`` where
+    "," is: one scan instead of an ``in`` per trigger (50 of them: 40 of the 78 us a 16x16 matrix's text took)."""
+    found: set[str] = set()
+    for word, after in set(_COMMAND.findall(text)):
+        if word:
+            found.update(word[:k] for k in range(1, len(word) + 1))
+        else:
+            found.add(after)
+    return found
+
+
+# _SUBS as (pattern, replacement, triggers, the triggers without their backslash for a LaTeX one (letters or one
+# other character, as ``_commands`` finds them) else None, the fixed strings of a literal pattern else None),
+# in order; the plan of a text without a backslash holds the others only (no substitution adds a backslash)
+_LAST_LATEX = max(i for i, (_, _, trigger) in enumerate(_SUBS) if trigger[0][0] == "\\")
+_PLAN = [(pat, rep, trigger, tuple(t[1:] for t in trigger) if trigger[0][0] == "\\" else None,
+          _LITERAL.get(pat.pattern), i < _LAST_LATEX) for i, (pat, rep, trigger) in enumerate(_SUBS)]
+_PLAN_PLAIN = [step for step in _PLAN if step[3] is None]
+assert all(k.isalpha() or (len(k) == 1 and not k.isalpha()) for step in _PLAN if step[3] for k in step[3])
+_SCAN_FROM = 300  # characters from which ``_commands`` costs less than the ``in`` tests it replaces
+
+
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
     if _TRIGGER_CHARS.search(text) is None:
         return text
     out = text
-    latex = "\\" in text  # no substitution adds a backslash
-    for pat, rep, trigger in _SUBS:
-        if trigger[0][0] == "\\" and not latex:
-            continue
-        for t in trigger:
-            if t in out:
-                if pat.pattern in _LITERAL:  # a fixed string: str.replace, the same replacements
-                    for lit in _LITERAL[pat.pattern]:
-                        out = out.replace(lit, rep)
-                else:
-                    out = pat.sub(rep, out)
-                break
+    if "\\" not in text:
+        for pat, rep, trigger, _, literal, _ in _PLAN_PLAIN:
+            for t in trigger:
+                if t in out:
+                    break
+            else:
+                continue
+            if literal is not None:  # a fixed string: str.replace, the same replacements
+                for lit in literal:
+                    out = out.replace(lit, rep)
+            else:
+                out = pat.sub(rep, out)
+        return out  # these substitutions neither add nor remove a newline (those that may start with a backslash)
+    # a long text: its LaTeX triggers found by ``_commands``, found again after each change while a LaTeX step is
+    # to come (a removal may join a backslash to new letters), so each runs exactly where ``trigger in out`` would
+    cmds = _commands(text) if len(text) >= _SCAN_FROM else None
+    for pat, rep, trigger, keys, literal, more in _PLAN:
+        if keys is not None and cmds is not None:
+            if cmds.isdisjoint(keys):
+                continue
+        else:
+            for t in trigger:
+                if t in out:
+                    break
+            else:
+                continue
+        if literal is not None:
+            new = out
+            for lit in literal:
+                new = new.replace(lit, rep)
+        else:
+            new = pat.sub(rep, out)
+        if cmds is not None and more and new != out:
+            cmds = _commands(new)
+        out = new
     assert out.count("\n") == text.count("\n")
     return out
 
