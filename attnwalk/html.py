@@ -32,6 +32,18 @@ def katex_assets() -> tuple[str, str]:
     return css, js.replace("</script", "<\\/script")
 
 
+def page_command(command: str, output: str | None = None) -> str:
+    """A note's regenerate command made to write its HTML page: ``--format html``, an ``-o`` path's ``.md``
+    made ``.html`` (``output``, the note's own path, when the command prints), and no ``--figures``
+    (the page inlines its figures, so the SVG files would be a by-product)."""
+    command = re.sub(r" --figures \S+", "", command)
+    if re.search(r" -o \S+\.md\b", command):
+        command = re.sub(r"( -o \S+)\.md\b", r"\1.html", command)
+    elif output is not None and " -o " not in command:
+        command += f" -o {re.sub(r'[.]md$', '', output)}.html"
+    return command.replace("attnwalk render", "attnwalk render --format html", 1)
+
+
 def _markdown():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
