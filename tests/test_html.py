@@ -145,3 +145,16 @@ def test_a_page_command_outside_the_course_writes_html():
             == "attnwalk render --format html --h 2 -o a/n.html")
     assert page_command("attnwalk render --scenario s.toml", "notes/n.en.md") == (
         "attnwalk render --format html --scenario s.toml -o notes/n.en.html")
+
+
+def test_a_formula_at_the_start_of_a_line_that_ends_in_a_digit_is_typeset():
+    """The glossary's "$A[i, j]$ = α(pi→pj), …; each row sums to 1" was left as source in the index page."""
+    html = body_html("$A[i, j]$ = α(pi→pj), each row sums to 1\n\n| a |\n|---|\n| $x$ = 2 |\n", {})
+    assert "$" not in html and html.count('<span class="math inline">') == 2
+
+
+def test_no_course_page_shows_a_dollar_outside_math_and_code():
+    for p in sorted((ROOT / "examples").glob("index.*.html")) + sorted((ROOT / "examples" / "notes").glob("*.html")):
+        text = re.sub(r"<(script|style|pre|code)\b.*?</\1>", "", p.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(r'<span class="math inline">.*?</span>|<div class="math block">.*?</div>', "", text, flags=re.S)
+        assert "$" not in text, (p.name, re.findall(r".{0,40}\$.{0,40}", text)[:3])
