@@ -319,18 +319,24 @@ def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
     return rows
 
 
+SHAPES_FONT_PT = 9.5  # the shape flow's labels: read at >= 8 px once a 390 px phone shrinks the figure
+
+
 def _draw_shapes(fig, trace, w: dict) -> None:
     from matplotlib.patches import FancyBboxPatch
 
     rows = flow(trace, w)
     # As narrow as the widest row of boxes plus the operation labels, so that a phone's column
-    # shrinks it the least; the labels sit just right of the boxes, level with the arrow they name.
-    box_w, box_h, gap = 1.5, 0.36, 0.12
+    # shrinks it the least (each box holds its name over its shape, which halves its width); the
+    # labels sit just right of the boxes, level with the arrow they name.
+    box_w, box_h, gap, pitch, size = 1.0, 0.5, 0.12, 0.8, SHAPES_FONT_PT
+    longest = max(len(", ".join(map(str, shape))) + 2 for boxes, _ in rows for _, shape in boxes)
+    box_w = max(box_w, 0.08 * longest + 0.15)  # a large note's shape, (1, 256, 40, 40), still fits its box
     widest = max(len(boxes) for boxes, _ in rows)
     centre = 0.1 + widest * (box_w + gap) / 2
     label_x = centre + widest * (box_w + gap) / 2 + 0.1
-    width = label_x + 0.075 * max(len(op) for _, op in rows) + 0.2
-    height = 0.62 * len(rows) + 0.3
+    width = label_x + 0.08 * max(len(op) for _, op in rows) + 0.2
+    height = pitch * len(rows) + 0.3
     fig.set_size_inches(width, height)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)
@@ -338,12 +344,13 @@ def _draw_shapes(fig, trace, w: dict) -> None:
     ax.set_axis_off()
     centres = []
     for r, (boxes, _) in enumerate(rows):
-        y = height - 0.35 - 0.62 * r
+        y = height - 0.4 - pitch * r
         xs = [centre + (k - (len(boxes) - 1) / 2) * (box_w + gap) for k in range(len(boxes))]
         for x, (name, shape) in zip(xs, boxes):
             ax.add_patch(FancyBboxPatch((x - box_w / 2, y - box_h / 2), box_w, box_h,
                                         boxstyle="round,pad=0.02", facecolor="#e8f1fa", edgecolor="#3b6ea5"))
-            ax.text(x, y, f"{name}  ({', '.join(map(str, shape))})", ha="center", va="center", fontsize=8.5)
+            ax.text(x, y, f"{name}\n({', '.join(map(str, shape))})", ha="center", va="center", fontsize=size,
+                    linespacing=1.3)
         centres.append((xs, y))
     for r in range(1, len(rows)):
         (xa, ya), (xb, yb) = centres[r - 1], centres[r]
@@ -352,4 +359,4 @@ def _draw_shapes(fig, trace, w: dict) -> None:
                 ax.annotate("", xy=(x1, yb + box_h / 2 + 0.02), xytext=(x0, ya - box_h / 2 - 0.02),
                             arrowprops={"arrowstyle": "->", "color": "#555555", "linewidth": 0.8})
         ax.text(label_x, (ya + yb) / 2, rows[r][1], ha="left", va="center",
-                fontsize=8.5, color="#333333")
+                fontsize=size, color="#333333")

@@ -65,6 +65,11 @@ def _markdown_and_view(trace: Trace, lang: str, figures: dict | None = None, fmt
         from .ipynb import notebook_command
 
         view["command"] = notebook_command(view["command"])
+    elif fmt == "html":  # and the page's writes this page (the course's pages under their own names)
+        from .html import page_command
+
+        view["command"] = page_command(view["command"], (view.get("course") or {}).get("output"))
+    view["command_writes"], view["page"] = " -o " in view["command"], fmt == "html"  # the prose around it
     text = environment().get_template(f"{variant}/{lang}.md.j2").render(**view)
     return text.rstrip("\n") + "\n", view
 

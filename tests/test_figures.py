@@ -316,3 +316,15 @@ def test_where_p0_looks_on_a_large_map_fits_its_panels_and_thins_its_ticks():
         assert 1 < len(xs) <= figures.LOOK_TICKS and xs[0] == 0 and len(set(np.diff(xs))) == 1
         assert xs[-1] + (xs[1] - xs[0]) >= 40 and list(ax.get_yticks()) == xs
         assert np.array_equal(ax.images[0].get_array(), t["attn"][0, panels.index(ax), 0].reshape(40, 40))
+
+
+def test_the_shape_flow_reads_on_a_phone():
+    """A phone's 366 px column shrinks a figure wider than itself: the course's shape flows are narrow
+    enough (each box its name over its shape) that their labels still read at 8 px or more (they were
+    ~6 px: three boxes of name and shape side by side made the figure 670 px wide)."""
+    svgs = sorted((ROOT / "examples" / "notes" / "figures").glob("*-shapes.svg"))
+    assert len(svgs) >= 6
+    for f in svgs:
+        width_px = float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', f.read_text(encoding="utf-8")).group(1)) * 4 / 3
+        label_px = figures.SHAPES_FONT_PT * 4 / 3 * min(1.0, 366 / width_px)
+        assert label_px >= 8, (f.name, width_px, label_px)

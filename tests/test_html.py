@@ -109,3 +109,52 @@ def test_html_pages_link_html_pages_and_every_link_resolves():
 def test_a_link_to_a_page_given_is_rewritten_and_others_are_kept():
     html = body_html("[a](n.md) [b](m.md) [c](https://x.org/n.md)\n", {}, {"n.md": "n.html"})
     assert _hrefs(html) == ["n.html", "m.md"] and 'href="https://x.org/n.md"' in html
+
+
+def test_each_course_page_names_the_command_that_writes_it_byte_for_byte(tmp_path):
+    """A page's "regenerate it with" command writes that page (``--format html``, ``-o`` its own path), not
+    the Markdown note: run from the repository root (its ``-o`` pointed at a scratch file), it gives the
+    committed page byte for byte, and no SVG files beside it (the page inlines its figures)."""
+    import html as htmllib
+    import shlex
+    import subprocess
+    import sys
+
+    pages = sorted((ROOT / "examples" / "notes").glob("*.html"))
+    assert len(pages) >= 14
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        (command,) = re.findall(r'<blockquote>.*?<code class="language-bash">(.*?)\n</code>', text, re.S)
+        argv = shlex.split(htmllib.unescape(command))
+        assert argv[:4] == ["attnwalk", "render", "--format", "html"] and "--figures" not in argv, (p.name, argv)
+        assert argv[argv.index("-o") + 1] == p.relative_to(ROOT).as_posix(), (p.name, argv)
+        out = tmp_path / p.name
+        argv[argv.index("-o") + 1] = str(out)
+        proc = subprocess.run([sys.executable, "-m", "attnwalk", *argv[1:]], cwd=ROOT, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert out.read_bytes() == p.read_bytes(), p.name
+        assert [f.name for f in tmp_path.iterdir()] == [p.name]
+        out.unlink()
+
+
+def test_a_page_command_outside_the_course_writes_html():
+    from attnwalk.html import page_command
+
+    assert page_command("attnwalk render --h 2 --w 2") == "attnwalk render --format html --h 2 --w 2"
+    assert (page_command("attnwalk render --h 2 -o a/n.md --figures a/figures")
+            == "attnwalk render --format html --h 2 -o a/n.html")
+    assert page_command("attnwalk render --scenario s.toml", "notes/n.en.md") == (
+        "attnwalk render --format html --scenario s.toml -o notes/n.en.html")
+
+
+def test_a_formula_at_the_start_of_a_line_that_ends_in_a_digit_is_typeset():
+    """The glossary's "$A[i, j]$ = α(pi→pj), …; each row sums to 1" was left as source in the index page."""
+    html = body_html("$A[i, j]$ = α(pi→pj), each row sums to 1\n\n| a |\n|---|\n| $x$ = 2 |\n", {})
+    assert "$" not in html and html.count('<span class="math inline">') == 2
+
+
+def test_no_course_page_shows_a_dollar_outside_math_and_code():
+    for p in sorted((ROOT / "examples").glob("index.*.html")) + sorted((ROOT / "examples" / "notes").glob("*.html")):
+        text = re.sub(r"<(script|style|pre|code)\b.*?</\1>", "", p.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(r'<span class="math inline">.*?</span>|<div class="math block">.*?</div>', "", text, flags=re.S)
+        assert "$" not in text, (p.name, re.findall(r".{0,40}\$.{0,40}", text)[:3])

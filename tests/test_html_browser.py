@@ -247,3 +247,41 @@ def test_the_large_course_page_renders_its_rows_worked_in_short(browser, tmp_pat
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page.close()
+
+
+# Each display formula that scrolls inside its box: its matrix's rows and columns (from the TeX KaTeX keeps in
+# the MathML annotation; 0, 0 for a formula without a matrix) and how far it scrolls.
+SCROLLING = """() => [...document.querySelectorAll('.math.block')].filter(e => e.scrollWidth > e.clientWidth + 1)
+  .map(e => {
+  const tex = (e.querySelector('annotation') || {}).textContent || '';
+  const m = tex.match(/\\\\begin\\{bmatrix\\}([\\s\\S]*?)\\\\end\\{bmatrix\\}/);
+  const rows = m ? m[1].split('\\\\\\\\').filter(r => r.trim()) : [];
+  return [rows.length, Math.max(0, ...rows.map(r => r.split('&').length)), e.scrollWidth - e.clientWidth,
+          tex.slice(0, 40)];
+})"""
+TABLES_SCROLLING = """() => [...document.querySelectorAll('table')].filter(t => t.scrollWidth > t.clientWidth + 1)
+  .map(t => [t.rows[0].cells.length, t.innerText.slice(0, 40)])"""
+
+
+@pytest.mark.parametrize("width", [390, 800])
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_course_matrices_up_to_9_columns_and_token_tables_fit_without_scrolling(browser, width, lang):
+    """On a phone (390 px) and a desktop page (800 px), every matrix of at most 9 columns (a 3x3 map's 9
+    positions, an 8x8 channel) is seen whole, set smaller if need be, never cut off at a scroll edge, and
+    so is every formula without a matrix and every table of at most 5 columns (the 4 keys of the hand
+    example's weights); only wider matrices (mha's 12 qkv channels) scroll in their own box."""
+    for path in sorted((ROOT / "examples" / "notes").glob(f"*.{lang}.html")):
+        page = _open(browser, path, width)
+        page.evaluate("document.fonts.ready")
+        # a fold's formulas have no width until it opens: the page fits them when it does
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        page.evaluate("new Promise(r => setTimeout(r, 100))")
+        assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0, path.name
+        cut = [(r, c, tex) for r, c, _, tex in page.evaluate(SCROLLING) if c <= 9]
+        assert cut == [], (path.name, width, cut)
+        assert [t for t in page.evaluate(TABLES_SCROLLING) if t[0] <= 5] == [], (path.name, width)
+        # the matrices were set smaller than KaTeX's size, not unreadably so: at least half of it
+        sizes = page.evaluate("""[...document.querySelectorAll('.math.block .katex')].filter(k => k.style.fontSize)
+            .map(k => parseFloat(k.style.fontSize) / parseFloat(k.dataset.size))""")
+        assert all(0.5 <= s < 1 for s in sizes), (path.name, sizes)
+        page.close()

@@ -137,3 +137,32 @@ def test_every_folded_part_has_its_markdown_rendered(site):
             inner = re.sub(r"<summary>.*?</summary>", "", block, flags=re.S)
             inner = re.sub(r"<(pre|code)\b.*?</\1>", "", inner, flags=re.S)
             assert not re.search(r"(^|\n)\s*(- |\| )", inner), f"{html.parent.name}: {inner[:200]}"
+
+
+# A display formula that scrolls inside its box: the columns of all its matrices together (several maps set
+# side by side in one formula count as one wide matrix; 0 for a formula without a matrix).
+SCROLLING = """() => [...document.querySelectorAll('article div.arithmatex')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => {
+    const tex = (e.querySelector('annotation') || {}).textContent || '';
+    const mats = [...tex.matchAll(/\\\\begin\\{bmatrix\\}([\\s\\S]*?)\\\\end\\{bmatrix\\}/g)];
+    const cols = mats.map(m => Math.max(0, ...m[1].split('\\\\\\\\').filter(r => r.trim())
+                                          .map(r => r.split('&').length)));
+    return [cols.reduce((a, b) => a + b, 0), tex.slice(0, 40)];
+  })"""
+
+
+@pytest.mark.parametrize("name", ["hand-2x2.vi", "yolo-3x3-seed42.en", "yolo-8x8-seed42.vi"])
+def test_matrices_fit_a_phone_with_the_documented_script(name, page, server):
+    """With publishing.md's katex.js, a 390 px phone sees every matrix of at most 9 columns whole (set
+    smaller, never below 8 px) instead of cut at its scroll box's edge. (Maps set side by side in one
+    formula, 3 x 3 channels of a yolo note, still scroll: MkDocs cannot wrap one formula.)"""
+    pg = page[0].context.browser.new_page(viewport={"width": 390, "height": 900})  # the module's browser
+    pg.goto(f"{server}/notes/{name}/")
+    pg.wait_for_function("document.querySelectorAll('article .katex').length > 0")
+    pg.evaluate("document.fonts.ready.then(() => new Promise(r => setTimeout(r, 100)))")
+    assert pg.evaluate("document.querySelectorAll('article .katex-error').length") == 0
+    assert [t for c, t in pg.evaluate(SCROLLING) if c <= 9] == []
+    sizes = pg.evaluate("""[...document.querySelectorAll('article div.arithmatex .katex-display > .katex')]
+        .filter(k => k.style.fontSize).map(k => parseFloat(k.style.fontSize))""")
+    assert sizes and min(sizes) >= 8  # the phone needed it: some formula was set smaller, still legible
+    pg.close()

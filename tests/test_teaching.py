@@ -118,6 +118,13 @@ def test_hand_2x2_note_states_the_tie_the_constant_column_and_the_closed_form():
     # the constant column is shown whole, as a label check verifies
     assert "every key's value in that column is 2 (`V_0[:, 1] = [2, 2, 2, 2]`)" in en
     assert r"O[i, 0] = \frac{1}{e^{q_i} + 1}" in en and "decreasing" in en
+    # the variable the sentence names is the one the formula and the trend use (it said q, then wrote q_i)
+    for lang in ("en", "vi"):
+        md = note("hand-2x2", lang)
+        named = re.search(r"query \$(\w+) = Q_0\[i, 0\]\$", md).group(1)
+        formula = re.search(r"^O\[i, 0\] = (.*)$", md, re.M).group(1)
+        assert set(re.findall(r"(?<![\\A-Za-z])[a-z](?:_[a-z])?(?![A-Za-z])", formula)) == {"e", named}, formula
+        assert re.search(rf"(in|theo) \${named}\$:", md), lang
     assert "| token | out_c2 | out_c3 |" in en
 
 

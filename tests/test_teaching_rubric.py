@@ -130,9 +130,10 @@ def test_pytorch_snippet_runs_and_prints_the_notes_numbers(name, lang):
     a0, out = _expected_print(name, mats)
     want = np.concatenate([a0.ravel(), out.ravel()])
     assert printed.shape == want.shape, buf.getvalue()
-    # torch prints 4 decimals (or 4 significant digits in scientific notation); the note rounds to dec
+    # the snippet prints at the note's precision, never in scientific notation: the very digits the note shows
     dec = trace_of(md).config["decimals"]
-    np.testing.assert_allclose(printed, want, rtol=1e-4, atol=0.5e-4 + 0.5 * 10.0 ** -dec + 1e-12)
+    assert "e-" not in buf.getvalue() and "e+" not in buf.getvalue()
+    np.testing.assert_allclose(printed, want, rtol=0, atol=1e-12)
     # and the tensors themselves, at the note's precision: every head's weights, the whole output
     attn = ns["attn"].detach().numpy()
     for h in range(attn.shape[1]):
@@ -174,11 +175,11 @@ def _snippet_matches_elided_weights(ns: dict, printed: np.ndarray, md: str, mats
     shown = elided_matrices(md)
     assert printed.shape == (n + ns["out"].shape[-2] * ns["out"].shape[-1],)
     kept = _kept(n)
-    np.testing.assert_allclose(printed[:n][kept], shown["A_0"][0], rtol=1e-4, atol=0.5e-4 + tol)
+    np.testing.assert_allclose(printed[:n][kept], shown["A_0"][0], rtol=0, atol=1e-12)  # the note's digits
     for h in range(attn.shape[0]):
         np.testing.assert_allclose(attn[h][np.ix_(kept, kept)], shown[f"A_{h}"], rtol=0, atol=tol)
     o = ns["out"].detach().numpy()[0]
-    np.testing.assert_allclose(printed[n:], o[0].ravel(), rtol=1e-4, atol=0.5e-4 + tol)
+    np.testing.assert_allclose(printed[n:], np.round(o[0].ravel(), dec), rtol=0, atol=1e-12)
     for c in range(o.shape[0]):
         np.testing.assert_allclose(o[c], mats[rf"\text{{Out}}[:,{c},:,:]"], rtol=0, atol=tol)
 

@@ -110,7 +110,7 @@ def locate(cfg: dict) -> dict | None:
         html_links = {x["file"]: x["html"] for x in (prev, after) if x and x["html"]}
         if index and index_html:
             html_links[index] = str(Path(index).with_suffix(".html").as_posix())
-        return {"name": name, "command": command, "files": files, "number": k + 1, "total": len(ordered),
+        return {"name": name, "command": command, "files": files, "output": out, "number": k + 1, "total": len(ordered),
                 "prev": prev, "next": after, "index": index, "html_links": html_links}
     return None
 

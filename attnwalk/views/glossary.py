@@ -21,7 +21,7 @@ GLOSSARY = [
      "$A[i, j]$ = α(pi→pj), một hàng của softmax; tổng mỗi hàng bằng 1"),
     ("head", "head", "one attention run on its own slice of channels; heads run in parallel",
      "một phép attention chạy trên một phần kênh riêng; các head chạy song song"),
-    ("key_dim ($d_k$)", "key_dim ($d_k$)", "the size of each query and key vector in a head",
+    ("key_dim, $d_k$", "key_dim, $d_k$", "the size of each query and key vector in a head",
      "kích thước của mỗi vector query và key trong một head"),
     ("scale", "hệ số scale", "$1/\\sqrt{d_k}$, multiplies the scores so the softmax does not saturate",
      "$1/\\sqrt{d_k}$, nhân vào điểm để softmax không bão hoà"),

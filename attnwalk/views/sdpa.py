@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -344,8 +345,9 @@ def closed_form_part(trace: Trace) -> dict | None:
         for c, f in output_functions(trace) or []:
             if f.free_symbols:  # a constant column is said by the constant-column rule
                 trend = intuition.monotone([float(x) for x in trace["o"][0, 0, :, c]], qs)
-                funcs.append({"name": names[c], "tex": f"O[i, {c}] = " + tex(f).replace("q", "q_i"),
-                              "trend": trend})
+                # the symbol q becomes q_i, a whole-word q only (\\sqrt, \\quad keep their q)
+                f_tex = re.sub(r"(?<![\\A-Za-z])q(?![A-Za-z])", "q_i", tex(f))
+                funcs.append({"name": names[c], "tex": f"O[i, {c}] = {f_tex}", "trend": trend})
     fill = cfg.get("mask_fill", "-inf")
     vanished = "mask" in trace and fill != "-inf" and bool((trace["mask"] == 0).any())
     return {"alphas": alphas, "outs": outs, "listed": listed, "first": alphas[0], "funcs": funcs,
