@@ -111,14 +111,18 @@ HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_
 # 0.1636, \; 0.6727]``, ``\mathbf{A}_{1\cdot} = \left[0.045,\; 0.768,\; 0.186\right]`` (notations.indexed_rows),
 # and the weight matrices named by a bold letter, ``\mathbf{A} \approx \begin{bmatrix}`` (bold_letter_matrices).
 # and the exam's row-3 sum 38.018 (torch 37.951), its "Row 1 … Row 3" read 1-based (checker._context).
-HELDOUT8 = {"en_exam_notes_ktu_three_tokens": 11, "en_notes_causal_order_shipment": 6,
+# The exam's boxed O (``\boxed{\mathbf{O} \approx \begin{bmatrix}``, torch [0.4642, 1.9546], [1.9425, 1.5143]): its
+# W_Q, W_K, W_V printed side by side on one line no longer read W_K as a wrong W_Q (forms._LAST_MATRIX_END), so the
+# note is no "other example" and a bold O is sure; 4 more.
+HELDOUT8 = {"en_exam_notes_ktu_three_tokens": 15, "en_notes_causal_order_shipment": 6,
             "fr_course_le_chat_dort_fences": 3, "fr_course_smiles_cco_pmatrix": 6}
 # heldout8's notes with right numbers still called wrong: none (the first run's 35 are fixed:
 # test_check_heldout8.FALSE_POSITIVES, tests/test_check_fp8.py)
 HELDOUT8_FALSE_POSITIVES: dict = {}
-HELDOUT8_FIX_GAPS = {("heldout8", "en_exam_notes_ktu_three_tokens"): "'\\exp(2.828)=16.952' is judged as arithmetic of "
-                     "its printed operand, so --fix writes exp(2.828) = 16.912 where torch's e^(2√2) is 16.919 (five "
-                     "times): the copy keeps 5 torch-wrong numbers it rewrote"}
+# the exam's ``\exp(2.828)=16.952`` was fixed to the printed operand's exp(2.828) = 16.912; its exponents print a
+# row of the scaled scores, so the exponentials are claims about e^ŝ too and --fix writes e^(2√2) = 16.919
+# (check.exponentials)
+HELDOUT8_FIX_GAPS: dict = {}
 
 # wrong numbers check finds per note (FIRST_RUN.md: 25 of 131, no right number called wrong): the reference note's
 # softmax row ``\approx [0.422, 0.156, 0.422]`` (torch 0.401, 0.198, 0.401), the Portuguese script's
@@ -141,7 +145,7 @@ ROUNDS = [
     Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 181 | 99% | 0 |"),
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 39 | 64% | 0 |"),
     Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
-    Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 26 | 43% | 0 |"),
+    Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 30 | 49% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 27 | 21% | 0 |"),
 ]
 

@@ -618,6 +618,7 @@ BLOCK_FORMS.insert(BLOCK_FORMS.index(list_rows), dot_operand_lists)  # before li
 # ---------------------------------------------------------------- other examples in the same note
 
 _INPUTS = ("q", "k", "v", "x", "w_q", "w_k", "w_v")
+_LAST_MATRIX_END = re.compile(r"\]|\\end\{[^{}]*\}")  # where a matrix printed before another on its line ends
 _HEADING = re.compile(r"^(#{1,6})\s", re.M)
 
 
@@ -645,7 +646,9 @@ def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
         if b.start in args:
             continue
         own = text[max(human.line_start(text, b.start), b.start - human.LABEL_REACH):b.start]
-        nearest = own.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last one
+        # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``, ``W_Q = \begin{bmatrix}..\end{bmatrix},\; W_K = ``: the words
+        # since the last one
+        nearest = _LAST_MATRIX_END.split(own)[-1]
         names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
         exp = human._expected(trace, names[0], 0) if names else None
         if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):

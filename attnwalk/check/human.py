@@ -413,6 +413,13 @@ def _environments(text: str):
         yield start, body, end
 
 
+# A scalar just before a matrix, after its relation (``S' = \frac{1}{\sqrt{2}}\begin{bmatrix}``, ``= 0.5 \cdot``): the
+# matrix is a factor of the product the relation names, so the lines above (a "Scale by 1/√d_k" heading) name
+# the product, not it
+_SCALAR_FACTOR = re.compile(r"(?:=|\\approx)\s*(?:\\frac\s*\{[^{}]*\}\s*\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}"
+                            r"|\\sqrt\s*\{[^{}]*\}|[-−]?\d+(?:\.\d+)?)\s*(?:\\cdot|\\times|·|×)?\s*$")
+
+
 @_memo
 def latex_blocks(text: str) -> list[Block]:
     out = []
@@ -434,7 +441,7 @@ def latex_blocks(text: str) -> list[Block]:
             lo = max(line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            if not tensor_of(label):
+            if not tensor_of(label) and not _SCALAR_FACTOR.search(label):
                 label = _label_before(text, begin)
             out.append(Block(rows, begin, label))
     return out

@@ -1,0 +1,114 @@
+"""The held-out rounds' listed misses (heldout8, heldout9 FIRST_RUN.md "What it missed"), each rule called on a small
+hand-made text whose values are derived by hand or with torch (never copied from attnwalk's engine).
+
+The setup of most texts is the KTU exam's (tests/corpus/heldout8/en_exam_notes_ktu_three_tokens.toml): X = [[1, 0,
+1], [0, 2, 0], [1, 1, 1]], Q = X W_Q = [[2, 0], [0, 2], [2, 1]], K = [[0, 2], [2, 0], [1, 2]], V = [[2, 1], [0, 2],
+[2, 2]], so Q Kᵀ = [[0, 4, 2], [4, 0, 4], [2, 4, 4]] and the scaled scores' row 1 is [0, 2√2, √2].
+"""
+
+import math
+
+import pytest
+
+from attnwalk.api import walk
+from attnwalk.check import check_text, forms, human
+
+torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
+
+KTU = {"variant": "sdpa", "source": "project", "weight_layout": "in_out", "heads": 1,
+       "x": [[1, 0, 1], [0, 2, 0], [1, 1, 1]], "w_q": [[1, 0], [0, 1], [1, 0]], "w_k": [[0, 1], [1, 0], [0, 1]],
+       "w_v": [[1, 1], [0, 1], [1, 0]]}
+
+
+def _ktu_torch():
+    f = torch.float64
+    x = torch.tensor(KTU["x"], dtype=f)
+    q, k, v = (x @ torch.tensor(KTU[w], dtype=f) for w in ("w_q", "w_k", "w_v"))
+    s = q @ k.T / math.sqrt(2)
+    a = torch.softmax(s, -1)
+    return s, a, a @ v
+
+
+def _verdicts(text: str, options: dict = KTU) -> list[tuple[int, str, str, str | None]]:
+    """(line, printed, status, fix) of every record of ``text`` checked against ``options``."""
+    report = check_text(text, options)
+    return [(r.line, r.text, r.status, r.fix and r.fix[0]) for r in report.recs]
+
+
+# ---------------------------------------------------------------- check.exponentials
+
+
+def test_the_exponentials_of_a_printed_score_row_are_claims_about_e_to_the_scores():
+    """Row 1's exponents 0, 2.828, 1.414 print the scaled scores [0, 2√2, √2] (each rounded): e^(2√2) = 16.919,
+    so 16.952 is wrong and --fix writes 16.919, not the printed operand's exp(2.828) = 16.912; e^√2 = 4.1133 and
+    exp(1.414) = 4.1123, so 4.114 rounds neither exactly but stays right (the operand's arithmetic holds within its
+    rounding: accept either, never a right number called wrong)."""
+    s, _, _ = _ktu_torch()
+    assert [f"{v:.3f}" for v in s[0].tolist()] == ["0.000", "2.828", "1.414"]
+    assert f"{math.exp(2 * math.sqrt(2)):.3f}" == "16.919" and f"{math.exp(2.828):.3f}" == "16.912"
+    got = _verdicts("**Row 1:** $\\exp(0)=1.000$, $\\exp(2.828)=16.952$, $\\exp(1.414)=4.114$\n")
+    assert (1, "16.952", "wrong", "16.919") in got
+    assert (1, "4.114", "verified", None) in got
+    assert (1, "1.000", "verified", None) in got
+
+
+def test_an_exponential_whose_line_prints_no_score_row_stays_arithmetic_of_its_operand():
+    """2.500 and 0.500 are no cells of the scaled scores: exp(2.500) = 12.182 (the note's 12.300 is wrong as
+    arithmetic and fixed to the operand's value), exp(0.500) = 1.649 is right."""
+    assert f"{math.exp(2.5):.3f}" == "12.182"
+    got = _verdicts("Try: $\\exp(2.500)=12.300$, $\\exp(0.500)=1.649$\n")
+    assert (1, "12.300", "wrong", "12.182") in got
+    assert (1, "1.649", "verified", None) in got
+
+
+def test_one_exponential_alone_names_no_cell():
+    """``\\exp(2.828)=16.952`` alone on its line: 2.828 rounds two cells of row 1 and 2 (no place named), so it is
+    the arithmetic of its operand: fixed to exp(2.828) = 16.912."""
+    got = _verdicts("A check: $\\exp(2.828)=16.952$\n")
+    assert (1, "16.952", "wrong", "16.912") in got
+
+
+# ---------------------------------------------------------------- forms._foreign_sections, human._SCALAR_FACTOR
+
+SIDE_BY_SIDE = ("## Inputs\n\n$$\n\\mathbf{W}_{Q} = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\\\ 1 & 0 \\end{bmatrix},\\;\\; "
+                "\\mathbf{W}_{K} = \\begin{bmatrix} 0 & 1 \\\\ 1 & 0 \\\\ 0 & 1 \\end{bmatrix},\\;\\; "
+                "\\mathbf{W}_{V} = \\begin{bmatrix} 1 & 1 \\\\ 0 & 1 \\\\ 1 & 0 \\end{bmatrix}\n$$\n\n"
+                "## Output\n\n$$\n\\boxed{\\mathbf{O} \\approx \\begin{bmatrix} 0.462 & 1.953 \\\\ 1.944 & 1.516 \\\\ "
+                "1.108 & 1.892 \\end{bmatrix}}\n$$\n")
+
+
+def test_matrices_side_by_side_are_each_named_by_the_words_since_the_last_one():
+    """``W_Q = [..],\\; W_K = [..]`` on one line: W_K is named by ``W_{K}`` (the words since the last ``\\end{..}``),
+    not by the W_Q before it, so it is no other example's W_Q (torch: the note's W's are the scenario's)."""
+    trace = walk(**KTU)
+    assert forms.foreign_sections(SIDE_BY_SIDE, trace) == []
+
+
+def test_a_boxed_bold_o_is_judged_as_the_output():
+    """Torch's output of the setup: [[0.4642, 1.9546], [1.9425, 1.5143], [1.1084, 1.8916]]: the note's 0.462,
+    1.953, 1.944, 1.516 (worked out from its rounded weights) are wrong, 1.108 and 1.892 right."""
+    _, _, o = _ktu_torch()
+    assert [[f"{v:.3f}" for v in row] for row in o.tolist()] == [["0.464", "1.955"], ["1.943", "1.514"],
+                                                                 ["1.108", "1.892"]]
+    got = [(t, st, fix) for ln, t, st, fix in _verdicts(SIDE_BY_SIDE) if ln == 10]
+    assert got == [("0.462", "wrong", "0.464"), ("1.953", "wrong", "1.955"), ("1.944", "wrong", "1.943"),
+                   ("1.516", "wrong", "1.514"), ("1.108", "verified", None), ("1.892", "verified", None)]
+
+
+SCALED = ("### Stage C — Scale by $1/\\sqrt{d_{k}} = 1/\\sqrt{2}$\n\n$$\n\\mathbf{S}' = \\frac{1}{\\sqrt{2}}"
+          "\\begin{bmatrix} 0 & 4 & 2 \\\\ 4 & 0 & 4 \\\\ 2 & 4 & 4 \\end{bmatrix} \\approx \\begin{bmatrix} 0.000 & "
+          "2.828 & 1.414 \\\\ 2.828 & 0.000 & 2.828 \\\\ 1.414 & 2.828 & 2.828 \\end{bmatrix}\n$$\n")
+
+
+def test_a_matrix_after_a_scalar_factor_is_not_named_by_the_heading():
+    """``S' = \\frac{1}{\\sqrt{2}} [Q Kᵀ] \\approx [..]``: the first matrix is Q Kᵀ (torch [[0, 4, 2], ...]), a
+    factor of the scaled scores the heading names: never judged as them (its 4s are no wrong 2.828s); the second
+    is the scaled scores, right."""
+    s, _, _ = _ktu_torch()
+    assert (s * math.sqrt(2)).round().tolist() == [[0, 4, 2], [4, 0, 4], [2, 4, 4]]
+    blocks = human.latex_blocks(SCALED)
+    assert not human.tensors_of(blocks[0].label)
+    got = _verdicts(SCALED)
+    assert [t for _, t, st, _ in got if st == "wrong"] == []
+    assert [t for ln, t, st, _ in got if st == "verified" and "." in t] == ["0.000", "2.828", "1.414", "2.828",
+                                                                           "0.000", "2.828", "1.414", "2.828", "2.828"]
