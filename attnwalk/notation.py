@@ -206,3 +206,8 @@ ASSUMED_WORDS = ("assume", "assumed", "assuming", "suppose", "supposed",
 # The operators of a dot product written out between two vectors (``[2,0]\cdot[0,2,1]=0``): such a vector is an
 # operand, not a row of the matrix its neighbours form (``check.forms.dot_operand_lists``).
 DOT_OPERATORS = ("\\cdot", "·", "⋅", "∙", "\\bullet")
+# A row of one token's tensor named by the token in quotes (``"好"的注意力权重：[..]``, ``"cat"'s weights = [..]``): the
+# words that may join the token to the tensor's name, and words that name a token's row only with its token (``"好"的
+# 新向量 = .. = [..]``: "new vector" alone names nothing). Read by ``check.forms.token_rows``.
+POSSESSIVES = ("的", "'s", "’s")
+TOKEN_ROW_WORDS = {"out": ("新向量", "new vector", "new vectors")}

@@ -112,3 +112,45 @@ def test_a_matrix_after_a_scalar_factor_is_not_named_by_the_heading():
     assert [t for _, t, st, _ in got if st == "wrong"] == []
     assert [t for ln, t, st, _ in got if st == "verified" and "." in t] == ["0.000", "2.828", "1.414", "2.828",
                                                                            "0.000", "2.828", "1.414", "2.828", "2.828"]
+
+
+# ---------------------------------------------------------------- forms.token_rows
+
+ZH = {"variant": "sdpa", "source": "scores", "heads": 1, "scale": "none", "mask": "causal",
+      "scores": [[0.5, 0.3, 0.8, 0.2], [0.1, 0.6, 0.4, 0.7], [0.2, 0.9, 0.5, 0.3], [0.3, 0.4, 0.6, 0.8]],
+      "v": [[1.0, 0.0, 0.5, 0.2], [0.3, 0.8, 0.1, 0.6], [0.5, 0.4, 0.7, 0.3], [0.0, 0.0, 0.0, 0.0]],
+      "kv_labels": ["<s>", "你", "好", "吗"]}
+
+
+def _zh_torch():
+    f = torch.float64
+    s = torch.tensor(ZH["scores"], dtype=f).masked_fill(~torch.ones(4, 4, dtype=torch.bool).tril(), float("-inf"))
+    a = torch.softmax(s, -1)
+    return a, a @ torch.tensor(ZH["v"], dtype=f)
+
+
+def test_a_row_named_by_its_token_in_quotes_is_that_tokens_row():
+    """``"好"的注意力权重：[..]`` (full-width colon) is row 2 of the weights: torch softmax([0.2, 0.9, 0.5]) = [0.2290,
+    0.4611, 0.3099, 0] (the note's 0.21, 0.50, 0.29 are wrong, 0.00 right); ``"好"的新向量 = .. = [..]`` is row 2
+    of the output, [0.5223, 0.4928, 0.3775, 0.4155], and its coefficients restate the weights above."""
+    a, o = _zh_torch()
+    assert [f"{v:.2f}" for v in a[2].tolist()] == ["0.23", "0.46", "0.31", "0.00"]
+    assert [f"{v:.2f}" for v in o[2].tolist()] == ["0.52", "0.49", "0.38", "0.42"]
+    text = ("# \"好\"的注意力权重：[0.21, 0.50, 0.29, 0.00]\n"
+            "# \"好\"的新向量 = 0.21×V_<s> + 0.50×V_你 + 0.29×V_好 = [0.51, 0.52, 0.36, 0.43]\n")
+    got = [(ln, t, st, fix) for ln, t, st, fix in _verdicts(text, ZH) if st != "unknown"]
+    assert got == [(1, "0.21", "wrong", "0.23"), (1, "0.50", "wrong", "0.46"), (1, "0.29", "wrong", "0.31"),
+                   (1, "0.00", "verified", None),
+                   (2, "0.21", "wrong", "0.23"), (2, "0.50", "wrong", "0.46"), (2, "0.29", "wrong", "0.31"),
+                   (2, "0.51", "wrong", "0.52"), (2, "0.52", "wrong", "0.49"), (2, "0.36", "wrong", "0.38"),
+                   (2, "0.43", "wrong", "0.42")]
+    right = "# \"你\"的注意力权重：[0.38, 0.62, 0.00, 0.00]\n"  # softmax([0.1, 0.6]) = [0.3775, 0.6225]
+    assert [f"{v:.2f}" for v in a[1].tolist()] == ["0.38", "0.62", "0.00", "0.00"]
+    assert [st for _, _, st, _ in _verdicts(right, ZH)] == ["verified"] * 4
+
+
+def test_a_quoted_word_that_is_no_token_or_no_tensor_names_no_row():
+    """``"cat"`` is no token of the config, ``"好"的例子`` names no tensor: neither list is read."""
+    text = ("# \"cat\"的注意力权重：[0.21, 0.50, 0.29, 0.00]\n"
+            "# \"好\"的例子：[0.21, 0.50, 0.29, 0.00]\n")
+    assert {st for _, _, st, _ in _verdicts(text, ZH)} == {"unknown"}

@@ -1068,6 +1068,55 @@ def guarded(reader, hits: dict, failed: list[str], *args) -> None:
         failed.append(f"{reader.__name__}: {type(err).__name__}: {err}")
 
 
+_QUOTES = {"\"": "\"", "“": "”", "「": "」", "'": "'"}
+_TOKEN_ROW = re.compile(r"(?P<q>[\"“「'])(?P<tok>[^\"”」'\n]{1,20})[\"”」'][ \t]*"
+                        r"(?P<words>[^\n=:：\[\]\"“”]{1,30}?)[ \t]*(?:=|:|：)[ \t]*(?P<rest>[^\n]*)")
+_LIST_BODY = r"\[(?P<body>[ \t]*[-−–]?\d+(?:\.\d+)?(?:[ \t]*,[ \t]*[-−–]?\d+(?:\.\d+)?)+[ \t]*)\]"
+_LIST_NOW = re.compile(_LIST_BODY)  # the row right after the name
+_LIST_LAST = re.compile(r"(?:=|≈|\\approx)[ \t]*" + _LIST_BODY + r"[ \t.$]*$")  # ``.. = [..]`` ending the line
+
+
+def token_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``"好"的注意力权重：[0.21, 0.50, 0.29, 0.00]``, ``"好"的新向量 = 0.21×V_<s> + .. = [0.51, ..]``: one
+    row of a tensor named by its query's token in quotes (the config's labels), joined by a possessive
+    (``notation.POSSESSIVES``) to the tensor's words (``WORDS``, or ``TOKEN_ROW_WORDS``: words that name a row only
+    with its token), the row right after the name or ending the line after a worked expression. The token and
+    the tensor known, a wholly wrong row is wrong (outside another example's section)."""
+    from ..notation import POSSESSIVES, TOKEN_ROW_WORDS
+    from . import human
+
+    cfg = trace.config
+    tokens = list(cfg.get("labels") or cfg.get("kv_labels") or [])
+    if not tokens or not any(q in text for q in _QUOTES):
+        return
+    for m in _TOKEN_ROW.finditer(text):
+        if _QUOTES[m.group("q")] != text[m.end("tok")] or m.group("tok") not in tokens:
+            continue
+        words = m.group("words").strip()
+        for p in POSSESSIVES:
+            if words.startswith(p):
+                words = words[len(p):].strip()
+                break
+        names = human.tensors_of(words)[:1] or [n for n, ws in TOKEN_ROW_WORDS.items() if words.lower() in ws]
+        if len(names) != 1 or names[0] not in ("attn", "out"):
+            continue
+        rest = m.group("rest")
+        found = _LIST_NOW.match(rest) or _LIST_LAST.search(rest)
+        if found is None:
+            continue
+        base = m.start("rest") + found.start("body")
+        cells = human._cells(found.group("body").replace(",", " "), base)
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        row = tokens.index(m.group("tok"))
+        exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+        if exp is None or exp.ndim != 2 or row >= exp.shape[0] or exp.shape[1] != len(cells):
+            continue
+        gated = in_any(m.start(), foreign)
+        for c, h in zip(cells, human._judge(cells, exp[row], f"{names[0]}[{row}]", text, gated=gated) or []):
+            hits[c.start] = h
+
+
 def _heldout_forms() -> list:
     from .notations import FORMS  # object-literal lists, a weights row named by the score row above it
 
@@ -1075,7 +1124,7 @@ def _heldout_forms() -> list:
 
 
 AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
-               masked_matrices, restated_percentages, *_heldout_forms()]
+               masked_matrices, restated_percentages, token_rows, *_heldout_forms()]
 
 
 # ---------------------------------------------------------------- tuples: ``\mathbf{p} \approx (0.09, 0.24, 0.66)``
