@@ -154,3 +154,20 @@ def test_a_quoted_word_that_is_no_token_or_no_tensor_names_no_row():
     text = ("# \"cat\"的注意力权重：[0.21, 0.50, 0.29, 0.00]\n"
             "# \"好\"的例子：[0.21, 0.50, 0.29, 0.00]\n")
     assert {st for _, _, st, _ in _verdicts(text, ZH)} == {"unknown"}
+
+
+# ---------------------------------------------------------------- notations.rounded_weight_sums: ``\times``, ``$$``
+
+
+def test_a_weighted_sum_written_with_times_in_a_display_is_the_output_row_it_restates():
+    """``$$0.045 \\times [2, 1] + 0.768 \\times [0, 2] + 0.186 \\times [2, 2] = [0.462, 1.953]$$``: the note's own
+    arithmetic of its rounded weights is right (0.090 + 0.372 = 0.462), but the coefficients restate torch's row 1
+    of the weights, [0.0450, 0.7683, 0.1867] (0.186 is wrong), and the result its output row, [0.4642, 1.9546]."""
+    _, a, o = _ktu_torch()
+    assert [f"{v:.3f}" for v in a[0].tolist()] == ["0.045", "0.768", "0.187"]
+    assert [f"{v:.3f}" for v in o[0].tolist()] == ["0.464", "1.955"]
+    assert 0.045 * 2 + 0.186 * 2 == pytest.approx(0.462)
+    text = "$$0.045 \\times [2, 1] + 0.768 \\times [0, 2] + 0.186 \\times [2, 2] = [0.462, 1.953]$$\n"
+    got = {(t, st, fix) for _, t, st, fix in _verdicts(text) if "." in t}
+    assert got == {("0.045", "verified", None), ("0.768", "verified", None), ("0.186", "wrong", "0.187"),
+                   ("0.462", "wrong", "0.464"), ("1.953", "wrong", "1.955")}

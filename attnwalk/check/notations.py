@@ -1286,10 +1286,10 @@ FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_ti
 
 # ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
 
-_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
+_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot|\\times)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
 _SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
                            r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
-_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*\$*[ \t]*$")  # ``$$`` may close it
 # the lines below a weighted sum that go on with it: ``= [0.34,0.0] + [0.145,0.145] + ...`` (the products, no result
 # yet), then ``= [0.764, 0.346]`` (the result), each opening with its ``=`` (heldout7's handbook)
 _GOES_ON_SUM = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*"
@@ -1301,7 +1301,7 @@ _GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" 
                             + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
 _ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
-_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
+_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[", "\\times [", "\\times[")
 
 
 def _printed_row(cells: list, mat: np.ndarray) -> int | None:
