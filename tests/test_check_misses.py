@@ -171,3 +171,28 @@ def test_a_weighted_sum_written_with_times_in_a_display_is_the_output_row_it_res
     got = {(t, st, fix) for _, t, st, fix in _verdicts(text) if "." in t}
     assert got == {("0.045", "verified", None), ("0.768", "verified", None), ("0.186", "wrong", "0.187"),
                    ("0.462", "wrong", "0.464"), ("1.953", "wrong", "1.955")}
+
+
+# ---------------------------------------------------------------- notations.exponential_sums: displays, masked rows
+
+
+def test_a_sum_in_its_own_display_below_the_exponentials_is_the_rows_sum_of_e_to_the_scores():
+    """Row 3's scaled scores [√2, 2√2, 2√2] as ``e^{..} \\approx ..`` in one display, ``\\text{sum} = ..`` in the
+    next: the sum is torch's e^√2 + 2 e^(2√2) = 37.951 (the note's 38.018 is wrong)."""
+    s, _, _ = _ktu_torch()
+    assert f"{torch.exp(s[2]).sum().item():.3f}" == "37.951"
+    text = ("$$\ne^{1.414} \\approx 4.113, \\quad e^{2.828} \\approx 16.919, \\quad e^{2.828} \\approx 16.919\n$$\n\n"
+            "$$\n\\text{sum} = 38.018\n$$\n")
+    assert (6, "38.018", "wrong", "37.951") in _verdicts(text)
+
+
+def test_a_sum_below_a_masked_rows_exponentials_adds_the_unmasked_ones():
+    """``scores[1,:] = [0.5, 1.5, -inf]``, ``exp(0.5) = .., exp(1.5) = .., exp(-inf) = 0``, ``soma = 6.131``: the sum
+    of the unmasked row's e^s is e^0.5 + e^1.5 = 6.1304 (6.131 is wrong; the -inf has no exponential read)."""
+    opts = {"variant": "sdpa", "source": "scores", "heads": 1, "scale": "none", "mask": "causal",
+            "scores": [[1.0, 2.0, 0.0], [0.5, 1.5, 3.0], [0.2, 0.1, 1.0]]}
+    s = torch.tensor(opts["scores"], dtype=torch.float64)
+    assert f"{(torch.exp(s[1, :2]).sum()).item():.3f}" == "6.130"
+    text = ("```\nscores[1,:] = [0.5, 1.5, -inf]\nexp(0.5) = 1.649, exp(1.5) = 4.482, exp(-inf) = 0\nsoma = 6.131\n"
+            "```\n")
+    assert (4, "6.131", "wrong", "6.130") in _verdicts(text, opts)

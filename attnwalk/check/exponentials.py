@@ -15,29 +15,7 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import human
-from .notations import _EXP_TERM, _any_wrong, _mag
-
-_SCORES = ("scores_masked", "scores_scaled", "scores")  # what a line's exponents may print a row of
-
-
-def _row_named(cells: list, trace, head: int) -> tuple[str, int, list[int]] | None:
-    """(tensor, row, columns) of the one score row whose finite cells ``cells`` print in order, each within its
-    rounding; None where no row or rows of two tensors fit (a masked row's -inf cells have no exponential)."""
-    found = set()
-    for cand in _SCORES:
-        mat = human._expected(trace, cand, head)
-        if mat is None or mat.ndim != 2:
-            continue
-        scale = float(np.max(np.abs(mat[np.isfinite(mat) & (np.abs(mat) < 1e4)]), initial=0.0))
-        for r in range(mat.shape[0]):
-            cols = [j for j in range(mat.shape[1]) if np.isfinite(mat[r, j]) and abs(mat[r, j]) < 1e4]
-            if len(cols) == len(cells) and all(human._close(c.text, float(mat[r, j]), scale)
-                                               for c, j in zip(cells, cols)):
-                found.add((cand, r, tuple(cols)))
-    if len({(r, cols) for _, r, cols in found}) != 1:
-        return None
-    cand, r, cols = sorted(found)[0]
-    return cand, r, list(cols)
+from .notations import _EXP_TERM, _any_wrong, _mag, score_row_named
 
 
 def exponential_terms(body: str, trace) -> list[tuple[int, str, float, str]]:
@@ -52,7 +30,7 @@ def exponential_terms(body: str, trace) -> list[tuple[int, str, float, str]]:
         if len(terms) < 2:
             continue
         cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        named = _row_named(cells, trace, human._head_at(body, terms[0].start()))
+        named = score_row_named(cells, trace, human._head_at(body, terms[0].start()))
         if named is None:
             continue
         cand, r, cols = named

@@ -128,7 +128,7 @@ def _sum_lines_below_exponentials(text: str, starts: list):
         while j < len(starts) and j - k <= ROW_REACH and j not in done:
             done.add(j)
             end = starts[j + 1] if j + 1 < len(starts) else len(text)
-            if not text[starts[j]:end].strip():
+            if not text[starts[j]:end].strip().strip("$"):  # a blank line, or a display's ``$$``
                 j += 1
                 continue
             m = _SUM_LINE.match(text, starts[j])
@@ -155,7 +155,7 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
             line = text[starts[a]:starts[a + 1] if a + 1 < len(starts) else len(text)]
             terms = list(_EXP_TERM.finditer(line))
             if not terms:
-                if exps or not line.strip():
+                if exps or not line.strip().strip("$"):
                     if exps:
                         break
                     continue
@@ -165,19 +165,40 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
         if len(exps) < 2:
             continue
         head = human._head_at(text, pos)
-        rows = set()
-        for cand in ("scores_masked", "scores_scaled", "scores"):
-            mat = human._expected(trace, cand, head)
-            if mat is not None and (r := _row_of(exps, mat)) is not None:
-                rows.add((cand, r))
-        if len({r for _, r in rows}) != 1:
+        named = score_row_named(exps, trace, head)
+        if named is None:
             continue
-        cand, r = sorted(rows)[0]
+        cand, r, _ = named
         row = human._expected(trace, cand, head)[r]
         total = float(np.exp(row[np.isfinite(row)]).sum())
         cell = human.Cell(m.group("num"), pos)
         (hit,) = human._judge([cell], np.array([total]), f"Σ e^{cand}[{r}]", text, gated=False)
         hits[pos] = hit
+
+
+_SCORES = ("scores_masked", "scores_scaled", "scores")  # what a line's exponentials may print a row of
+
+
+def score_row_named(cells: list, trace, head: int) -> tuple[str, int, list[int]] | None:
+    """(tensor, row, columns) of the one score row whose finite cells ``cells`` print in order, each within its
+    rounding (a masked row's -inf cells have no exponential: ``exp(-inf) = 0`` is no number read); None where no
+    row fits, or rows of two tensors do."""
+    found = set()
+    for cand in _SCORES:
+        mat = human._expected(trace, cand, head)
+        if mat is None or mat.ndim != 2:
+            continue
+        ordinary = np.isfinite(mat) & (np.abs(mat) < 1e4)  # mask fills (-1e9) are no cells either
+        scale = float(np.max(np.abs(mat[ordinary]), initial=0.0))
+        for r in range(mat.shape[0]):
+            cols = np.flatnonzero(ordinary[r]).tolist()
+            if len(cols) == len(cells) and all(human._close(c.text, float(mat[r, j]), scale)
+                                               for c, j in zip(cells, cols)):
+                found.add((cand, r, tuple(cols)))
+    if len({(r, cols) for _, r, cols in found}) != 1:
+        return None
+    cand, r, cols = sorted(found)[0]
+    return cand, r, list(cols)
 
 
 _LIST_LINE = re.compile(r"^[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\]", re.M)
