@@ -111,7 +111,7 @@ HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_
 # 0.1636, \; 0.6727]``, ``\mathbf{A}_{1\cdot} = \left[0.045,\; 0.768,\; 0.186\right]`` (notations.indexed_rows),
 # and the weight matrices named by a bold letter, ``\mathbf{A} \approx \begin{bmatrix}`` (bold_letter_matrices).
 # and the exam's row-3 sum 38.018 (torch 37.951), its "Row 1 … Row 3" read 1-based (checker._context).
-# The exam's boxed O (``\boxed{\mathbf{O} \approx \begin{bmatrix}``, torch [0.4642, 1.9546], [1.9425, 1.5143]): its
+# The exam's boxed O (``\boxed{\mathbf{O} \approx \begin{bmatrix}``, torch [0.4642, 1.9546], [1.9426, 1.5144]): its
 # W_Q, W_K, W_V printed side by side on one line no longer read W_K as a wrong W_Q (forms._LAST_MATRIX_END), so the
 # note is no "other example" and a bold O is sure; 4 more.
 # The Chinese comments' ``"好"的注意力权重：[0.21, 0.50, 0.29, 0.00]`` and ``"好"的新向量 = 0.21×V_<s> + .. =
@@ -144,9 +144,11 @@ HELDOUT8_FIX_GAPS: dict = {}
 # The Traditional Chinese note's row-3 sum ``\text{sum} = 14.478`` in its own display below the exponentials' (torch
 # 14.4835) and the Portuguese chapter's ``soma = 6.131`` below ``exp(0.5) = .., exp(1.5) = .., exp(-inf) = 0`` (torch
 # e^0.5 + e^1.5 = 6.1304): notations.exponential_sums past ``$$`` lines, a masked row's finite cells: 2 more.
+# The Traditional Chinese note's matrix ``A = \begin{bmatrix}`` (line 141's 0.504; a plain capital names a matrix where
+# most of its numbers agree: notations.bold_letter_matrices): 1 more.
 HELDOUT9 = {"en_reference_pmatrix_column_value": 3, "es_tlob_doc_projected_python_blocks": 20,
             "pt_book_causal_mask_given_scores": 1, "pt_test_script_expected_constants": 3,
-            "zh_hant_kernel_regression_cat_mouse": 2, "zh_sdpa_notes_values_tens": 2}
+            "zh_hant_kernel_regression_cat_mouse": 3, "zh_sdpa_notes_values_tens": 2}
 
 
 ROUNDS = [
@@ -160,7 +162,7 @@ ROUNDS = [
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 39 | 64% | 0 |"),
     Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 44 | 72% | 0 |"),
-    Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 31 | 24% | 0 |"),
+    Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 32 | 24% | 0 |"),
 ]
 
 

@@ -85,7 +85,7 @@ def test_matrices_side_by_side_are_each_named_by_the_words_since_the_last_one():
 
 
 def test_a_boxed_bold_o_is_judged_as_the_output():
-    """Torch's output of the setup: [[0.4642, 1.9546], [1.9425, 1.5143], [1.1084, 1.8916]]: the note's 0.462,
+    """Torch's output of the setup: [[0.4642, 1.9546], [1.9426, 1.5144], [1.1084, 1.8916]]: the note's 0.462,
     1.953, 1.944, 1.516 (worked out from its rounded weights) are wrong, 1.108 and 1.892 right."""
     _, _, o = _ktu_torch()
     assert [[f"{v:.3f}" for v in row] for row in o.tolist()] == [["0.464", "1.955"], ["1.943", "1.514"],
@@ -162,7 +162,7 @@ def test_a_quoted_word_that_is_no_token_or_no_tensor_names_no_row():
 def test_a_weighted_sum_written_with_times_in_a_display_is_the_output_row_it_restates():
     """``$$0.045 \\times [2, 1] + 0.768 \\times [0, 2] + 0.186 \\times [2, 2] = [0.462, 1.953]$$``: the note's own
     arithmetic of its rounded weights is right (0.090 + 0.372 = 0.462), but the coefficients restate torch's row 1
-    of the weights, [0.0450, 0.7683, 0.1867] (0.186 is wrong), and the result its output row, [0.4642, 1.9546]."""
+    of the weights, [0.0454, 0.7679, 0.1867] (0.186 is wrong), and the result its output row, [0.4642, 1.9546]."""
     _, a, o = _ktu_torch()
     assert [f"{v:.3f}" for v in a[0].tolist()] == ["0.045", "0.768", "0.187"]
     assert [f"{v:.3f}" for v in o[0].tolist()] == ["0.464", "1.955"]
@@ -196,3 +196,25 @@ def test_a_sum_below_a_masked_rows_exponentials_adds_the_unmasked_ones():
     text = ("```\nscores[1,:] = [0.5, 1.5, -inf]\nexp(0.5) = 1.649, exp(1.5) = 4.482, exp(-inf) = 0\nsoma = 6.131\n"
             "```\n")
     assert (4, "6.131", "wrong", "6.130") in _verdicts(text, opts)
+
+
+# ---------------------------------------------------------------- notations.bold_letter_matrices: a plain capital
+
+
+def test_a_matrix_named_by_a_plain_capital_is_its_tensor_where_most_numbers_agree():
+    """``A = \\begin{bmatrix}..`` (a plain A, as the Traditional Chinese note names its weights): torch's weights of
+    the setup, [[0.0454, 0.7679, 0.1867], [0.4856, 0.0287, 0.4856], [0.1084, 0.4458, 0.4458]]; the note's 0.186 is
+    wrong, the 8 others right. A plain capital may name another matrix: where most numbers disagree it is unread."""
+    _, a, _ = _ktu_torch()
+    assert [[f"{v:.3f}" for v in row] for row in a.tolist()] == [["0.045", "0.768", "0.187"],
+                                                                 ["0.486", "0.029", "0.486"],
+                                                                 ["0.108", "0.446", "0.446"]]
+    text = ("$$\nA = \\begin{bmatrix}\n0.045 & 0.768 & 0.186 \\\\\n0.486 & 0.029 & 0.486 \\\\\n"
+            "0.108 & 0.446 & 0.446\n\\end{bmatrix}\n$$\n")
+    got = [(t, st, fix) for _, t, st, fix in _verdicts(text) if "." in t]
+    assert got == [("0.045", "verified", None), ("0.768", "verified", None), ("0.186", "wrong", "0.187")] + [
+        (t, "verified", None) for t in ("0.486", "0.029", "0.486", "0.108", "0.446", "0.446")]
+    other = text.replace("0.045 & 0.768 & 0.186", "0.5 & 0.2 & 0.3").replace("0.486 & 0.029 & 0.486", "0.1 & 0.1 & 0.8")
+    assert {st for _, t, st, _ in _verdicts(other) if "." in t} == {"unknown"}
+    for name in ("AV", "W_A", "K^A"):  # not a letter alone before the relation
+        assert {st for _, t, st, _ in _verdicts(text.replace("A =", name + " ="), KTU) if "." in t} == {"unknown"}

@@ -1602,8 +1602,11 @@ def _most_agreeing(results) -> list:
 FORMS.append(indexed_rows)
 
 
-_BOLD_MARK = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{[A-Za-z]\}[ \t]*(?:=|\\approx)[ \t]*\\begin\{[bp]matrix\}")
-_BOLD_LETTER = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{(?P<sym>[A-Za-z])\}[ \t]*(?:=|\\approx)[ \t]*$")
+_BOLD_MARK = re.compile(r"(?:\\(?:mathbf|boldsymbol|bm)\{[A-Za-z]\}|(?<![\w\\{}^_'])[A-Z])[ \t]*(?:=|\\approx)[ \t]*"
+                        r"\\begin\{[bp]matrix\}")
+# the letter bold, or a plain capital alone (``A = \begin{bmatrix}``; not ``AV =``, ``W_K =``, ``K^T =``, ``{A}``)
+_BOLD_LETTER = re.compile(r"(?:\\(?:mathbf|boldsymbol|bm)\{(?P<sym>[A-Za-z])\}|(?<![\w\\{}^_'])(?P<plain>[A-Z]))[ \t]*"
+                          r"(?:=|\\approx)[ \t]*$")
 
 
 def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
@@ -1618,7 +1621,7 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
         return
     for env in forms._matrices(text):
         lab = _BOLD_LETTER.search(text, max(0, env.start() - 40), env.start())
-        names = ROW_SYMBOLS.get(lab.group("sym")) if lab else None
+        names = ROW_SYMBOLS.get(lab.group("sym") or lab.group("plain")) if lab else None
         if not names:
             continue
         rows, body, base, at = [], env.group(2), env.start(2), 0
@@ -1635,7 +1638,8 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
             continue
         cells = [c for r in rows for c in r]
         head = human._head_at(text, env.start())
-        sure = len(names) == 1 and not forms.in_any(env.start(), foreign)
+        # a plain capital may name another matrix than its usual one: read only where most numbers agree
+        sure = len(names) == 1 and not forms.in_any(env.start(), foreign) and lab.group("plain") is None
 
         def judged(cand: str, rows=rows, cells=cells, head=head, sure=sure):
             exp = human._expected(trace, cand, head)
