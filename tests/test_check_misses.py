@@ -218,3 +218,30 @@ def test_a_matrix_named_by_a_plain_capital_is_its_tensor_where_most_numbers_agre
     assert {st for _, t, st, _ in _verdicts(other) if "." in t} == {"unknown"}
     for name in ("AV", "W_A", "K^A"):  # not a letter alone before the relation
         assert {st for _, t, st, _ in _verdicts(text.replace("A =", name + " ="), KTU) if "." in t} == {"unknown"}
+
+
+# ---------------------------------------------------------------- forms.display_products: factors named by letters
+
+PRODUCT = ("$$\nO = AV = \\begin{bmatrix}\n0.045 & 0.768 & 0.186 \\\\\n0.486 & 0.029 & 0.486 \\\\\n"
+           "0.108 & 0.446 & 0.446\n\\end{bmatrix}\n\\begin{bmatrix}\n2 & 1 \\\\\n0 & 2 \\\\\n2 & 2\n"
+           "\\end{bmatrix}\n$$\n")
+
+
+def test_the_factors_of_a_product_named_by_letters_are_those_tensors():
+    """``O = AV = [..][..]``: the first factor is the weights (torch's row 1 ends in 0.1867: the note's 0.186 is
+    wrong), the second V = X W_V = [[2, 1], [0, 2], [2, 2]] (right)."""
+    _, a, _ = _ktu_torch()
+    v = torch.tensor(KTU["x"], dtype=torch.float64) @ torch.tensor(KTU["w_v"], dtype=torch.float64)
+    assert v.tolist() == [[2, 1], [0, 2], [2, 2]] and f"{a[0, 2].item():.3f}" == "0.187"
+    got = [(t, st, fix) for _, t, st, fix in _verdicts(PRODUCT)]
+    assert got == [("0.045", "verified", None), ("0.768", "verified", None), ("0.186", "wrong", "0.187")] + [
+        (t, "verified", None) for t in ("0.486", "0.029", "0.486", "0.108", "0.446", "0.446", "2", "1", "0", "2",
+                                        "2", "2")]
+
+
+def test_factors_without_as_many_letters_or_transposed_are_left_unread():
+    """``O = [..][..]`` (no letters), ``O = AVW = [..][..]`` (three letters, two matrices), ``O = AV^T = ..`` (a
+    transposed factor): no factor is named, its numbers stay unread."""
+    for label in ("O = ", "O = AVW = ", "O = AV^T = "):
+        got = _verdicts(PRODUCT.replace("O = AV = ", label))
+        assert {st for _, t, st, _ in got if "." in t} == {"unknown"}, label

@@ -559,10 +559,41 @@ def display_products(text: str) -> list:
         last = [m for m, p in zip(inside, parts) if p == parts[-1]]
         result = last[0] if len(last) == 1 and parts[-1] > 1 else None  # alone after a later relation
         product = any(_OP.fullmatch(text, x.end(), y.start()) for x, y in zip(inside, inside[1:]))
+        named = _factor_names(text, a + 2, inside, rels) if product and result is None else {}
         for m in inside:
             rows = _env_rows(text, m) if product or m is result else None
             if rows is not None:  # without a product, a chain ``Q = XW = [..] = [Q]``: only its result is named
-                out.append(Block(rows, m.start(), label if m is result else None))
+                out.append(Block(rows, m.start(), label if m is result else named.get(m.start())))
+    return out
+
+
+# the factors' letters of a product, ``AV``, ``\mathbf{A}\mathbf{V}``, ``A \cdot V``: each a letter alone
+_FACTOR_LETTER = re.compile(r"\s*(?:\\(?:mathbf|boldsymbol|bm)\s*\{(?P<b>[A-Za-z])\}|(?P<p>[A-Za-z]))"
+                            r"\s*(?:\\cdot|\\times|·|×|@|\*)?")
+
+
+def _factor_names(text: str, a: int, inside: list, rels: list) -> dict:
+    """``$$O = AV = [A][V]$$``: the factors printed after the relation that ends their letters' product, each the
+    tensor its letter stands for (``notation.ROW_SYMBOLS``, one tensor a letter), as a label naming it (offset ->
+    label). None named where the letters are not as many as the matrices multiplied, or one is transposed."""
+    from ..notation import ROW_SYMBOLS, WORDS
+    from .human import tensors_of
+
+    if rels[0] < 2 or any(rels[1:]):
+        return {}  # ``O = AV = [A][V]``: two relations before the first matrix, none between them
+    rel = list(_RELATION.finditer(text, a, inside[0].start()))
+    letters, at, end = [], rel[-2].end(), rel[-1].start()
+    while at < end and (m := _FACTOR_LETTER.match(text, at, end)) is not None and m.end() > at:
+        letters.append(m.group("b") or m.group("p"))
+        at = m.end()
+    if text[at:end].strip() or len(letters) != len(inside):
+        return {}
+    out = {}
+    for m, letter in zip(inside, letters):
+        names = ROW_SYMBOLS.get(letter, ())
+        phrase = WORDS[names[0]][0] if len(names) == 1 else ""
+        if phrase and tensors_of(phrase) == [names[0]]:
+            out[m.start()] = phrase
     return out
 
 
