@@ -245,3 +245,12 @@ def test_factors_without_as_many_letters_or_transposed_are_left_unread():
     for label in ("O = ", "O = AVW = ", "O = AV^T = "):
         got = _verdicts(PRODUCT.replace("O = AV = ", label))
         assert {st for _, t, st, _ in got if "." in t} == {"unknown"}, label
+
+
+def test_a_weighted_sum_closed_by_dollar_and_period_is_the_output_row_it_restates():
+    """``$0.045\\cdot[2,1] + 0.768\\cdot[0,2] + 0.186\\cdot[2,2] = .. = [0.462, 1.953]$.``: the sentence's period
+    after the closing ``$``; torch's output row 1 is [0.4642, 1.9546]."""
+    text = ("**Row 1:** $0.045\\cdot[2,1] + 0.768\\cdot[0,2] + 0.186\\cdot[2,2] = [0.090, 0.045] + [0.000, 1.536] + "
+            "[0.372, 0.372] = [0.462, 1.953]$.\n")
+    got = {(t, st, fix) for _, t, st, fix in _verdicts(text) if t in ("0.462", "1.953")}
+    assert got == {("0.462", "wrong", "0.464"), ("1.953", "wrong", "1.955")}

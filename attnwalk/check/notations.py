@@ -1310,7 +1310,7 @@ FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_ti
 _TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot|\\times)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
 _SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
                            r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
-_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*\$*[ \t]*$")  # ``$$`` may close it
+_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.$]*$")  # ``$$``, ``$.`` may close it
 # the lines below a weighted sum that go on with it: ``= [0.34,0.0] + [0.145,0.145] + ...`` (the products, no result
 # yet), then ``= [0.764, 0.346]`` (the result), each opening with its ``=`` (heldout7's handbook)
 _GOES_ON_SUM = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*"
