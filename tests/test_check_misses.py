@@ -11,7 +11,7 @@ import math
 import pytest
 
 from attnwalk.api import walk
-from attnwalk.check import check_text, forms, human
+from attnwalk.check import check_text, forms, human, notations
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -254,3 +254,17 @@ def test_a_weighted_sum_closed_by_dollar_and_period_is_the_output_row_it_restate
             "[0.372, 0.372] = [0.462, 1.953]$.\n")
     got = {(t, st, fix) for _, t, st, fix in _verdicts(text) if t in ("0.462", "1.953")}
     assert got == {("0.462", "wrong", "0.464"), ("1.953", "wrong", "1.955")}
+
+
+def test_a_weighted_sum_of_value_columns_restates_the_weights_row():
+    """``o_1 = 0.045 \\cdot \\begin{bmatrix}2\\\\1\\end{bmatrix} + ..``: V's rows written as LaTeX columns; the
+    coefficients restate torch's weights row 1, [0.0454, 0.7679, 0.1867] (0.186 is wrong), the result is its output
+    row [0.4642, 1.9546] (0.462 and 1.953 are wrong)."""
+    col = "\\begin{bmatrix}%s\\\\%s\\end{bmatrix}"
+    text = ("$$\no_1 = 0.045 \\cdot " + col % (2, 1) + " + 0.768 \\cdot " + col % (0, 2) + " + 0.186 \\cdot "
+            + col % (2, 2) + " = \\begin{bmatrix} 0.462 \\\\ 1.953 \\end{bmatrix}\n$$\n")
+    got = {(t, st, fix) for _, t, st, fix in _verdicts(text) if st == "wrong"}
+    assert got == {("0.186", "wrong", "0.187"), ("0.462", "wrong", "0.464"), ("1.953", "wrong", "1.955")}
+    assert notations._vectors_as_lists(col % (2, 1)) == "[" + " " * 14 + "2, 1" + " " * 12 + "]"
+    matrix = "\\begin{bmatrix}1 & 0\\\\0 & 1\\end{bmatrix}"  # a matrix is no vector: left as it is
+    assert notations._vectors_as_lists(matrix) == matrix

@@ -1451,6 +1451,24 @@ def _products_restated(lines: list, starts: list, last: int, shown: list) -> lis
     return []
 
 
+# a value row written as a LaTeX vector after its coefficient: ``0.504 \cdot \begin{bmatrix}1\\1\end{bmatrix}``
+_VECTOR_TERM = re.compile(r"(?:\\cdot|\\times|·|×|\*)[ \t]*\\begin\{[bp]matrix\}")
+_VECTOR = re.compile(r"\\begin\{(?P<k>[bp])matrix\}(?P<body>[^{}\\]*(?:\\\\[^{}\\]*)*)\\end\{(?P=k)matrix\}")
+
+
+def _vectors_as_lists(line: str) -> str:
+    """``line`` with each one-row or one-column LaTeX vector written as the list it prints, every character at its
+    offset (``\\begin{bmatrix}0\\\\1\\end{bmatrix}`` -> ``[`` and blanks, ``0, 1``, blanks and ``]``): a column of
+    values reads as the row of V it is."""
+    def listed(m: re.Match) -> str:
+        body = m.group("body")
+        if "&" in body and "\\\\" in body:
+            return m.group(0)  # a matrix, not a vector
+        opening, closing = len(m.group(0)) - len(body) - len("\\end{bmatrix}"), len("\\end{bmatrix}")
+        return "[" + " " * (opening - 1) + body.replace("\\\\", ", ").replace("&", ",") + " " * (closing - 1) + "]"
+    return _VECTOR.sub(listed, line)
+
+
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
     """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
     0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
@@ -1461,13 +1479,16 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
     row of weights nearest the coefficients, each within 0.01 (rounded weights, not assumed ones). Run by
     ``check._check_text`` after ``settle`` (the hook: ``recs = notations.rounded_weight_sums(body, trace, recs)``);
     needed by heldout3's ko_blog_2x2_rounded_weights and ko_blog_cafe_menu_three_keys."""
-    if not any(m in body for m in _TERM_MARKS):
+    vectors = _VECTOR_TERM.search(body) is not None
+    if not vectors and not any(m in body for m in _TERM_MARKS):
         return recs
     v, attn = human._expected(trace, "v", 0), human._expected(trace, "attn", 0)
     out = human._expected(trace, "out", 0)
     if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or out.shape[0] != attn.shape[0]:
         return recs
     lines = body.split("\n")
+    if vectors:
+        lines = [_vectors_as_lists(ln) if "matrix}" in ln else ln for ln in lines]
     starts = human._line_starts(body)
     judged = []  # (cell, expected value, label)
     for terms, k, products in _weighted_sums(lines, starts, v):
