@@ -268,3 +268,14 @@ def test_a_weighted_sum_of_value_columns_restates_the_weights_row():
     assert notations._vectors_as_lists(col % (2, 1)) == "[" + " " * 14 + "2, 1" + " " * 12 + "]"
     matrix = "\\begin{bmatrix}1 & 0\\\\0 & 1\\end{bmatrix}"  # a matrix is no vector: left as it is
     assert notations._vectors_as_lists(matrix) == matrix
+
+
+def test_the_factors_of_a_product_named_by_the_formula_on_the_line_above():
+    """``### Output $H = A V \\in ..$`` then ``$$H = [..][..]$$``: the letters of the line above name the factors
+    (the weights: 0.186 wrong; V right); another name above (``$O = A V$``) names nothing."""
+    text = PRODUCT.replace("$$\nO = AV = ", "### Output $H = A V \\in \\mathbb{R}^{3 \\times 2}$\n$$\nH = ")
+    got = [(t, st, fix) for _, t, st, fix in _verdicts(text) if "." in t]
+    assert got == [("0.045", "verified", None), ("0.768", "verified", None), ("0.186", "wrong", "0.187")] + [
+        (t, "verified", None) for t in ("0.486", "0.029", "0.486", "0.108", "0.446", "0.446")]
+    other = text.replace("$H = A V", "$O = A V")
+    assert {st for _, t, st, _ in _verdicts(other) if "." in t} == {"unknown"}

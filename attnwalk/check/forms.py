@@ -579,14 +579,17 @@ def _factor_names(text: str, a: int, inside: list, rels: list) -> dict:
     from ..notation import ROW_SYMBOLS, WORDS
     from .human import tensors_of
 
-    if rels[0] < 2 or any(rels[1:]):
-        return {}  # ``O = AV = [A][V]``: two relations before the first matrix, none between them
+    if any(rels[1:]) or not rels[0]:
+        return {}  # ``O = AV = [A][V]``: the relations before the first matrix, none between them
     rel = list(_RELATION.finditer(text, a, inside[0].start()))
-    letters, at, end = [], rel[-2].end(), rel[-1].start()
-    while at < end and (m := _FACTOR_LETTER.match(text, at, end)) is not None and m.end() > at:
-        letters.append(m.group("b") or m.group("p"))
-        at = m.end()
-    if text[at:end].strip() or len(letters) != len(inside):
+    if rels[0] >= 2:
+        letters, end = _letters(text, rel[-2].end(), rel[-1].start())
+    else:  # ``$$H = [..][..]$$`` under ``### Compute Output $H = A V \in ..$``: the letters of the line above
+        name = text[a:rel[0].start()].strip()
+        ls = text.rfind("\n", 0, max(text.rfind("\n", 0, a), 0)) + 1
+        above = text.rfind(name + " = ", ls, a) if name else -1
+        letters, end = _letters(text, above + len(name) + 3, text.find("\n", above)) if above >= 0 else ([], 0)
+    if len(letters) != len(inside):
         return {}
     out = {}
     for m, letter in zip(inside, letters):
@@ -595,6 +598,17 @@ def _factor_names(text: str, a: int, inside: list, rels: list) -> dict:
         if phrase and tensors_of(phrase) == [names[0]]:
             out[m.start()] = phrase
     return out
+
+
+def _letters(text: str, at: int, end: int) -> tuple[list, int]:
+    """The factor letters from ``at`` (``AV``, ``\\mathbf{A} \\mathbf{V}``), and where they end; none where another
+    symbol follows them before ``end`` other than a relation, ``\\in``, ``$`` or a comma (``V^T``, ``A_1``)."""
+    letters = []
+    while at < end and (m := _FACTOR_LETTER.match(text, at, end)) is not None and m.end() > at:
+        letters.append(m.group("b") or m.group("p"))
+        at = m.end()
+    rest = text[at:end].lstrip()
+    return (letters, at) if not rest or rest.startswith(("\\in ", "$", ",", "=", "\\approx")) else ([], at)
 
 
 _ASSUMED: re.Pattern | None = None
