@@ -125,8 +125,10 @@ HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_
 # 1.9546], [1.9426, 1.5144]): 4 more.
 # The causal note's ``$$\mathbf{H} = [A][V]$$`` under ``$\mathbf{H} = \mathbf{A} \mathbf{V} \in ..$`` (its factors
 # named by the letters of the line above: forms.display_products; the row-2 weight 0.504, torch 0.5035): 1 more.
+# The French exercise's ``"dort" accorde .. son attention (0.504) à lui-même`` (a token's weight on itself said in
+# prose: human._own_weight; torch 0.5035): 1 more.
 HELDOUT8 = {"en_exam_notes_ktu_three_tokens": 19, "en_notes_causal_order_shipment": 11,
-            "fr_course_le_chat_dort_fences": 3, "fr_course_smiles_cco_pmatrix": 6,
+            "fr_course_le_chat_dort_fences": 4, "fr_course_smiles_cco_pmatrix": 6,
             "zh_comments_causal_sdpa_weights": 10}
 # heldout8's notes with right numbers still called wrong: none (the first run's 35 are fixed:
 # test_check_heldout8.FALSE_POSITIVES, tests/test_check_fp8.py)
@@ -168,7 +170,7 @@ ROUNDS = [
     Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 181 | 99% | 0 |"),
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 39 | 64% | 0 |"),
     Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
-    Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 49 | 80% | 0 |"),
+    Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 50 | 82% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 34 | 26% | 0 |"),
 ]
 

@@ -279,3 +279,23 @@ def test_the_factors_of_a_product_named_by_the_formula_on_the_line_above():
         (t, "verified", None) for t in ("0.486", "0.029", "0.486", "0.108", "0.446", "0.446")]
     other = text.replace("$H = A V", "$O = A V")
     assert {st for _, t, st, _ in _verdicts(other) if "." in t} == {"unknown"}
+
+
+# ---------------------------------------------------------------- human._own_weight
+
+LE_CHAT = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "sqrt_dk", "q": [[1, 0], [0, 1], [1, 1]],
+           "k": [[1, 0], [0, 1], [1, 1]], "v": [[1, 0], [0, 1], [1, 1]], "labels": ["Le", "chat", "dort"]}
+
+
+def test_a_tokens_weight_on_itself_said_in_prose():
+    """``"dort" accorde .. son attention (0.504) à lui-même``: dort's scores [1, 1, 2] / √2, softmax = [e^(1/√2),
+    e^(1/√2), e^√2] / Σ, its own weight 0.5035 (0.504 is wrong, 0.503 right); a sentence naming two tokens, or none,
+    names no query."""
+    q = torch.tensor(LE_CHAT["q"], dtype=torch.float64)
+    a = torch.softmax(q @ q.T / math.sqrt(2), -1)
+    assert f"{a[2, 2].item():.4f}" == "0.5035"
+    text = "Sans surprise, \"dort\" accorde plus de la moitié de son attention (%s) à lui-même.\n"
+    assert [(t, st) for _, t, st, _ in _verdicts(text % "0.504", LE_CHAT)] == [("0.504", "wrong")]
+    assert [(t, st) for _, t, st, _ in _verdicts(text % "0.503", LE_CHAT)] == [("0.503", "verified")]
+    two = "\"Le\" et \"dort\" donnent (0.504) à lui-même.\n"
+    assert [st for _, _, st, _ in _verdicts(two, LE_CHAT)] == ["unknown"]
