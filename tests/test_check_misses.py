@@ -299,3 +299,16 @@ def test_a_tokens_weight_on_itself_said_in_prose():
     assert [(t, st) for _, t, st, _ in _verdicts(text % "0.503", LE_CHAT)] == [("0.503", "verified")]
     two = "\"Le\" et \"dort\" donnent (0.504) à lui-même.\n"
     assert [st for _, _, st, _ in _verdicts(two, LE_CHAT)] == ["unknown"]
+
+
+# ---------------------------------------------------------------- notations.indexed_rows: ``\alpha_1 = [..]``
+
+
+def test_a_weight_row_named_by_alpha_and_one_subscript():
+    """``\\alpha_1 = [..]``: row 1 of the weights (torch [0.0454, 0.7679, 0.1867]: 0.186 wrong), counted from 1
+    unless the note names an ``\\alpha_0`` (then ``\\alpha_1`` is row 2, [0.4856, 0.0287, 0.4856])."""
+    text = "$$\n\\alpha_1 = [0.045, 0.768, 0.186]\n$$\n"
+    assert [(t, st) for _, t, st, _ in _verdicts(text)] == [("0.045", "verified"), ("0.768", "verified"),
+                                                          ("0.186", "wrong")]
+    zero = "$$\n\\alpha_0 = [0.045, 0.768, 0.187]\n$$\n\n$$\n\\alpha_1 = [0.486, 0.029, 0.486]\n$$\n"
+    assert {st for _, t, st, _ in _verdicts(zero) if "." in t} == {"verified"}

@@ -1576,6 +1576,9 @@ def _row_label(n: int) -> str:
 _INDEXED_ROW = re.compile(_row_label(0) + r"(?:[ \t]*=[ \t]*" + _row_label(1) + r")?"
                           + r"[ \t]*=[ \t]*(?:\\left)?\[(?P<body>[^\[\]\n]*?)(?:\\right)?\]")
 _LATEX_SPACE = re.compile(r"\\[;,: !]|~")
+# ``\alpha_1 = [0.456, 0.225, 0.320]``: the weights' row by one subscript (α names the weights alone)
+_ALPHA_ROW = re.compile(r"(?<![\w\\])(?:\\alpha|α)_\{?(?P<i0>\d{1,3})\}?[ \t]*=[ \t]*(?:\\left)?\[(?P<body>[^\[\]\n]*?)"
+                        r"(?:\\right)?\]")
 
 
 def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
@@ -1584,13 +1587,19 @@ def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
     numbers spaced with LaTeX spaces; two names on one line say the rows are equal (judged when the trace's are)."""
     from ..notation import ROW_SYMBOLS
 
-    if _ROW_INDEX.search(text) is None:
+    alpha = ("alpha_" in text or "α_" in text) and _ALPHA_ROW.search(text) is not None
+    if _ROW_INDEX.search(text) is None and not alpha:
         return
-    for m in _INDEXED_ROW.finditer(text):
-        names = ROW_SYMBOLS.get(m.group("sym0"))
-        if not names or (m.group("sym1") is not None and m.group("sym1") != m.group("sym0")):
-            continue
-        rows = [int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
+    first = 0 if alpha and re.search(r"(?:\\alpha|α)_\{?0\b", text) else 1  # ``\alpha_0`` somewhere: 0-based
+    found = list(_INDEXED_ROW.finditer(text)) + (list(_ALPHA_ROW.finditer(text)) if alpha else [])
+    for m in found:
+        if m.re is _ALPHA_ROW:  # ``\alpha_1 = [..]``: a weight row by one subscript
+            names, rows = ROW_SYMBOLS["α"], [int(m.group("i0")) - first]
+        else:
+            names = ROW_SYMBOLS.get(m.group("sym0"))
+            if not names or (m.group("sym1") is not None and m.group("sym1") != m.group("sym0")):
+                continue
+            rows = [int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
         # LaTeX spaces and commas blanked in place, so each number keeps its offset in the note
         body = _LATEX_SPACE.sub(lambda s: " " * len(s.group()), m.group("body")).replace(",", " ")
         cells = human._cells(body, m.start("body"))
