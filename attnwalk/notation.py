@@ -211,3 +211,7 @@ DOT_OPERATORS = ("\\cdot", "·", "⋅", "∙", "\\bullet")
 # 新向量 = .. = [..]``: "new vector" alone names nothing). Read by ``check.forms.token_rows``.
 POSSESSIVES = ("的", "'s", "’s")
 TOKEN_ROW_WORDS = {"out": ("新向量", "new vector", "new vectors")}
+# Russian words for the tensors (heldout9's problem set: ``→ веса $(0.401, 0.198, 0.401)$``), added to ``WORDS``.
+WORDS["attn"] += ("веса внимания", "веса")
+WORDS["scores"] += ("скоры",)
+WORDS["out"] += ("выход",)

@@ -312,3 +312,22 @@ def test_a_weight_row_named_by_alpha_and_one_subscript():
                                                           ("0.186", "wrong")]
     zero = "$$\n\\alpha_0 = [0.045, 0.768, 0.187]\n$$\n\n$$\n\\alpha_1 = [0.486, 0.029, 0.486]\n$$\n"
     assert {st for _, t, st, _ in _verdicts(zero) if "." in t} == {"verified"}
+
+
+# ---------------------------------------------------------------- forms.word_tuples, Russian words
+
+RU = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "sqrt_dk", "q": [[1, 0]],
+      "k": [[1, 0], [0, 1], [1, 1]], "v": [[1, 2], [3, 4], [5, 6]]}
+
+
+def test_a_tuple_after_a_word_naming_a_one_row_tensor():
+    """``→ веса $(0.401, 0.198, 0.401)$``: the one query's weights, softmax([1, 0, 1] / √2) = [0.4011, 0.1978,
+    0.4011] (right); ``(0.41, 0.18, 0.41)`` would be mostly wrong: unread (a tuple of another example)."""
+    q, k = torch.tensor(RU["q"], dtype=torch.float64), torch.tensor(RU["k"], dtype=torch.float64)
+    a = torch.softmax(q @ k.T / math.sqrt(2), -1)
+    assert [f"{v:.3f}" for v in a[0].tolist()] == ["0.401", "0.198", "0.401"]
+    text = "Softmax: сумма 5.06 → веса $(%s)$.\n"
+    got = [(t, st) for _, t, st, _ in _verdicts(text % "0.401, 0.198, 0.401", RU) if t != "5.06"]
+    assert got == [("0.401", "verified"), ("0.198", "verified"), ("0.401", "verified")]
+    got = [(t, st) for _, t, st, _ in _verdicts(text % "0.41, 0.18, 0.41", RU) if t != "5.06"]
+    assert {st for _, st in got} == {"unknown"}

@@ -1311,3 +1311,32 @@ def respective_weights(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 AFTER_FORMS.append(respective_weights)
+
+
+# ``веса $(0.401, 0.198, 0.401)$``, ``weights (0.2, 0.8)``: a tuple right after a word (a ``$`` or a colon between)
+_WORD_TUPLE = re.compile(r"(?<![\w\\])(?P<w>[^\W\d_][\w-]{1,30})[ \t]*:?[ \t]*\$?[ \t]*\((?P<body>[ \t]*" + _NUMBER
+                         + r"(?:[ \t]*,[ \t]*" + _NUMBER + r")+[ \t]*)\)")
+
+
+def word_tuples(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``→ веса $(0.401, 0.198, 0.401)$``: a tuple just after a word that names one tensor (``WORDS``) with
+    one row (one query: the whole tensor), read where most of its numbers agree."""
+    from . import human
+
+    if "(" not in text:
+        return
+    for m in _WORD_TUPLE.finditer(text):
+        names = human.tensors_of(m.group("w"))
+        if len(names) != 1:
+            continue
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+        if exp is None or exp.size != len(cells) or max(exp.shape, default=0) != exp.size:
+            continue
+        for c, h in zip(cells, human._judge(cells, exp.reshape(1, -1), names[0], text) or []):
+            hits[c.start] = h
+
+
+AFTER_FORMS.append(word_tuples)
