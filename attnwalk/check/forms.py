@@ -1313,9 +1313,10 @@ def respective_weights(text: str, trace, hits: dict, foreign: list) -> None:
 AFTER_FORMS.append(respective_weights)
 
 
-# ``веса $(0.401, 0.198, 0.401)$``, ``weights (0.2, 0.8)``: a tuple right after a word (a ``$`` or a colon between)
-_WORD_TUPLE = re.compile(r"(?<![\w\\])(?P<w>[^\W\d_][\w-]{1,30})[ \t]*:?[ \t]*\$?[ \t]*\((?P<body>[ \t]*" + _NUMBER
-                         + r"(?:[ \t]*,[ \t]*" + _NUMBER + r")+[ \t]*)\)")
+# ``веса $(0.401, 0.198, 0.401)$``, ``weights (0.2, 0.8)``: a tuple right after a word (a ``$`` or a colon between),
+# found from the tuple (its "(" leads the scan) back to the word
+_NUM_TUPLE = re.compile(r"\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER + r")+[ \t]*)\)")
+_WORD_BEFORE_TUPLE = re.compile(r"(?<![\w\\])(?P<w>[^\W\d_][\w-]{1,30})[ \t]*:?[ \t]*\$?[ \t]*$")
 
 
 def word_tuples(text: str, trace, hits: dict, foreign: list) -> None:
@@ -1325,8 +1326,9 @@ def word_tuples(text: str, trace, hits: dict, foreign: list) -> None:
 
     if "(" not in text:
         return
-    for m in _WORD_TUPLE.finditer(text):
-        names = human.tensors_of(m.group("w"))
+    for m in _NUM_TUPLE.finditer(text):
+        w = _WORD_BEFORE_TUPLE.search(text, max(0, m.start() - 40), m.start())
+        names = human.tensors_of(w.group("w")) if w else []
         if len(names) != 1:
             continue
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))

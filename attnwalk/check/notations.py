@@ -1632,8 +1632,6 @@ def _most_agreeing(results) -> list:
 FORMS.append(indexed_rows)
 
 
-_BOLD_MARK = re.compile(r"(?:\\(?:mathbf|boldsymbol|bm)\{[A-Za-z]\}|(?<![\w\\{}^_'])[A-Z])[ \t]*(?:=|\\approx)[ \t]*"
-                        r"\\begin\{[bp]matrix\}")
 # the letter bold, or a plain capital alone (``A = \begin{bmatrix}``; not ``AV =``, ``W_K =``, ``K^T =``, ``{A}``)
 _BOLD_LETTER = re.compile(r"(?:\\(?:mathbf|boldsymbol|bm)\{(?P<sym>[A-Za-z])\}|(?<![\w\\{}^_'])(?P<plain>[A-Z]))[ \t]*"
                           r"(?:=|\\approx)[ \t]*$")
@@ -1647,9 +1645,9 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
     from ..notation import ROW_SYMBOLS
     from . import forms
 
-    if _BOLD_MARK.search(text) is None:
+    if "matrix}" not in text:
         return
-    for env in forms._matrices(text):
+    for env in forms._matrices(text):  # each matrix's label tried (no scan of the note for a letter and a relation)
         lab = _BOLD_LETTER.search(text, max(0, env.start() - 40), env.start())
         names = ROW_SYMBOLS.get(lab.group("sym") or lab.group("plain")) if lab else None
         if not names:
