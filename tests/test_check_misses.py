@@ -46,8 +46,11 @@ def test_the_exponentials_of_a_printed_score_row_are_claims_about_e_to_the_score
     s, _, _ = _ktu_torch()
     assert [f"{v:.3f}" for v in s[0].tolist()] == ["0.000", "2.828", "1.414"]
     assert f"{math.exp(2 * math.sqrt(2)):.3f}" == "16.919" and f"{math.exp(2.828):.3f}" == "16.912"
-    got = _verdicts("**Row 1:** $\\exp(0)=1.000$, $\\exp(2.828)=16.952$, $\\exp(1.414)=4.114$\n")
+    text = "**Row 1:** $\\exp(0)=1.000$, $\\exp(2.828)=16.952$, $\\exp(1.414)=4.114$\n"
+    got = _verdicts(text)
     assert (1, "16.952", "wrong", "16.919") in got
+    (failing,) = [r for r in check_text(text, KTU).recs if r.status == "wrong"]
+    assert failing.failure() == ("e^scores_scaled[0, 1]", "16.919")  # the report's expected value: the fix's
     assert (1, "4.114", "verified", None) in got
     assert (1, "1.000", "verified", None) in got
 

@@ -66,6 +66,6 @@ def tensor_exponentials(body: str, trace, recs: list) -> list:
             rec.checks = [(True, lab, exp) for _, lab, exp in rec.checks] + [(True, label, shown)]
             rec.fix = None
         else:
-            rec.checks = rec.checks + [(False, label, shown)]
+            rec.checks = [(False, label, shown)] + rec.checks  # the report's expected value is the one --fix writes
             rec.fix = (shown, "label")
     return recs
