@@ -44,14 +44,15 @@ def tensor_exponentials(body: str, trace, recs: list) -> list:
     """The wrong records of ``exponential_terms``'s values judged again: right where the value rounds its cell's
     e^ŝ (the operand printed rounded), else wrong with that value as the fix. A right record stays as it is (its
     operand's arithmetic holds, which a reader may check against the rounded operand it prints)."""
-    if not _any_wrong(recs) or _EXP_TERM.search(body) is None:
+    terms = exponential_terms(body, trace) if _EXP_TERM.search(body) is not None else []
+    if not terms or not _any_wrong(recs):  # (the terms first: most notes have none, and no record is looked at)
         return recs
     wrong: dict[tuple[int, str], list] = {}
     for r in recs:
         wrong.setdefault((r.line, _mag(r.text)), []).append(r)
     starts, texts = human._numbers(body)
     line_starts = human._line_starts(body)
-    for pos, printed, e, label in exponential_terms(body, trace):
+    for pos, printed, e, label in terms:
         line = bisect_right(line_starts, pos)
         key = (line, _mag(printed))
         first = bisect_left(starts, line_starts[line - 1])

@@ -1320,13 +1320,16 @@ _WORD_BEFORE_TUPLE = re.compile(r"(?<![\w\\])(?P<w>[^\W\d_][\w-]{1,30})[ \t]*:?[
 
 
 def word_tuples(text: str, trace, hits: dict, foreign: list) -> None:
-    """Form: ``→ веса $(0.401, 0.198, 0.401)$``: a tuple just after a word that names one tensor (``WORDS``) with
-    one row (one query: the whole tensor), read where most of its numbers agree."""
+    """Form: ``→ веса $(0.401, 0.198, 0.401)$``: in a note of one query, a tuple just after a word that names one
+    tensor (``WORDS``) with one row (the whole tensor), read where most of its numbers agree."""
     from . import human
 
-    if "(" not in text:
-        return
+    attn = human._expected(trace, "attn", 0)
+    if attn is None or attn.ndim != 2 or attn.shape[0] != 1 or "(" not in text:
+        return  # one query (the whole tensor a tuple) only
     for m in _NUM_TUPLE.finditer(text):
+        if not text[max(0, m.start() - 8):m.start()].rstrip(" \t$:")[-1:].isalpha():
+            continue  # no word just before (``$\\mathcal{N}(0, 1)``, ``| (0, 0)``): the common case, cheaply
         w = _WORD_BEFORE_TUPLE.search(text, max(0, m.start() - 40), m.start())
         names = human.tensors_of(w.group("w")) if w else []
         if len(names) != 1:
