@@ -693,7 +693,7 @@ def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
         own = text[max(human.line_start(text, b.start), b.start - human.LABEL_REACH):b.start]
         # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``, ``W_Q = \begin{bmatrix}..\end{bmatrix},\; W_K = ``: the words
         # since the last one
-        nearest = _LAST_MATRIX_END.split(own)[-1]
+        nearest = _LAST_MATRIX_END.split(own)[-1] if "\\end{" in own else own.rsplit("]", 1)[-1]
         names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
         exp = human._expected(trace, names[0], 0) if names else None
         if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):

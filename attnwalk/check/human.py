@@ -420,6 +420,9 @@ _SCALAR_FACTOR = re.compile(r"(?:=|\\approx)\s*(?:\\frac\s*\{[^{}]*\}\s*\{[^{}]*
                             r"|\\sqrt\s*\{[^{}]*\}|[-−]?\d+(?:\.\d+)?)\s*(?:\\cdot|\\times|·|×)?\s*$")
 
 
+_FACTOR_ENDS = frozenset("}0123456789ts·×")  # the last character of a scalar factor (``\cdot``, ``\times``)
+
+
 @_memo
 def latex_blocks(text: str) -> list[Block]:
     out = []
@@ -441,7 +444,7 @@ def latex_blocks(text: str) -> list[Block]:
             lo = max(line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            if not tensor_of(label) and not _SCALAR_FACTOR.search(label):
+            if not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS and _SCALAR_FACTOR.search(label)):
                 label = _label_before(text, begin)
             out.append(Block(rows, begin, label))
     return out
