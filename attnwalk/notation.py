@@ -223,3 +223,12 @@ CODE_NEUTRAL_WORDS = ("np", "torch", "tensor", "tensors", "matrix", "mat", "arr"
                       "esperada", "esperados", "esperadas", "attendu", "attendus", "erwartet", "final", "true", "ref",
                       "reference", "manual", "computed", "result", "results", "given", "toy", "all", "full", "my",
                       "the", "matriz", "matrice")
+# A row of one token's tensor named by the token in quotes (``"好"的注意力权重：[..]``, ``"cat"'s weights = [..]``): the
+# words that may join the token to the tensor's name, and words that name a token's row only with its token (``"好"的
+# 新向量 = .. = [..]``: "new vector" alone names nothing). Read by ``check.forms.token_rows``.
+POSSESSIVES = ("的", "'s", "’s")
+TOKEN_ROW_WORDS = {"out": ("新向量", "new vector", "new vectors")}
+# Russian words for the tensors (heldout9's problem set: ``→ веса $(0.401, 0.198, 0.401)$``), added to ``WORDS``.
+WORDS["attn"] += ("веса внимания", "веса")
+WORDS["scores"] += ("скоры",)
+WORDS["out"] += ("выход",)

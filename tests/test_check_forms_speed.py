@@ -161,7 +161,7 @@ def ref_latex_blocks(text: str):
             lo = max(human.line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            if not human.tensor_of(label):
+            if not human.tensor_of(label) and not human._SCALAR_FACTOR.search(label):
                 label = human._label_before(text, begin)
             out.append(human.Block(rows, begin, label))
     return out

@@ -75,11 +75,15 @@ def test_only_the_result_of_a_display_product_is_named_by_its_letter():
 
 def test_a_product_without_a_result_has_its_factors_unread():
     """``$$\\mathbf{H} = [A][V]$$`` under a heading naming the output (torch's weights to 3 decimals, V): neither
-    factor is the output (V was read as it, 3 of its 6 numbers wrong)."""
+    factor is the output (V was read as it, 3 of its 6 numbers wrong). The heading's ``H = A V`` names the factors
+    by their letters (forms.display_products): each is read as the weights and V, every number right."""
     _, _, v, a, _ = _torch_projected()
     a3 = [[f"{w:.3f}" for w in r] for r in a.tolist()]
     heading = "### Compute the output $\\mathbf{H} = \\mathbf{A}\\mathbf{V}$\n"
-    assert _read(f"{heading}$$\\mathbf{{H}} = {_bmatrix(a3)} {_bmatrix(_ints(v))}$$\n", PROJECTED) == []
+    got = _read(f"{heading}$$\\mathbf{{H}} = {_bmatrix(a3)} {_bmatrix(_ints(v))}$$\n", PROJECTED)
+    assert [(ok, label) for *_, ok, label in got] == [(True, "attn")] * 9 + [(True, "v")] * 6
+    assert _read(f"### Compute the output\n$$\\mathbf{{H}} = {_bmatrix(a3)} {_bmatrix(_ints(v))}$$\n",
+                 PROJECTED) == []  # no letters: neither factor named
     # the factor V alone on its line, named: read as V (the rule is what leaves it unread above)
     assert [ok for *_, ok, _ in _read(f"$$\\mathbf{{V}} = {_bmatrix(_ints(v))}$$\n", PROJECTED)] == [True] * 6
 

@@ -204,10 +204,15 @@ def test_the_indexed_rows_on_the_round_notes():
 def test_the_recall_per_note():
     """What check finds per note now (FIRST_RUN.md: 19; 23 with notations.indexed_rows, 25 with
     notations.bold_letter_matrices, 26 with "Row 1 … Row 3" read 1-based: the exam's row 3 sum 38.018, torch
-    4.113 + 2 · 16.919 = 37.951), the notes with
-    false positives included (test_check_heldout_rounds.py asserts it only where there is none)."""
-    want = {"en_exam_notes_ktu_three_tokens": 11, "en_notes_causal_order_shipment": 6,
-            "fr_course_le_chat_dort_fences": 3, "fr_course_smiles_cco_pmatrix": 6}
+    4.113 + 2 · 16.919 = 37.951), 30 with the exam's boxed O (torch [0.4642, 1.9546], [1.9426, 1.5144]: the note's
+    0.462, 1.953, 1.944, 1.516), 40 with the Chinese comments' rows named by a token in quotes (forms.token_rows),
+    44 with the causal note's weighted sums written with ``\times`` (notations.rounded_weight_sums), 48 with the
+    exam's stage-E outputs closed by ``$.``, 49 with the causal note's ``H = [A][V]`` factors named above, 50
+    with the French exercise's ``(0.504) à lui-même``,
+    the notes with false positives included (test_check_heldout_rounds.py asserts it only where there is none)."""
+    want = {"en_exam_notes_ktu_three_tokens": 19, "en_notes_causal_order_shipment": 11,
+            "fr_course_le_chat_dort_fences": 4, "fr_course_smiles_cco_pmatrix": 6,
+            "zh_comments_causal_sdpa_weights": 10}
     assert {n: truth.measure(HELDOUT8, n)["found"] for n in NOTES} == {n: want.get(n, 0) for n in NOTES}
 
 

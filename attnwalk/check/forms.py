@@ -559,11 +559,56 @@ def display_products(text: str) -> list:
         last = [m for m, p in zip(inside, parts) if p == parts[-1]]
         result = last[0] if len(last) == 1 and parts[-1] > 1 else None  # alone after a later relation
         product = any(_OP.fullmatch(text, x.end(), y.start()) for x, y in zip(inside, inside[1:]))
+        named = _factor_names(text, a + 2, inside, rels) if product and result is None else {}
         for m in inside:
             rows = _env_rows(text, m) if product or m is result else None
             if rows is not None:  # without a product, a chain ``Q = XW = [..] = [Q]``: only its result is named
-                out.append(Block(rows, m.start(), label if m is result else None))
+                out.append(Block(rows, m.start(), label if m is result else named.get(m.start())))
     return out
+
+
+# the factors' letters of a product, ``AV``, ``\mathbf{A}\mathbf{V}``, ``A \cdot V``: each a letter alone
+_FACTOR_LETTER = re.compile(r"\s*(?:\\(?:mathbf|boldsymbol|bm)\s*\{(?P<b>[A-Za-z])\}|(?P<p>[A-Za-z]))"
+                            r"\s*(?:\\cdot|\\times|·|×|@|\*)?")
+
+
+def _factor_names(text: str, a: int, inside: list, rels: list) -> dict:
+    """``$$O = AV = [A][V]$$``: the factors printed after the relation that ends their letters' product, each the
+    tensor its letter stands for (``notation.ROW_SYMBOLS``, one tensor a letter), as a label naming it (offset ->
+    label). None named where the letters are not as many as the matrices multiplied, or one is transposed."""
+    from ..notation import ROW_SYMBOLS, WORDS
+    from .human import tensors_of
+
+    if any(rels[1:]) or not rels[0]:
+        return {}  # ``O = AV = [A][V]``: the relations before the first matrix, none between them
+    rel = list(_RELATION.finditer(text, a, inside[0].start()))
+    if rels[0] >= 2:
+        letters, end = _letters(text, rel[-2].end(), rel[-1].start())
+    else:  # ``$$H = [..][..]$$`` under ``### Compute Output $H = A V \in ..$``: the letters of the line above
+        name = text[a:rel[0].start()].strip()
+        ls = text.rfind("\n", 0, max(text.rfind("\n", 0, a), 0)) + 1
+        above = text.rfind(name + " = ", ls, a) if name else -1
+        letters, end = _letters(text, above + len(name) + 3, text.find("\n", above)) if above >= 0 else ([], 0)
+    if len(letters) != len(inside):
+        return {}
+    out = {}
+    for m, letter in zip(inside, letters):
+        names = ROW_SYMBOLS.get(letter, ())
+        phrase = WORDS[names[0]][0] if len(names) == 1 else ""
+        if phrase and tensors_of(phrase) == [names[0]]:
+            out[m.start()] = phrase
+    return out
+
+
+def _letters(text: str, at: int, end: int) -> tuple[list, int]:
+    """The factor letters from ``at`` (``AV``, ``\\mathbf{A} \\mathbf{V}``), and where they end; none where another
+    symbol follows them before ``end`` other than a relation, ``\\in``, ``$`` or a comma (``V^T``, ``A_1``)."""
+    letters = []
+    while at < end and (m := _FACTOR_LETTER.match(text, at, end)) is not None and m.end() > at:
+        letters.append(m.group("b") or m.group("p"))
+        at = m.end()
+    rest = text[at:end].lstrip()
+    return (letters, at) if not rest or rest.startswith(("\\in ", "$", ",", "=", "\\approx")) else ([], at)
 
 
 _ASSUMED: re.Pattern | None = None
@@ -618,6 +663,7 @@ BLOCK_FORMS.insert(BLOCK_FORMS.index(list_rows), dot_operand_lists)  # before li
 # ---------------------------------------------------------------- other examples in the same note
 
 _INPUTS = ("q", "k", "v", "x", "w_q", "w_k", "w_v")
+_LAST_MATRIX_END = re.compile(r"\]|\\end\{[^{}]*\}")  # where a matrix printed before another on its line ends
 _HEADING = re.compile(r"^(#{1,6})\s", re.M)
 
 
@@ -645,7 +691,9 @@ def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
         if b.start in args:
             continue
         own = text[max(human.line_start(text, b.start), b.start - human.LABEL_REACH):b.start]
-        nearest = own.rsplit("]", 1)[-1]  # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``: the words since the last one
+        # ``Q = [[..]] V = [[..]] → Output ≈ [[..]]``, ``W_Q = \begin{bmatrix}..\end{bmatrix},\; W_K = ``: the words
+        # since the last one
+        nearest = _LAST_MATRIX_END.split(own)[-1] if "\\end{" in own else own.rsplit("]", 1)[-1]
         names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
         exp = human._expected(trace, names[0], 0) if names else None
         if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
@@ -1065,6 +1113,55 @@ def guarded(reader, hits: dict, failed: list[str], *args) -> None:
         failed.append(f"{reader.__name__}: {type(err).__name__}: {err}")
 
 
+_QUOTES = {"\"": "\"", "“": "”", "「": "」", "'": "'"}
+_TOKEN_ROW = re.compile(r"(?P<q>[\"“「'])(?P<tok>[^\"”」'\n]{1,20})[\"”」'][ \t]*"
+                        r"(?P<words>[^\n=:：\[\]\"“”]{1,30}?)[ \t]*(?:=|:|：)[ \t]*(?P<rest>[^\n]*)")
+_LIST_BODY = r"\[(?P<body>[ \t]*[-−–]?\d+(?:\.\d+)?(?:[ \t]*,[ \t]*[-−–]?\d+(?:\.\d+)?)+[ \t]*)\]"
+_LIST_NOW = re.compile(_LIST_BODY)  # the row right after the name
+_LIST_LAST = re.compile(r"(?:=|≈|\\approx)[ \t]*" + _LIST_BODY + r"[ \t.$]*$")  # ``.. = [..]`` ending the line
+
+
+def token_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``"好"的注意力权重：[0.21, 0.50, 0.29, 0.00]``, ``"好"的新向量 = 0.21×V_<s> + .. = [0.51, ..]``: one
+    row of a tensor named by its query's token in quotes (the config's labels), joined by a possessive
+    (``notation.POSSESSIVES``) to the tensor's words (``WORDS``, or ``TOKEN_ROW_WORDS``: words that name a row only
+    with its token), the row right after the name or ending the line after a worked expression. The token and
+    the tensor known, a wholly wrong row is wrong (outside another example's section)."""
+    from ..notation import POSSESSIVES, TOKEN_ROW_WORDS
+    from . import human
+
+    cfg = trace.config
+    tokens = list(cfg.get("labels") or cfg.get("kv_labels") or [])
+    if not tokens or not any(q in text for q in _QUOTES):
+        return
+    for m in _TOKEN_ROW.finditer(text):
+        if _QUOTES[m.group("q")] != text[m.end("tok")] or m.group("tok") not in tokens:
+            continue
+        words = m.group("words").strip()
+        for p in POSSESSIVES:
+            if words.startswith(p):
+                words = words[len(p):].strip()
+                break
+        names = human.tensors_of(words)[:1] or [n for n, ws in TOKEN_ROW_WORDS.items() if words.lower() in ws]
+        if len(names) != 1 or names[0] not in ("attn", "out"):
+            continue
+        rest = m.group("rest")
+        found = _LIST_NOW.match(rest) or _LIST_LAST.search(rest)
+        if found is None:
+            continue
+        base = m.start("rest") + found.start("body")
+        cells = human._cells(found.group("body").replace(",", " "), base)
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        row = tokens.index(m.group("tok"))
+        exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+        if exp is None or exp.ndim != 2 or row >= exp.shape[0] or exp.shape[1] != len(cells):
+            continue
+        gated = in_any(m.start(), foreign)
+        for c, h in zip(cells, human._judge(cells, exp[row], f"{names[0]}[{row}]", text, gated=gated) or []):
+            hits[c.start] = h
+
+
 def _heldout_forms() -> list:
     from .notations import FORMS  # object-literal lists, a weights row named by the score row above it
 
@@ -1072,7 +1169,7 @@ def _heldout_forms() -> list:
 
 
 AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, inline_key_values,
-               masked_matrices, restated_percentages, *_heldout_forms()]
+               masked_matrices, restated_percentages, token_rows, *_heldout_forms()]
 
 
 # ---------------------------------------------------------------- tuples: ``\mathbf{p} \approx (0.09, 0.24, 0.66)``
@@ -1214,3 +1311,37 @@ def respective_weights(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 AFTER_FORMS.append(respective_weights)
+
+
+# ``веса $(0.401, 0.198, 0.401)$``, ``weights (0.2, 0.8)``: a tuple right after a word (a ``$`` or a colon between),
+# found from the tuple (its "(" leads the scan) back to the word
+_NUM_TUPLE = re.compile(r"\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER + r")+[ \t]*)\)")
+_WORD_BEFORE_TUPLE = re.compile(r"(?<![\w\\])(?P<w>[^\W\d_][\w-]{1,30})[ \t]*:?[ \t]*\$?[ \t]*$")
+
+
+def word_tuples(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``→ веса $(0.401, 0.198, 0.401)$``: in a note of one query, a tuple just after a word that names one
+    tensor (``WORDS``) with one row (the whole tensor), read where most of its numbers agree."""
+    from . import human
+
+    attn = human._expected(trace, "attn", 0)
+    if attn is None or attn.ndim != 2 or attn.shape[0] != 1 or "(" not in text:
+        return  # one query (the whole tensor a tuple) only
+    for m in _NUM_TUPLE.finditer(text):
+        if not text[max(0, m.start() - 8):m.start()].rstrip(" \t$:")[-1:].isalpha():
+            continue  # no word just before (``$\\mathcal{N}(0, 1)``, ``| (0, 0)``): the common case, cheaply
+        w = _WORD_BEFORE_TUPLE.search(text, max(0, m.start() - 40), m.start())
+        names = human.tensors_of(w.group("w")) if w else []
+        if len(names) != 1:
+            continue
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not cells or any(c.start in hits for c in cells):
+            continue
+        exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+        if exp is None or exp.size != len(cells) or max(exp.shape, default=0) != exp.size:
+            continue
+        for c, h in zip(cells, human._judge(cells, exp.reshape(1, -1), names[0], text) or []):
+            hits[c.start] = h
+
+
+AFTER_FORMS.append(word_tuples)

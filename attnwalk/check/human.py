@@ -413,6 +413,16 @@ def _environments(text: str):
         yield start, body, end
 
 
+# A scalar just before a matrix, after its relation (``S' = \frac{1}{\sqrt{2}}\begin{bmatrix}``, ``= 0.5 \cdot``): the
+# matrix is a factor of the product the relation names, so the lines above (a "Scale by 1/√d_k" heading) name
+# the product, not it
+_SCALAR_FACTOR = re.compile(r"(?:=|\\approx)\s*(?:\\frac\s*\{[^{}]*\}\s*\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}"
+                            r"|\\sqrt\s*\{[^{}]*\}|[-−]?\d+(?:\.\d+)?)\s*(?:\\cdot|\\times|·|×)?\s*$")
+
+
+_FACTOR_ENDS = frozenset("}0123456789ts·×")  # the last character of a scalar factor (``\cdot``, ``\times``)
+
+
 @_memo
 def latex_blocks(text: str) -> list[Block]:
     out = []
@@ -434,7 +444,7 @@ def latex_blocks(text: str) -> list[Block]:
             lo = max(line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            if not tensor_of(label):
+            if not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS and _SCALAR_FACTOR.search(label)):
                 label = _label_before(text, begin)
             out.append(Block(rows, begin, label))
     return out
@@ -884,6 +894,7 @@ def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:
     forms.guarded(_restated_by_token, hits, failed, text, hits, labels)
     forms.guarded(_restated_by_name, hits, failed, text, hits, labels)
     forms.guarded(_restated_by_self, hits, failed, text, hits, labels)
+    forms.guarded(_own_weight, hits, failed, text, trace, hits, labels)
     forms.guarded(_restated_as_percent, hits, failed, text, hits, labels)
     return hits
 
@@ -1075,7 +1086,8 @@ def _restated_by_name(text: str, hits: dict, tokens: tuple) -> None:
                 break
 
 
-SELF_WORDS = ("itself", "themselves", "chính nó", "自身", "自己")  # a query's own key, named without its token
+SELF_WORDS = ("itself", "themselves", "chính nó", "自身", "自己",  # a query's own key, named without its token
+              "lui-même", "elle-même", "soi-même")
 
 
 def _restated_by_self(text: str, hits: dict, tokens: tuple) -> None:
@@ -1103,6 +1115,32 @@ def _restated_by_self(text: str, hits: dict, tokens: tuple) -> None:
         if len(seen) == 1:
             ok, label, expected, fix = seen.pop()
             hits[m.start("n")] = Hit(line, num, ok, label, expected, fix)
+
+
+_QUOTED = re.compile(r"[\"“«「]\s*(?P<w>[^\"”»」\n]{1,30}?)\s*[\"”»」]")
+_SELF_AFTER = re.compile(r"[ \t]*(?:[^\W\d_]{1,3}[ \t]+)?(?P<w>[^\s,.;:()]+)")  # ``à lui-même``, ``to itself``
+
+
+def _own_weight(text: str, trace, hits: dict, tokens: tuple) -> None:
+    """``"dort" accorde plus de la moitié de son attention (0.504) à lui-même`` (heldout8's French exercise): a number
+    in parentheses followed by a word naming the query's own key (``SELF_WORDS``, after a short preposition), in a
+    sentence that names one token of the config in quotes: that token's weight on itself, attn[q, q]."""
+    if not tokens or "(" not in text or not any(w in text for w in SELF_WORDS):
+        return
+    attn = _expected(trace, "attn", 0)
+    if attn is None or attn.ndim != 2 or attn.shape[0] != attn.shape[1] or attn.shape[0] != len(tokens):
+        return
+    for m in _PAREN_VALUE.finditer(text):
+        after = _SELF_AFTER.match(text, m.end())
+        if m.start("n") in hits or after is None or after.group("w").lower() not in SELF_WORDS:
+            continue
+        start = max(text.rfind("\n", 0, m.start()), text.rfind(". ", 0, m.start())) + 1
+        named = {q.group("w") for q in _QUOTED.finditer(text, start, m.start())} & set(tokens)
+        if len(named) != 1:
+            continue
+        q = tokens.index(named.pop())
+        (hits[m.start("n")],) = _judge([Cell(m.group("n"), m.start("n"))], attn[q, [q]], f"attn[{q}, {q}]", text,
+                                       gated=False)
 
 
 # ``5% Non-Clickbait``: a percentage, then a word (a token's, hyphens allowed)

@@ -128,7 +128,7 @@ def _sum_lines_below_exponentials(text: str, starts: list):
         while j < len(starts) and j - k <= ROW_REACH and j not in done:
             done.add(j)
             end = starts[j + 1] if j + 1 < len(starts) else len(text)
-            if not text[starts[j]:end].strip():
+            if not text[starts[j]:end].strip().strip("$"):  # a blank line, or a display's ``$$``
                 j += 1
                 continue
             m = _SUM_LINE.match(text, starts[j])
@@ -155,7 +155,7 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
             line = text[starts[a]:starts[a + 1] if a + 1 < len(starts) else len(text)]
             terms = list(_EXP_TERM.finditer(line))
             if not terms:
-                if exps or not line.strip():
+                if exps or not line.strip().strip("$"):
                     if exps:
                         break
                     continue
@@ -165,19 +165,40 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
         if len(exps) < 2:
             continue
         head = human._head_at(text, pos)
-        rows = set()
-        for cand in ("scores_masked", "scores_scaled", "scores"):
-            mat = human._expected(trace, cand, head)
-            if mat is not None and (r := _row_of(exps, mat)) is not None:
-                rows.add((cand, r))
-        if len({r for _, r in rows}) != 1:
+        named = score_row_named(exps, trace, head)
+        if named is None:
             continue
-        cand, r = sorted(rows)[0]
+        cand, r, _ = named
         row = human._expected(trace, cand, head)[r]
         total = float(np.exp(row[np.isfinite(row)]).sum())
         cell = human.Cell(m.group("num"), pos)
         (hit,) = human._judge([cell], np.array([total]), f"Σ e^{cand}[{r}]", text, gated=False)
         hits[pos] = hit
+
+
+_SCORES = ("scores_masked", "scores_scaled", "scores")  # what a line's exponentials may print a row of
+
+
+def score_row_named(cells: list, trace, head: int) -> tuple[str, int, list[int]] | None:
+    """(tensor, row, columns) of the one score row whose finite cells ``cells`` print in order, each within its
+    rounding (a masked row's -inf cells have no exponential: ``exp(-inf) = 0`` is no number read); None where no
+    row fits, or rows of two tensors do."""
+    found = set()
+    for cand in _SCORES:
+        mat = human._expected(trace, cand, head)
+        if mat is None or mat.ndim != 2:
+            continue
+        ordinary = np.isfinite(mat) & (np.abs(mat) < 1e4)  # mask fills (-1e9) are no cells either
+        scale = float(np.max(np.abs(mat[ordinary]), initial=0.0))
+        for r in range(mat.shape[0]):
+            cols = np.flatnonzero(ordinary[r]).tolist()
+            if len(cols) == len(cells) and all(human._close(c.text, float(mat[r, j]), scale)
+                                               for c, j in zip(cells, cols)):
+                found.add((cand, r, tuple(cols)))
+    if len({(r, cols) for _, r, cols in found}) != 1:
+        return None
+    cand, r, cols = sorted(found)[0]
+    return cand, r, list(cols)
 
 
 _LIST_LINE = re.compile(r"^[ \t]*\[(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\]", re.M)
@@ -1286,10 +1307,10 @@ FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_ti
 
 # ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
 
-_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
+_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot|\\times)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
 _SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
                            r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
-_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+_RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.$]*$")  # ``$$``, ``$.`` may close it
 # the lines below a weighted sum that go on with it: ``= [0.34,0.0] + [0.145,0.145] + ...`` (the products, no result
 # yet), then ``= [0.764, 0.346]`` (the result), each opening with its ``=`` (heldout7's handbook)
 _GOES_ON_SUM = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*"
@@ -1301,7 +1322,15 @@ _GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" 
                             + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
 _ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
-_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
+_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[", "\\times [", "\\times[")
+# a "[" just after a product's operator's last character (one scan led by "[", where ten substring scans cost ~0.4 ms
+# over a long note); ``_term_marked`` checks the whole operator
+_MARK_AT = re.compile(r"\[(?:(?<=[*×·ts]\[)|(?<=[*×·ts] \[))")
+
+
+def _term_marked(body: str) -> bool:
+    """Whether ``body`` holds one of ``_TERM_MARKS``."""
+    return any(body[max(0, m.start() - 8):m.start() + 1].endswith(_TERM_MARKS) for m in _MARK_AT.finditer(body))
 
 
 def _printed_row(cells: list, mat: np.ndarray) -> int | None:
@@ -1430,6 +1459,31 @@ def _products_restated(lines: list, starts: list, last: int, shown: list) -> lis
     return []
 
 
+# a value row written as a LaTeX vector after its coefficient: ``0.504 \cdot \begin{bmatrix}1\\1\end{bmatrix}``
+_VECTOR_BEGIN = re.compile(r"\\begin\{[bp]matrix\}")
+_TIMES_BEFORE = re.compile(r"(?:\\cdot|\\times|·|×|\*)[ \t]*$")
+
+
+def _vector_term(body: str) -> bool:
+    """Whether a LaTeX vector follows a product's operator somewhere (each ``\\begin`` found by its literal, the
+    operator looked for just before it: a scan of the note for the operators would try every character)."""
+    return any(_TIMES_BEFORE.search(body, max(0, m.start() - 12), m.start()) for m in _VECTOR_BEGIN.finditer(body))
+_VECTOR = re.compile(r"\\begin\{(?P<k>[bp])matrix\}(?P<body>[^{}\\]*(?:\\\\[^{}\\]*)*)\\end\{(?P=k)matrix\}")
+
+
+def _vectors_as_lists(line: str) -> str:
+    """``line`` with each one-row or one-column LaTeX vector written as the list it prints, every character at its
+    offset (``\\begin{bmatrix}0\\\\1\\end{bmatrix}`` -> ``[`` and blanks, ``0, 1``, blanks and ``]``): a column of
+    values reads as the row of V it is."""
+    def listed(m: re.Match) -> str:
+        body = m.group("body")
+        if "&" in body and "\\\\" in body:
+            return m.group(0)  # a matrix, not a vector
+        opening, closing = len(m.group(0)) - len(body) - len("\\end{bmatrix}"), len("\\end{bmatrix}")
+        return "[" + " " * (opening - 1) + body.replace("\\\\", ", ").replace("&", ",") + " " * (closing - 1) + "]"
+    return _VECTOR.sub(listed, line)
+
+
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
     """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
     0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
@@ -1440,13 +1494,16 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
     row of weights nearest the coefficients, each within 0.01 (rounded weights, not assumed ones). Run by
     ``check._check_text`` after ``settle`` (the hook: ``recs = notations.rounded_weight_sums(body, trace, recs)``);
     needed by heldout3's ko_blog_2x2_rounded_weights and ko_blog_cafe_menu_three_keys."""
-    if not any(m in body for m in _TERM_MARKS):
+    vectors = "matrix}" in body and _vector_term(body)
+    if not vectors and not _term_marked(body):
         return recs
     v, attn = human._expected(trace, "v", 0), human._expected(trace, "attn", 0)
     out = human._expected(trace, "out", 0)
     if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or out.shape[0] != attn.shape[0]:
         return recs
     lines = body.split("\n")
+    if vectors:
+        lines = [_vectors_as_lists(ln) if "matrix}" in ln else ln for ln in lines]
     starts = human._line_starts(body)
     judged = []  # (cell, expected value, label)
     for terms, k, products in _weighted_sums(lines, starts, v):
@@ -1534,6 +1591,9 @@ def _row_label(n: int) -> str:
 _INDEXED_ROW = re.compile(_row_label(0) + r"(?:[ \t]*=[ \t]*" + _row_label(1) + r")?"
                           + r"[ \t]*=[ \t]*(?:\\left)?\[(?P<body>[^\[\]\n]*?)(?:\\right)?\]")
 _LATEX_SPACE = re.compile(r"\\[;,: !]|~")
+# ``\alpha_1 = [0.456, 0.225, 0.320]``: the weights' row by one subscript (α names the weights alone)
+_ALPHA_ROW = re.compile(r"(?<![\w\\])\\alpha_\{?(?P<i0>\d{1,3})\}?[ \t]*=[ \t]*(?:\\left)?\[(?P<body>[^\[\]\n]*?)"
+                        r"(?:\\right)?\]")
 
 
 def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
@@ -1542,13 +1602,19 @@ def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
     numbers spaced with LaTeX spaces; two names on one line say the rows are equal (judged when the trace's are)."""
     from ..notation import ROW_SYMBOLS
 
-    if _ROW_INDEX.search(text) is None:
+    alpha = "\\alpha_" in text and _ALPHA_ROW.search(text) is not None
+    if _ROW_INDEX.search(text) is None and not alpha:
         return
-    for m in _INDEXED_ROW.finditer(text):
-        names = ROW_SYMBOLS.get(m.group("sym0"))
-        if not names or (m.group("sym1") is not None and m.group("sym1") != m.group("sym0")):
-            continue
-        rows = [int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
+    first = 0 if alpha and re.search(r"\\alpha_\{?0\b", text) else 1  # ``\alpha_0`` somewhere: 0-based
+    found = list(_INDEXED_ROW.finditer(text)) + (list(_ALPHA_ROW.finditer(text)) if alpha else [])
+    for m in found:
+        if m.re is _ALPHA_ROW:  # ``\alpha_1 = [..]``: a weight row by one subscript
+            names, rows = ROW_SYMBOLS["α"], [int(m.group("i0")) - first]
+        else:
+            names = ROW_SYMBOLS.get(m.group("sym0"))
+            if not names or (m.group("sym1") is not None and m.group("sym1") != m.group("sym0")):
+                continue
+            rows = [int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
         # LaTeX spaces and commas blanked in place, so each number keeps its offset in the note
         body = _LATEX_SPACE.sub(lambda s: " " * len(s.group()), m.group("body")).replace(",", " ")
         cells = human._cells(body, m.start("body"))
@@ -1581,8 +1647,9 @@ def _most_agreeing(results) -> list:
 FORMS.append(indexed_rows)
 
 
-_BOLD_MARK = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{[A-Za-z]\}[ \t]*(?:=|\\approx)[ \t]*\\begin\{[bp]matrix\}")
-_BOLD_LETTER = re.compile(r"\\(?:mathbf|boldsymbol|bm)\{(?P<sym>[A-Za-z])\}[ \t]*(?:=|\\approx)[ \t]*$")
+# the letter bold, or a plain capital alone (``A = \begin{bmatrix}``; not ``AV =``, ``W_K =``, ``K^T =``, ``{A}``)
+_BOLD_LETTER = re.compile(r"(?:\\(?:mathbf|boldsymbol|bm)\{(?P<sym>[A-Za-z])\}|(?<![\w\\{}^_'])(?P<plain>[A-Z]))[ \t]*"
+                          r"(?:=|\\approx)[ \t]*$")
 
 
 def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
@@ -1593,11 +1660,16 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
     from ..notation import ROW_SYMBOLS
     from . import forms
 
-    if _BOLD_MARK.search(text) is None:
+    if "matrix}" not in text:
         return
-    for env in forms._matrices(text):
+    for env in forms._matrices(text):  # each matrix's label tried (no scan of the note for a letter and a relation)
+        before = text[max(0, env.start() - 16):env.start()].rstrip()
+        rel = "=" if before.endswith("=") else "\\approx" if before.endswith("\\approx") else ""
+        last = before[:len(before) - len(rel)].rstrip()[-1:] if rel else ""
+        if not (last.isalpha() or last == "}"):
+            continue  # no letter (or a bold letter's brace) just before a relation: the common case, cheaply
         lab = _BOLD_LETTER.search(text, max(0, env.start() - 40), env.start())
-        names = ROW_SYMBOLS.get(lab.group("sym")) if lab else None
+        names = ROW_SYMBOLS.get(lab.group("sym") or lab.group("plain")) if lab else None
         if not names:
             continue
         rows, body, base, at = [], env.group(2), env.start(2), 0
@@ -1614,7 +1686,8 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
             continue
         cells = [c for r in rows for c in r]
         head = human._head_at(text, env.start())
-        sure = len(names) == 1 and not forms.in_any(env.start(), foreign)
+        # a plain capital may name another matrix than its usual one: read only where most numbers agree
+        sure = len(names) == 1 and not forms.in_any(env.start(), foreign) and lab.group("plain") is None
 
         def judged(cand: str, rows=rows, cells=cells, head=head, sure=sure):
             exp = human._expected(trace, cand, head)
