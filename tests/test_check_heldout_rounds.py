@@ -130,6 +130,26 @@ HELDOUT8_FIX_GAPS = {("heldout8", "en_exam_notes_ktu_three_tokens"): "'\\exp(2.8
 HELDOUT9 = {"en_reference_pmatrix_column_value": 3, "es_tlob_doc_projected_python_blocks": 20,
             "pt_test_script_expected_constants": 3, "zh_hant_kernel_regression_cat_mouse": 1}
 
+# wrong numbers check finds per note (FIRST_RUN.md: 7 of 45, and 8 right numbers called wrong on the two Korean notes):
+# the English lesson's ``output_1 = 0.669*[1,0] + 0.331*[0,1] ≈ [0.669, 0.331]`` (torch 0.670, 0.330), the Korean
+# note's ``0.669 \cdot 2 + 0.331 \cdot 8 = 4.316`` (as its own arithmetic, 3.986; torch 3.981) and the Turkish comment
+# row ``#  [0.50, 0.50, 0.71]]`` of the scaled scores (torch 0.71).
+HELDOUT10 = {"en_lesson_self_attention_by_hand": 4, "ko_obsidian_note_the_cat": 1,
+             "tr_course_numpy_printed_comments": 2}
+# heldout10's notes with right numbers called wrong, each with the one change it needs
+HELDOUT10_FALSE_POSITIVES = {
+    ("heldout10", "ko_lecture_day43_hand_calculation"): "an elementwise exp([1, 0, 0.5]) = [2.72, 1, 1.65] is read "
+    "by notations.rows_after_scores as the weights row the heading above names: a reader of exp([..]) = [..] (the "
+    "exponentials of the printed arguments) must judge it first",
+    ("heldout10", "ko_obsidian_note_the_cat"): "a matrix that is a factor of a written-out product (another matrix "
+    "next to it, or a \\cdot before it: QK^T = [Q][K^T] = [..], [0.5,0.5] \\cdot [V]) is read as the tensor the "
+    "label names (human.latex_blocks): a factor must be no reading of the label",
+}
+HELDOUT10_FIX_GAPS = {("heldout10", "ko_obsidian_note_the_cat"): "the output row written as sums of the rounded "
+                      "weights' products inside one list ([0.669 \\cdot 1 + 0.331 \\cdot 9, ...] = [3.648, 4.316]) "
+                      "is judged as the note's arithmetic, not as the output it restates (notations."
+                      "rounded_weight_sums), so --fix writes 3.986 where torch's is 3.981"}
+
 
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
@@ -143,6 +163,7 @@ ROUNDS = [
     Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 26 | 43% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 27 | 21% | 0 |"),
+    Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 45, HELDOUT10, "| **all** | 45 | 7 | 16% | 8 |"),
 ]
 
 
@@ -167,8 +188,11 @@ def test_a_round_is_new_real_notes(r):
     assert sum(sum(truth.torch_wrong(CORPUS / r.folder, n)[0].values()) for n in notes) == r.wrong
 
 
+FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES
+
+
 @pytest.mark.parametrize("r, name", [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(
-    strict=True, reason=HELDOUT8_FALSE_POSITIVES[r.folder, n])] if (r.folder, n) in HELDOUT8_FALSE_POSITIVES else [])
+    strict=True, reason=FALSE_POSITIVES[r.folder, n])] if (r.folder, n) in FALSE_POSITIVES else [])
     for r, n in NOTES])
 def test_a_held_out_note_has_no_false_positive_and_the_recall_the_benchmark_prints(r, name):
     m = truth.measure(CORPUS / r.folder, name)
@@ -193,8 +217,9 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
 }
+ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=(
-    FIX_GAPS | HELDOUT8_FIX_GAPS)[r.folder, n])] if (r.folder, n) in FIX_GAPS | HELDOUT8_FIX_GAPS else [])
+    ALL_FIX_GAPS)[r.folder, n])] if (r.folder, n) in ALL_FIX_GAPS else [])
     for r in ROUNDS for n in sorted(r.found)]
 
 
