@@ -10,6 +10,7 @@ digit (DESIGN §7, widened by float32 rounding).
 """
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,90 @@ def test_the_codex_one_query_over_four_tokens():
     assert _r([torch.exp(s[0]).sum().item()], 3) == ["9.169"]
     assert _r(a[0].tolist(), 3) == ["0.221", "0.221", "0.449", "0.109"]
     assert _r(out[0].tolist(), 3) == ["0.561", "0.779"]
+
+
+# ---------------------------------------------------------------- the readers added after the first run
+
+COURSE = HELDOUT10 / "ko_lecture_day43_hand_calculation.toml"  # Q = K 3 × 4, V 3 × 4: its exponentials above
+CAT = HELDOUT10 / "ko_obsidian_note_the_cat.toml"  # Q, K, V 2 × 2: test_the_korean_notes_output_row_and_its_own_slip
+
+
+def _exponentials(text: str) -> list[tuple[str, bool, str]]:
+    from attnwalk.api import walk
+    from attnwalk.check import forms, notations
+    from attnwalk.scenario import load_scenario
+
+    trace = walk(**load_scenario(COURSE))
+    hits = {}
+    notations.exponential_calls(text, trace, hits, forms.foreign_sections(text, trace))
+    return [(h.text, h.ok, h.expected) for _, h in sorted(hits.items())]
+
+
+def test_an_exponential_of_a_list_is_judged_entry_by_entry():
+    """``exp([1, 0, 0.5]) = [2.72, 1, 1.65]``: e = 2.71828, e^0 = 1, √e = 1.64872, each within the rounding of its
+    printed digits (right); 2.71 and 1.80 are not (wrong: e^1 is exact, 1.80 > e^0.55); the arguments' own rounding
+    counts, an integer exact: exp(0.707) lies
+    in [e^0.7065, e^0.7075] = [2.02689, 2.02892], so 2.029 is right for the printed 0.707 while e^(1/√2) = 2.02811."""
+    assert [(t, ok) for t, ok, _ in _exponentials("exp([1, 0, 0.5]) = [2.72, 1, 1.65]\n")] == [
+        ("2.72", True), ("1", True), ("1.65", True)]
+    assert _exponentials("np.exp([1, 0, 0.5]) ≈ [2.71, 1, 1.80]\n") == [
+        ("2.71", False, "2.72"), ("1", True, "1"), ("1.80", False, "1.65")]
+    # 0.5 printed with one decimal stands for [0.45, 0.55]: e^0.45 = 1.568 .. e^0.55 = 1.733 (1.64 is within)
+    assert _exponentials("exp([1, 0, 0.5]) = [2.72, 1, 1.64]\n")[2][:2] == ("1.64", True)
+    lo, hi = math.exp(0.7065), math.exp(0.7075)
+    assert lo - 0.0005 <= 2.029 <= hi + 0.0005 and f"{math.exp(1 / math.sqrt(2)):.3f}" == "2.028"
+    assert [(t, ok) for t, ok, _ in _exponentials("exp([0.707, 0]) = [2.029, 1.000]\n")] == [
+        ("2.029", True), ("1.000", True)]
+    assert [(t, ok) for t, ok, _ in _exponentials("exp([0.707, 0]) = [2.031, 1.000]\n")] == [
+        ("2.031", False), ("1.000", True)]
+
+
+def test_an_exponential_list_of_another_length_or_words_is_left_unread():
+    for text in ("exp([1, 0, 0.5]) = [2.72, 1]\n", "exp([a, 0, 0.5]) = [2.72, 1, 1.65]\n",
+                 "softmax([1, 0, 0.5]) = [0.51, 0.19, 0.31]\n", "myexp([1, 0]) = [3, 4]\n"):
+        assert _exponentials(text) == [], text
+
+
+def test_the_korean_courses_exponentials_are_no_weights_row():
+    """Under a softmax heading and after ``scores = [2, 0, 1]``, ``exp([1, 0, 0.5]) = [2.72, 1, 1.65]`` is the
+    exponentials (right), not the weights row 0 ([0.51, 0.19, 0.31]) the heading would make it."""
+    from attnwalk.check import check_text
+    from attnwalk.scenario import load_scenario
+
+    text = ("scores = [2, 0, 1]\n\n**3단계: Softmax**:\n```\nexp([1, 0, 0.5]) = [2.72, 1, 1.65]\nsum = 5.37\n\n"
+            "softmax = [0.51, 0.19, 0.31]\n```\n")
+    report = check_text(text, load_scenario(COURSE))
+    assert not report.wrong
+    assert {(r.line, r.text) for r in report.verified} >= {(5, "2.72"), (5, "1"), (5, "1.65")}
+
+
+def test_a_factor_of_a_written_out_product_is_none_of_its_results():
+    """``QK^\\top = [Q] [K^\\top] = [S]`` and ``[0.5,0.5] \\cdot [V] = [5.0, 5.0]`` under an "attention output" label:
+    Q = [[1, 0], [0, 1]] is no reading of the scores [[1, 0], [1, 1]] (three of four cells agree), V = [[1, 2], [9, 8]]
+    none of the output [[3.642, 3.981], [5, 5]]; the result matrix S is the scores (right)."""
+    from attnwalk.check import check_text, notations
+    from attnwalk.scenario import load_scenario
+
+    text = ("$QK^\\top = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix} \\begin{bmatrix} 1 & 0 \\\\ 1 & 1 "
+            "\\end{bmatrix} = \\begin{bmatrix} 1 & 0 \\\\ 1 & 1 \\end{bmatrix}$\n\n\"cat\"의 attention output:\n"
+            "$$[0.5,0.5] \\cdot \\begin{bmatrix} 1 & 2 \\\\ 9 & 8 \\end{bmatrix} = [5.0, 5.0]$$\n")
+    begins = [m.start() for m in re.finditer(r"\\begin", text)]
+    assert [notations.product_factor(text, b) for b in begins] == [True, True, False, True]
+    assert not check_text(text, load_scenario(CAT)).wrong
+    # the same matrix as the whole right side (no factor) is read as the scores, its 0 where they hold 1 wrong
+    alone = check_text("$QK^\\top = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}$\n", load_scenario(CAT))
+    assert [(r.line, r.text) for r in alone.wrong] == [(1, "0")]
+
+
+def test_a_factor_named_for_itself_is_still_read():
+    """``attention_weights @ Values`` above ``[A] \\times [V] = [O]`` (tests/corpus/real/en_studying_bmatrix): the
+    weights factor is read as the weights (a wrong row is wrong), only the products' results are no reading of it."""
+    from attnwalk.check import check_text
+    from attnwalk.scenario import load_scenario
+
+    e = math.exp(1 / math.sqrt(2))
+    text = ("`out = attention_weights @ Values`\n\n$$\n\\begin{bmatrix}\n0.669 & 0.331 \\\\\n0.5 & 0.5\n"
+            "\\end{bmatrix}\n\\times\n\\begin{bmatrix}\n1 & 2 \\\\\n9 & 8\n\\end{bmatrix}\n$$\n")
+    report = check_text(text, load_scenario(CAT))
+    assert f"{e / (e + 1):.3f}" == "0.670"
+    assert [(r.line, r.text) for r in report.wrong] == [(5, "0.669"), (5, "0.331")]

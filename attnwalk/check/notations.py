@@ -1626,3 +1626,82 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 FORMS.append(bold_letter_matrices)
+
+
+# ---------------------------------------------------------------- heldout10: exponentials of a list, product factors
+
+# ``exp([1, 0, 0.5]) = [2.72, 1, 1.65]``, ``np.exp([..]) ≈ [..]``: the exponentials of a printed list, entry by entry
+_EXP_OPEN = re.compile(r"exp[ \t]*\([ \t]*\[")  # its literal start: the one scan of the note (~0.1 ms a 70 kB note)
+_EXP_CALL = re.compile(r"exp[ \t]*\([ \t]*\[(?P<args>[^\[\]\n]*)\][ \t]*\)[ \t]*(?:=|≈|\\approx)[ \t]*"
+                       r"(?:tensor\(|array\()?\[(?P<body>[^\[\]\n]*)\]")
+
+
+def exponential_calls(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``exp([1, 0, 0.5]) = [2.72, 1, 1.65]`` (heldout10's Korean course day, under a softmax heading that made
+    its list the weights row): each result is the exponential of the printed argument beside it, an arithmetic
+    claim (no trace needed), wrong only where no argument within its rounding gives it (an integer is exact; a
+    masked ``-∞`` gives 0). Run before ``rows_after_scores``, which would take the list for the heading's tensor."""
+    if "exp" not in text:  # exact prefilter: every match holds "exp"
+        return
+    for opening in _EXP_OPEN.finditer(text):
+        at = opening.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+            continue  # a longer name (``myexp``, ``log_exp``); ``np.exp`` and ``\\exp`` are the exponential
+        m = _EXP_CALL.match(text, at)
+        if m is None:
+            continue
+        args = _score_args(m.group("args"), m.start("args"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        low, high, want = [], [], []
+        for a in args:
+            x, dec = (-np.inf, 0) if a is None else human._value(a.text)  # a masked score: e^-∞ = 0
+            h = 0.5 * 10.0 ** -dec if dec else 0.0
+            low.append(float(np.exp(x - h)))
+            high.append(float(np.exp(x + h)))
+            want.append(float(np.exp(x)))
+        label = f"exp([{m.group('args').strip()}])"
+        for c, h, lo, hi in zip(cells, human._judge(cells, np.array(want), label, text, gated=False), low, high):
+            value, dec = human._value(c.text)
+            half = 0.5 * 10.0 ** -max(dec or 0, 0)
+            if not h.ok and lo - half <= value <= hi + half:  # some argument within its rounding gives it
+                h.ok, h.fix = True, None
+            hits[c.start] = h
+
+
+FORMS.insert(FORMS.index(rows_after_scores), exponential_calls)
+
+_MATRIX_END = r"\\end\{[A-Za-z]*matrix\*?\}"
+_MATRIX_BEGIN = r"\\begin\{[A-Za-z]*matrix\*?\}"
+_TIMES = r"(?:\\cdot|\\times|[·×*@])"
+# what ends the text before a factor: another matrix, or a product sign (``[0.5,0.5] \cdot \begin{bmatrix}``)
+_FACTOR_BEFORE = re.compile(r"(?:" + _MATRIX_END + "|" + _TIMES + r")[ \t]*(?:\n[ \t]*)?$")
+# what follows a factor: another matrix, a product sign between them or not
+_FACTOR_AFTER = re.compile(r"[ \t]*(?:\n[ \t]*)?(?:" + _TIMES + r"[ \t]*(?:\n[ \t]*)?)?" + _MATRIX_BEGIN)
+
+
+def product_factor(text: str, begin: int) -> bool:
+    """Is the LaTeX matrix whose ``\\begin`` is at ``begin`` a factor of a written-out product: another matrix right
+    before or after it, or a product sign before it (``QK^\\top = \\begin{bmatrix}Q\\end{bmatrix}
+    \\begin{bmatrix}K^\\top\\end{bmatrix} = ..``, ``[0.5,0.5] \\cdot \\begin{bmatrix}V\\end{bmatrix} = [5.0, 5.0]``,
+    heldout10's Korean note)? Then the label before it names the product (or another factor), not this matrix."""
+    if _FACTOR_BEFORE.search(text, max(0, begin - 40), begin):
+        return True
+    end = text.find("\\end{", begin)  # a matrix holds no other: its own end
+    close = text.find("}", end) + 1 if end >= 0 else 0
+    return close > 0 and _FACTOR_AFTER.match(text, close) is not None
+
+
+# the tensors a written-out product of attention results in (QKᵀ, AV), never one of its factors
+PRODUCT_TENSORS = frozenset({"scores", "scores_scaled", "scores_masked", "scores_masked_raw", "out", "o"})
+
+
+def factor_readings(text: str, begin: int, shaped: list) -> list:
+    """The (tensor, value) readings of the LaTeX matrix at ``begin`` that can stand: all of them, but for a factor of
+    a written-out product (``product_factor``) not the products' results (``PRODUCT_TENSORS``), which its label
+    often names (``QK^\\top = [Q][K^\\top]``; ``"cat"의 attention output:`` above ``[0.5,0.5] \\cdot [V]``). A factor
+    named for itself (``attention_weights @ Values`` above ``[A] \\times [V] = [O]``) is still read as it."""
+    if not product_factor(text, begin):
+        return shaped
+    return [(cand, value) for cand, value in shaped if cand not in PRODUCT_TENSORS]
