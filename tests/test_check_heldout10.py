@@ -239,3 +239,41 @@ def test_a_factor_named_for_itself_is_still_read():
     report = check_text(text, load_scenario(CAT))
     assert f"{e / (e + 1):.3f}" == "0.670"
     assert [(r.line, r.text) for r in report.wrong] == [(5, "0.669"), (5, "0.331")]
+
+
+FRENCH = HELDOUT10 / "fr_course_obsidian_lost_row_breaks.toml"  # Q = I, K = [[1, 0], [1, 1]], V = [[2, 0], [0, 4]]
+
+
+def test_a_matrix_whose_label_ends_the_line_above_is_read_transposed_where_it_says_so():
+    """``K^T =`` on its own line above the matrix (heldout10's French chapter): Kᵀ = [[1, 1], [0, 1]] is K read
+    transposed (right), as on the label's own line; before, its 1 and 0 of row 2 were judged as K's (wrong)."""
+    from attnwalk.check import check_text
+    from attnwalk.scenario import load_scenario
+
+    k = _t([[1, 0], [1, 1]])
+    assert k.T.tolist() == [[1, 1], [0, 1]]
+    for text in ("$$\nK^T =\n\\begin{bmatrix}\n1 & 1 \\\\\n0 & 1\n\\end{bmatrix}\n$$\n",
+                 "$$\nK^T = \\begin{bmatrix}\n1 & 1 \\\\\n0 & 1\n\\end{bmatrix}\n$$\n"):
+        report = check_text(text, load_scenario(FRENCH))
+        assert not report.wrong and len(report.verified) == 4, text
+    wrong = check_text("$$\nK^T =\n\\begin{bmatrix}\n1 & 0 \\\\\n1 & 1\n\\end{bmatrix}\n$$\n", load_scenario(FRENCH))
+    assert [(r.line, r.text) for r in wrong.wrong] == [(4, "0"), (5, "1")]  # K as it stands is no Kᵀ
+
+
+def test_a_lone_backslash_row_break_may_have_blanks_after_it():
+    """``0.707 & 0.707 \\`` then two blanks, as the Obsidian export stores ``\\\\`` (heldout10's French chapter): the
+    rows are read as the scaled scores QKᵀ/√2 = [[1/√2, 1/√2], [0, 1/√2]] (right); ``0 & 0.708`` would be wrong."""
+    from attnwalk.check import check_text
+    from attnwalk.scenario import load_scenario
+
+    s, _, _ = _sdpa([[1, 0], [0, 1]], [[1, 0], [1, 1]], [[2, 0], [0, 4]])
+    assert _r(s.reshape(-1).tolist(), 3) == ["0.707", "0.707", "0.000", "0.707"]
+
+    def text(row):
+        return ("$$\n\\frac{QK^T}{\\sqrt{2}} =  \n\\begin{bmatrix}  \n0.707 & 0.707 \\  \n" + row
+                + "  \n\\end{bmatrix}  \n$$\n")
+
+    right = check_text(text("0 & 0.707"), load_scenario(FRENCH))
+    assert not right.wrong and sorted(r.text for r in right.verified if r.line > 2) == ["0", "0.707", "0.707", "0.707"]
+    wrong = check_text(text("0 & 0.708"), load_scenario(FRENCH))
+    assert [(r.line, r.text) for r in wrong.wrong] == [(5, "0.708")]

@@ -822,7 +822,8 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
                     hits[c.start] = h
 
 
-_LONE_BREAK = re.compile(r"(?<=[\d}]) \\$", re.M)  # ``1 & 0 \`` ending a line: a ``\\`` stored as one backslash
+# ``1 & 0 \`` ending a line: a ``\\`` stored as one backslash (blanks may follow it: heldout10's Obsidian export)
+_LONE_BREAK = re.compile(r"(?<=[\d}]) \\(?=[ \t]*$)", re.M)
 
 
 def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None:
@@ -833,13 +834,16 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
     most). Needed by heldout3's ja_projection_tables_latex (W^Q, W^K, W^V and ``E = QK^T``)."""
     from . import forms
 
-    if " \\\n" not in text or "\\begin{" not in text or _LONE_BREAK.search(text) is None:
-        return  # no blank and backslash ending a line (a plain scan): no such matrix
+    if " \\\n" not in text and " \\ " not in text and " \\\t" not in text or "\\begin{" not in text \
+            or _LONE_BREAK.search(text) is None:
+        return  # no blank and backslash before a line's end or a blank (plain scans): no such matrix
     before = {b.start: len(b.rows) for b in human.latex_blocks(text)}
     fixed = _LONE_BREAK.sub(lambda m: "\\\\", text)
+    turned = {t.start: t for t in forms.transposed(fixed) if t.label is not None}  # ``K^T =``: read transposed
     for b in human.latex_blocks(fixed):
         if before.get(b.start) == len(b.rows) or len({len(r) for r in b.rows}) != 1:
             continue
+        b = turned.get(b.start, b)
         cells = [c for r in b.rows for c in r]
         if any(c.start in hits for c in cells):
             continue
