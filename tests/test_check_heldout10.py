@@ -277,3 +277,42 @@ def test_a_lone_backslash_row_break_may_have_blanks_after_it():
     assert not right.wrong and sorted(r.text for r in right.verified if r.line > 2) == ["0", "0.707", "0.707", "0.707"]
     wrong = check_text(text("0 & 0.708"), load_scenario(FRENCH))
     assert [(r.line, r.text) for r in wrong.wrong] == [(5, "0.708")]
+
+
+TURKISH = HELDOUT10 / "tr_course_numpy_printed_comments.toml"  # test_the_turkish_comments_weights_and_outputs
+
+
+def _printed(text: str) -> list[tuple[str, bool]]:
+    from attnwalk.api import walk
+    from attnwalk.check import forms, notations
+    from attnwalk.scenario import load_scenario
+
+    trace = walk(**load_scenario(TURKISH))
+    hits = {}
+    notations.commented_print_results(text, trace, hits, forms.foreign_sections(text, trace))
+    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+
+
+def test_a_printed_variables_commented_result_is_that_tensor():
+    """``print("Ağırlıklar:\\n", weights.round(3))`` then ``# [[0.44, 0.22, 0.34], ...`` a row a line: the weights,
+    torch's [[0.46, 0.22, 0.32], [0.22, 0.46, 0.32], [1/3, 1/3, 1/3]] (so 0.22 right twice, the rest wrong); the same
+    rows as torch prints them are right; ``np.round(output, 2)`` names the output ([6.15, 3.85] ...)."""
+    _, a, out = _sdpa([[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [0.5, 0.5]], [[10, 0], [0, 10], [5, 5]])
+    rows = [_r(r, 2) for r in a.tolist()]
+    assert rows == [["0.46", "0.22", "0.32"], ["0.22", "0.46", "0.32"], ["0.33", "0.33", "0.33"]]
+    note = ("print(\"Ağırlıklar:\\n\", weights.round(3))\n# [[0.44, 0.22, 0.34],    Q1: V1'e en çok dikkat\n"
+            "#  [0.22, 0.44, 0.34],    Q2\n#  [0.30, 0.30, 0.40]]    Q3\n")
+    assert [ok for _, ok in _printed(note)] == [False, True, False, True, False, False, False, False, False]
+    right = "print(weights)\n# [[" + ", ".join(rows[0]) + "],\n#  [" + ", ".join(rows[1]) + "],\n#  [" + \
+        ", ".join(rows[2]) + "]]\n"
+    assert all(ok for _, ok in _printed(right)) and len(_printed(right)) == 9
+    outs = [_r(r, 2) for r in out.tolist()]
+    assert outs[0] == ["6.15", "3.85"]
+    text = "print(np.round(output, 2))\n# [[6.15 3.85]\n#  [3.85 6.15]\n#  [5.00 5.00]]\n"
+    assert _printed(text) == [(t, True) for t in ("6.15", "3.85", "3.85", "6.15", "5.00", "5.00")]
+
+
+def test_a_commented_result_under_a_print_of_no_tensor_is_left_unread():
+    for text in ("print(len(x))\n# [3, 2]\n", "print(d_k)\n# [[0.44, 0.22, 0.34]]\n",
+                 "print(weights)\n\n# [[0.44, 0.22, 0.34]]\n", "print(weights)\n# [[0.44, 0.22], [0.1]]\n"):
+        assert _printed(text) == [], text

@@ -1709,3 +1709,41 @@ def factor_readings(text: str, begin: int, shaped: list) -> list:
     if not product_factor(text, begin):
         return shaped
     return [(cand, value) for cand, value in shaped if cand not in PRODUCT_TENSORS]
+
+
+# ``print("Ağırlıklar:\n", weights.round(3))`` then its result pasted as comments, a row a line (heldout10's Turkish
+# course): ``# [[0.44, 0.22, 0.34],    Q1: V1'e en çok dikkat``
+_PRINT_LINE = re.compile(r"^[ \t]*print\((?P<args>[^\n]*)\)[ \t]*$", re.M)
+_PRINTED_NAME = re.compile(r"(?:^|,)[ \t]*(?:np\.round\([ \t]*)?(?P<name>[A-Za-z_]\w*)"
+                           r"(?:\.round\([ \t]*\d*[ \t]*\)|[ \t]*,[ \t]*\d+[ \t]*\))?[ \t]*$")
+_COMMENT_ROWS = re.compile(r"[ \t]*#[ \t]*(?P<tail>\[[^\n]*)(?:\n|$)")
+
+
+def commented_print_results(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a ``print(.., name)`` line, then what it printed pasted as comments below it, one matrix row a line
+    (``# [[0.44, 0.22, 0.34],`` / ``#  [0.22, 0.44, 0.34],`` ..., captions after the rows allowed): the matrix is
+    the tensor the printed variable's name gives (``weights.round(3)``, ``np.round(out, 2)``: its name alone, not
+    the code around it), judged as one tensor named (a wholly wrong matrix is wrong)."""
+    if "print(" not in text or "#" not in text:
+        return
+    for m in human.line_matches(_PRINT_LINE, text, "print("):
+        printed = _PRINTED_NAME.search(m.group("args"))
+        named = identifier_tensor(printed.group("name")) if printed else None
+        if named is None:
+            continue
+        rows, at = [], m.end() + 1
+        while (c := _COMMENT_ROWS.match(text, at)) is not None:
+            rows += [human._cells(r.group("body").replace(",", " "), c.start("tail") + r.start("body"))
+                     for r in _ROW.finditer(c.group("tail"))]
+            at = c.end()
+        if not rows or not all(rows) or len({len(r) for r in rows}) != 1:
+            continue
+        cells = [c for r in rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        res = _sure_judge(cells, [named], (len(rows), len(rows[0])), trace, text, m.start(), foreign)
+        for c, h in zip(cells, res or []):
+            hits[c.start] = h
+
+
+FORMS.append(commented_print_results)
