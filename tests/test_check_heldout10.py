@@ -316,3 +316,27 @@ def test_a_commented_result_under_a_print_of_no_tensor_is_left_unread():
     for text in ("print(len(x))\n# [3, 2]\n", "print(d_k)\n# [[0.44, 0.22, 0.34]]\n",
                  "print(weights)\n\n# [[0.44, 0.22, 0.34]]\n", "print(weights)\n# [[0.44, 0.22], [0.1]]\n"):
         assert _printed(text) == [], text
+
+
+def _softmax_call(text: str) -> list[tuple[str, bool]]:
+    from attnwalk.api import walk
+    from attnwalk.check import forms, notations
+    from attnwalk.scenario import load_scenario
+
+    trace = walk(**load_scenario(CAT))
+    hits = {}
+    notations.softmax_calls(text, trace, hits, forms.foreign_sections(text, trace))
+    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+
+
+def test_a_softmax_call_allows_what_its_arguments_rounding_gives_and_no_more():
+    """softmax([0.707, 0]): the first weight is σ(x), x in [0.7065, 0.7075] (the 0 exact): [0.66963, 0.66985], so
+    0.670 is right and 0.669 wrong (before, a slack of h/2 = 0.00025 for any weight let 0.669 pass); with one decimal,
+    softmax([0.7, 0]): x in [0.65, 0.75], σ from 0.65701 to 0.67918, so 0.679 is right and 0.681 wrong."""
+    sigma = lambda x: 1 / (1 + math.exp(-x))  # noqa: E731 - the first weight of softmax([x, 0])
+    assert f"{sigma(0.7065):.5f}" == "0.66963" and f"{sigma(0.7075):.5f}" == "0.66985"
+    assert _softmax_call("softmax([0.707, 0]) ≈ [0.669, 0.331]\n") == [("0.669", False), ("0.331", False)]
+    assert _softmax_call("softmax([0.707, 0]) ≈ [0.670, 0.330]\n") == [("0.670", True), ("0.330", True)]
+    assert f"{sigma(0.65):.5f}" == "0.65701" and f"{sigma(0.75):.5f}" == "0.67918"
+    assert _softmax_call("softmax([0.7, 0]) = [0.679, 0.321]\n") == [("0.679", True), ("0.321", True)]
+    assert _softmax_call("softmax([0.7, 0]) = [0.681, 0.319]\n") == [("0.681", False), ("0.319", False)]

@@ -136,7 +136,10 @@ HELDOUT9 = {"en_reference_pmatrix_column_value": 3, "es_tlob_doc_projected_pytho
 # row ``#  [0.50, 0.50, 0.71]]`` of the scaled scores (torch 0.71).
 # Found since: the Turkish comment rows of the weights and the output under ``print("Ağırlıklar:\n",
 # weights.round(3))`` and ``print("Çıktı:\n", output.round(2))`` (notations.commented_print_results): 13 more.
-HELDOUT10 = {"en_lesson_self_attention_by_hand": 4, "ko_obsidian_note_the_cat": 1,
+# And the softmax calls ``softmax([0.707, 0]) ≈ [0.669, 0.331]`` of the English lesson and the Korean note: the
+# arguments' rounding allows σ(0.707 ± 0.0005) = 0.66974 ± 0.00011, not 0.669 (notations._judge_softmax's slack, h/2
+# for every weight before, is the first-order bound of each): 4 more.
+HELDOUT10 = {"en_lesson_self_attention_by_hand": 6, "ko_obsidian_note_the_cat": 3,
              "tr_course_numpy_printed_comments": 15}
 # heldout10's notes with right numbers still called wrong: none. The first run's 8 are fixed: the Korean course's
 # ``exp([1, 0, 0.5]) = [2.72, 1, 1.65]`` is the exponentials of its arguments (notations.exponential_calls), and a
@@ -161,7 +164,7 @@ ROUNDS = [
     Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 26 | 43% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 27 | 21% | 0 |"),
-    Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 45, HELDOUT10, "| **all** | 45 | 20 | 44% | 0 |"),
+    Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 45, HELDOUT10, "| **all** | 45 | 24 | 53% | 0 |"),
 ]
 
 

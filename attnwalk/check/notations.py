@@ -905,14 +905,27 @@ def _judge_softmax(args: list, cells: list, label: str, text: str, hits: dict) -
     x = np.array([-np.inf if a is None else human._value(a.text)[0] for a in args])
     e = np.exp(x - x.max())
     want = e / e.sum()
-    # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
-    # an integer among decimals (``[0, 0.707]``) is exact
-    units = [0.5 * 10.0 ** -dec for a in args if a is not None and (dec := human._value(a.text)[1] or 0) > 0]
-    slack = max(units, default=0.0) / 2
+    # each argument anywhere within half a unit h_j of its last digit (an integer among decimals, ``[0, 0.707]``,
+    # exact): weight i is least with x_i - h_i and the others + h_j, most the other way (dp_i/dx_i > 0, dp_i/dx_j < 0),
+    # so those two softmaxes bound it exactly (heldout10: softmax([0.707, 0]) ≈ [0.669, 0.331] is wrong, σ(0.707 ±
+    # 0.0005) rounds to 0.670; a slack of h/2 for every weight let it pass)
+    units = np.array([0.5 * 10.0 ** -dec if a is not None and (dec := human._value(a.text)[1] or 0) > 0 else 0.0
+                      for a in args])
+
+    def weights(z):
+        ez = np.exp(z - z.max())
+        return ez / ez.sum()
+
     for c, h in zip(cells, human._judge(cells, want, label, text, gated=False)):
         value, dec = human._value(c.text)
-        if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
-            h.ok, h.fix = True, None
+        k = cells.index(c)
+        half = 0.5 * 10.0 ** -max(dec or 0, 0)
+        if not h.ok and units.any():
+            up = -units.copy()
+            up[k] = units[k]
+            low, high = float(weights(x - up)[k]), float(weights(x + up)[k])
+            if low - half - 1e-12 <= value <= high + half + 1e-12:
+                h.ok, h.fix = True, None
         hits[c.start] = h
 
 
