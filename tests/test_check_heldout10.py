@@ -340,3 +340,22 @@ def test_a_softmax_call_allows_what_its_arguments_rounding_gives_and_no_more():
     assert f"{sigma(0.65):.5f}" == "0.65701" and f"{sigma(0.75):.5f}" == "0.67918"
     assert _softmax_call("softmax([0.7, 0]) = [0.679, 0.321]\n") == [("0.679", True), ("0.321", True)]
     assert _softmax_call("softmax([0.7, 0]) = [0.681, 0.319]\n") == [("0.681", False), ("0.319", False)]
+
+
+def test_weights_written_right_before_their_value_rows_and_the_result_indented_below():
+    """``output = 0.51[1,2,3,4] + 0.19[5,6,7,8] + 0.31[9,10,11,12]`` then ``       ≈ [4.2, 5.3, 6.4, 7.6]`` (heldout10's
+    Korean course): the terms are the rounded weights of row 0 times V's rows, the indented line the output row
+    0, torch's [4.2029, 5.2029, 6.2029, 7.2029]: 5.3, 6.4 and 7.6 are wrong, and --fix writes 5.2, 6.2, 7.2."""
+    from attnwalk.check import check_text
+    from attnwalk.check.fix import fixed_text
+    from attnwalk.scenario import load_scenario
+
+    q = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]
+    _, _, out = _sdpa(q, q, [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+    assert _r(out[0].tolist(), 1) == ["4.2", "5.2", "6.2", "7.2"]
+    note = ("```\noutput = 0.51[1,2,3,4] + 0.19[5,6,7,8] + 0.31[9,10,11,12]\n       ≈ [4.2, 5.3, 6.4, 7.6]\n```\n")
+    opts = load_scenario(COURSE)
+    assert [(r.line, r.text) for r in check_text(note, opts).wrong] == [(3, "5.3"), (3, "6.4"), (3, "7.6")]
+    assert "≈ [4.2, 5.2, 6.2, 7.2]" in fixed_text(note, lambda t: check_text(t, opts))
+    # not indented, a lone ``≈ [..]`` below may be anything else: left as it was
+    assert not check_text(note.replace("       ≈", "≈"), opts).wrong

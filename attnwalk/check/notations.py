@@ -1303,7 +1303,8 @@ FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_ti
 
 # ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
 
-_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
+# (or no sign at all, the list right after the weight: ``0.51[1,2,3,4] + 0.19[5,6,7,8]``, heldout10's Korean course)
+_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")(?:[ \t]*(?:\*|×|·|\\cdot)[ \t]*|(?=\[))\[(?P<v>[^\[\]\n]*)\]")
 _SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
                            r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
@@ -1318,7 +1319,7 @@ _GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" 
                             + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
 _ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
-_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
+_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[", *(f"{d}[" for d in range(10)))
 
 
 def _printed_row(cells: list, mat: np.ndarray) -> int | None:
@@ -1417,7 +1418,9 @@ def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, 
             judged += [(c, attn[r][i] * v[i][d], f"attn[{r}, {i}] · v[{i}]") for c, i in zip(cells, keys)]
         j += 1
     m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
-    if m is not None and j > k + 1:  # the result after the products (a lone ``= [..]`` may be anything else)
+    # the result after the products (a lone ``= [..]`` may be anything else), or indented under the sum it goes on
+    # with (``output = 0.51[1,2,3,4] + ...`` then ``       ≈ [4.2, 5.3, 6.4, 7.6]``, heldout10's Korean course)
+    if m is not None and (j > k + 1 or lines[j][:1] in (" ", "\t")):
         res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
         if res and len(res) == out.shape[1]:
             judged += [(c, e, label) for c, e in zip(res, out[r])]
