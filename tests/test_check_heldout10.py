@@ -359,3 +359,25 @@ def test_weights_written_right_before_their_value_rows_and_the_result_indented_b
     assert "≈ [4.2, 5.2, 6.2, 7.2]" in fixed_text(note, lambda t: check_text(t, opts))
     # not indented, a lone ``≈ [..]`` below may be anything else: left as it was
     assert not check_text(note.replace("       ≈", "≈"), opts).wrong
+
+
+LESSON = HELDOUT10 / "en_lesson_self_attention_by_hand.toml"  # Q = K = V = I (2 × 2)
+
+
+def test_a_two_number_list_quoted_again_in_prose_restates_the_judged_one():
+    """``weights_1 = softmax([0.707, 0]) ≈ [0.669, 0.331]`` judged (wrong: torch 0.670, 0.330), then ``You should see
+    approximately `[0.669, 0.331]` `` further down (heldout10's lesson): the quote restates it, verdict for verdict;
+    two numbers of fewer than three decimals (``[0.5, 0.5]``, ``[1, 0]``) recur as other things and are not taken so."""
+    from attnwalk.check import check_text
+    from attnwalk.scenario import load_scenario
+
+    opts = load_scenario(LESSON)
+    note = ("```\nweights_1 = softmax([0.707, 0]) ≈ [0.669, 0.331]\n```\n\n" + "Some prose.\n\n" * 10
+            + "You should see approximately `[0.669, 0.331]`, matching the hand-worked example.\n")
+    assert [(r.line, r.text) for r in check_text(note, opts).wrong] == [
+        (2, "0.669"), (2, "0.331"), (25, "0.669"), (25, "0.331")]
+    right = note.replace("0.669", "0.670").replace("0.331", "0.330")
+    report = check_text(right, opts)
+    assert not report.wrong and {(r.line, r.text) for r in report.verified} >= {(25, "0.670"), (25, "0.330")}
+    short = ("```\nweights_2 = softmax([0.707, 0.707]) ≈ [0.5, 0.5]\n```\n\nThen `[0.5, 0.5]` again.\n")
+    assert not [r for r in check_text(short, opts).recs if r.line == 5 and r.checks]
