@@ -381,3 +381,24 @@ def test_a_two_number_list_quoted_again_in_prose_restates_the_judged_one():
     assert not report.wrong and {(r.line, r.text) for r in report.verified} >= {(25, "0.670"), (25, "0.330")}
     short = ("```\nweights_2 = softmax([0.707, 0.707]) ≈ [0.5, 0.5]\n```\n\nThen `[0.5, 0.5]` again.\n")
     assert not [r for r in check_text(short, opts).recs if r.line == 5 and r.checks]
+
+
+def test_a_weights_row_times_v_written_out_entry_by_entry_is_the_output_row():
+    """``[0.669 \\cdot 1 + 0.331 \\cdot 9,\\ 0.669 \\cdot 2 + 0.331 \\cdot 8] = [3.648,\\ 4.316]`` (heldout10's Korean
+    note; V = [[1, 2], [9, 8]]): the coefficients are weights row 0 rounded, [0.66976, 0.33024] (0.669 and 0.331 are
+    off in the last digit: wrong), the list after ``=`` output row 0, [3.6419, 3.9814]: 3.648 and 4.316 wrong, and
+    --fix writes torch's row, 3.642 and 3.981, where it wrote the note's own arithmetic 0.669·2 + 0.331·8 = 3.986."""
+    from attnwalk.check import check_text
+    from attnwalk.check.fix import fixed_text
+    from attnwalk.scenario import load_scenario
+
+    opts = load_scenario(CAT)
+    note = ("$$[0.669 \\cdot 1 + 0.331 \\cdot 9,\\ 0.669 \\cdot 2 + 0.331 \\cdot 8] = [3.648,\\ 4.316]$$\n")
+    wrong = sorted(r.text for r in check_text(note, opts).wrong)
+    assert wrong == sorted(["0.669", "0.331", "0.669", "0.331", "3.648", "4.316"])
+    fixed = fixed_text(note, lambda t: check_text(t, opts))
+    assert fixed.endswith("= [3.642,\\ 3.981]$$\n") and "0.670 \\cdot 2 + 0.330 \\cdot 8" in fixed
+    assert not check_text(fixed, opts).wrong
+    # other values than V's columns are no such sum: left to the arithmetic reader (right arithmetic)
+    other = "$$[0.669 \\cdot 3 + 0.331 \\cdot 9,\\ 0.669 \\cdot 2 + 0.331 \\cdot 8] = [4.986,\\ 3.986]$$\n"
+    assert not check_text(other, opts).wrong

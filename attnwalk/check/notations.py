@@ -1763,3 +1763,86 @@ def commented_print_results(text: str, trace, hits: dict, foreign: list) -> None
 
 
 FORMS.append(commented_print_results)
+
+
+# ``[0.669 \cdot 1 + 0.331 \cdot 9,\ 0.669 \cdot 2 + 0.331 \cdot 8] = [3.648,\ 4.316]``: a weights row times V written
+# out entry by entry in one list, then the row it makes (heldout10's Korean note)
+_ENTRY_PRODUCT = re.compile(r"(?<![\w.])(?P<c>" + _NUM + r")[ \t]*(?:\\cdot|\\times|[·×*])[ \t]*(?P<v>" + _NUM
+                            + r")(?![\w.])")
+_SPACING = re.compile(r"\\[ ,;:!]|\\q?quad\b")
+_ENTRY_LIST = re.compile(r"\[(?P<body>[^\[\]\n]*\+[^\[\]\n]*)\][ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\]")
+
+
+def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
+    """The records of a weights row times V written out entry by entry in one list, ``[0.669 \\cdot 1 + 0.331 \\cdot 9,
+    0.669 \\cdot 2 + 0.331 \\cdot 8] = [3.648, 4.316]``: each entry's terms are the same coefficients times V's column
+    of that entry, the coefficients one query's weights (within their rounding, or restating the row judged above),
+    the list after ``=`` that query's output row. As ``rounded_weight_sums``: each judged as what it restates, a
+    failing check added where it is off at its printed precision; a result the arithmetic reader found wrong is
+    fixed to the output row (torch's value), which its terms then give within their rounding. Run after
+    ``rounded_weight_sums`` (check._check_text)."""
+    if "+" not in body or "[" not in body or ("\\cdot" not in body and "·" not in body and "×" not in body
+                                             and "*" not in body and "\\times" not in body):
+        return recs
+    v, attn, out = (human._expected(trace, n, 0) for n in ("v", "attn", "out"))
+    if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or out.shape != (attn.shape[0],
+                                                                                                     v.shape[1]):
+        return recs
+    judged = []  # (cell, expected, label)
+    for m in _ENTRY_LIST.finditer(body):
+        entries = [e for e in _SPACING.sub(lambda s: " " * len(s.group()), m.group("body")).split(",")]
+        if len(entries) != v.shape[1]:
+            continue
+        base, at, terms = m.start("body"), 0, []
+        for e in entries:
+            found = list(_ENTRY_PRODUCT.finditer(e))
+            rest = _ENTRY_PRODUCT.sub("", e).replace("+", "").strip()
+            if not found or rest:
+                break
+            terms.append([(human.Cell(t.group("c"), base + at + t.start("c")), human._value(t.group("v"))[0])
+                          for t in found])
+            at += len(e) + 1
+        if len(terms) != len(entries) or len({len(t) for t in terms}) != 1 or \
+                len({tuple(c.text for c, _ in t) for t in terms}) != 1:
+            continue  # each entry the same coefficients, one term a value row
+        # the value rows: term j's values down the entries are one row of V, as printed
+        keys = []
+        for j in range(len(terms[0])):
+            column = np.array([t[j][1] for t in terms])
+            rows = [i for i in range(v.shape[0]) if np.allclose(v[i], column, rtol=0, atol=1e-9)]
+            keys.append(rows[0] if len(rows) == 1 else None)
+        if None in keys:
+            continue
+        coef = np.array([human._value(c.text)[0] for c, _ in terms[0]])
+        reach = max([0.01] + [10.0 ** -dec for c, _ in terms[0] if (dec := human._value(c.text)[1] or 0) > 0])
+        far = np.abs(attn[:, keys] - coef).max(axis=1)
+        r = int(np.argmin(far))
+        if far[r] > reach or np.sum(far == far[r]) > 1:
+            r = _restated_row(recs, [c.text for c, _ in terms[0]], keys, human.line_of(body, m.start()), attn)
+            if r is None:
+                continue
+        judged += [(c, attn[r][i], f"attn[{r}, {i}]") for t in terms for (c, _), i in zip(t, keys)]
+        res = human._cells(m.group("r").replace(",", " ").replace("\\", " "), m.start("r"))
+        if res and len(res) == out.shape[1]:
+            judged += [(c, e, f"out[{r}] (the weights rounded before the sum)") for c, e in zip(res, out[r])]
+    if not judged:
+        return recs
+    num_starts, num_texts = human._numbers(body)
+    index = {s: i for i, s in enumerate(num_starts)}
+    starts = human._line_starts(body)
+    by_key: dict = {}
+    for rec in recs:
+        by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
+    for cell, exp, label in judged:
+        value, dec = human._value(cell.text)
+        i = index.get(cell.start)
+        if i is None or human._near(value, dec, float(exp), 0.0):
+            continue
+        line, mag = human.line_of(body, cell.start), _mag(num_texts[i])
+        k = sum(1 for j in range(i) if num_starts[j] >= starts[line - 1] and _mag(num_texts[j]) == mag)
+        slot = by_key.get((line, mag), [])
+        if k < len(slot):
+            shown = human.fmt(float(exp), max(dec or 0, 0))
+            slot[k].checks.append((False, label, shown))
+            slot[k].fix = (shown, "label")  # the tensor it restates, over the note's own arithmetic of it
+    return recs
