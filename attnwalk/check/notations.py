@@ -824,6 +824,7 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
 
 # ``1 & 0 \`` ending a line: a ``\\`` stored as one backslash (blanks may follow it: heldout10's Obsidian export)
 _LONE_BREAK = re.compile(r"(?<=[\d}]) \\(?=[ \t]*$)", re.M)
+_LONE_END = re.compile(r" \\[ \t]*(?:\n|$)")  # its prefilter (a literal start: one fast scan of the note)
 
 
 def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None:
@@ -834,8 +835,7 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
     most). Needed by heldout3's ja_projection_tables_latex (W^Q, W^K, W^V and ``E = QK^T``)."""
     from . import forms
 
-    if " \\\n" not in text and " \\ " not in text and " \\\t" not in text or "\\begin{" not in text \
-            or _LONE_BREAK.search(text) is None:
+    if _LONE_END.search(text) is None or "\\begin{" not in text or _LONE_BREAK.search(text) is None:
         return  # no blank and backslash before a line's end or a blank (plain scans): no such matrix
     before = {b.start: len(b.rows) for b in human.latex_blocks(text)}
     fixed = _LONE_BREAK.sub(lambda m: "\\\\", text)
@@ -1319,7 +1319,15 @@ _GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" 
                             + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
 _ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
-_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[", *(f"{d}[" for d in range(10)))
+_TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
+_DIGIT_LIST = re.compile(r"[0-9]\[")  # a weight right before its value row (a line's check: lines are short)
+
+
+def _term_marked(body: str) -> bool:
+    """Whether ``body`` may hold a ``c*[v]`` term: a product sign before a list, or a digit right before one (found
+    from the note's one scan of "[": scanning a 70 kB note for ten more marks costs ~1.5 ms)."""
+    return any(m in body for m in _TERM_MARKS) or \
+        any(i and "0" <= body[i - 1] <= "9" for i in human._offsets(body, "["))
 
 
 def _printed_row(cells: list, mat: np.ndarray) -> int | None:
@@ -1352,7 +1360,8 @@ def _weighted_sums(lines: list, starts: list, v: np.ndarray):
     (``1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]``, one line a value), each product at its line's end."""
     run: list = []
     for k, line in enumerate(lines + [""]):
-        terms = _weighted_terms(line, starts[k], v) if k < len(lines) and any(m in line for m in _TERM_MARKS) else None
+        terms = _weighted_terms(line, starts[k], v) if k < len(lines) and (any(m in line for m in _TERM_MARKS) or
+                                                                             _DIGIT_LIST.search(line)) else None
         if terms is not None and len(terms) == 1 and _RESULT_AT_END.search(line):
             run.append((k, terms[0]))
             continue
@@ -1460,7 +1469,7 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
     row of weights nearest the coefficients, each within 0.01 (rounded weights, not assumed ones). Run by
     ``check._check_text`` after ``settle`` (the hook: ``recs = notations.rounded_weight_sums(body, trace, recs)``);
     needed by heldout3's ko_blog_2x2_rounded_weights and ko_blog_cafe_menu_three_keys."""
-    if not any(m in body for m in _TERM_MARKS):
+    if not _term_marked(body):
         return recs
     v, attn = human._expected(trace, "v", 0), human._expected(trace, "attn", 0)
     out = human._expected(trace, "out", 0)
@@ -1722,7 +1731,7 @@ def factor_readings(text: str, begin: int, shaped: list) -> list:
     a written-out product (``product_factor``) not the products' results (``PRODUCT_TENSORS``), which its label
     often names (``QK^\\top = [Q][K^\\top]``; ``"cat"의 attention output:`` above ``[0.5,0.5] \\cdot [V]``). A factor
     named for itself (``attention_weights @ Values`` above ``[A] \\times [V] = [O]``) is still read as it."""
-    if not product_factor(text, begin):
+    if not any(cand in PRODUCT_TENSORS for cand, _ in shaped) or not product_factor(text, begin):
         return shaped
     return [(cand, value) for cand, value in shaped if cand not in PRODUCT_TENSORS]
 
