@@ -1320,14 +1320,6 @@ _GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" 
 _ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[")
-_DIGIT_LIST = re.compile(r"[0-9]\[")  # a weight right before its value row (a line's check: lines are short)
-
-
-def _term_marked(body: str) -> bool:
-    """Whether ``body`` may hold a ``c*[v]`` term: a product sign before a list, or a digit right before one (found
-    from the note's one scan of "[": scanning a 70 kB note for ten more marks costs ~1.5 ms)."""
-    return any(m in body for m in _TERM_MARKS) or \
-        any(i and "0" <= body[i - 1] <= "9" for i in human._offsets(body, "["))
 
 
 def _printed_row(cells: list, mat: np.ndarray) -> int | None:
@@ -1855,3 +1847,14 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
             slot[k].checks.append((False, label, shown))
             slot[k].fix = (shown, "label")  # the tensor it restates, over the note's own arithmetic of it
     return recs
+
+
+# (heldout10) a weight right before its value row, ``0.51[1,2,3,4]`` (notations._TERM): the marks of such a term
+_DIGIT_LIST = re.compile(r"[0-9]\[")  # a weight right before its value row (a line's check: lines are short)
+
+
+def _term_marked(body: str) -> bool:
+    """Whether ``body`` may hold a ``c*[v]`` term: a product sign before a list, or a digit right before one (found
+    from the note's one scan of "[": scanning a 70 kB note for ten more marks costs ~1.5 ms)."""
+    return any(m in body for m in _TERM_MARKS) or \
+        any(i and "0" <= body[i - 1] <= "9" for i in human._offsets(body, "["))
