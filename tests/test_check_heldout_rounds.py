@@ -161,6 +161,33 @@ HELDOUT9 = {"en_reference_pmatrix_column_value": 3, "es_tlob_doc_projected_pytho
             "pt_book_causal_mask_given_scores": 1, "pt_test_script_expected_constants": 3,
             "zh_hant_kernel_regression_cat_mouse": 5, "zh_sdpa_notes_values_tens": 2}
 
+# wrong numbers check finds per note (FIRST_RUN.md: 7 of 45, and 8 right numbers called wrong on the two Korean notes):
+# the English lesson's ``output_1 = 0.669*[1,0] + 0.331*[0,1] ≈ [0.669, 0.331]`` (torch 0.670, 0.330), the Korean
+# note's ``0.669 \cdot 2 + 0.331 \cdot 8 = 4.316`` (as its own arithmetic, 3.986; torch 3.981) and the Turkish comment
+# row ``#  [0.50, 0.50, 0.71]]`` of the scaled scores (torch 0.71).
+# Found since: the Turkish comment rows of the weights and the output under ``print("Ağırlıklar:\n",
+# weights.round(3))`` and ``print("Çıktı:\n", output.round(2))`` (notations.commented_print_results): 13 more.
+# And the softmax calls ``softmax([0.707, 0]) ≈ [0.669, 0.331]`` of the English lesson and the Korean note: the
+# arguments' rounding allows σ(0.707 ± 0.0005) = 0.66974 ± 0.00011, not 0.669 (notations._judge_softmax's slack, h/2
+# for every weight before, is the first-order bound of each): 4 more.
+# And the Korean course's output ``≈ [4.2, 5.3, 6.4, 7.6]`` indented below ``output = 0.51[1,2,3,4] + 0.19[5,6,7,8] +
+# 0.31[9,10,11,12]`` (torch 4.2, 5.2, 6.2, 7.2; notations._TERM reads a weight right before its value row, and
+# _sum_going_on an indented result on the next line): 3 more.
+# And a two-number list of three decimals quoted again restates the judged one (human._restated_lists: three numbers
+# before): the lesson's backticked ``[0.669, 0.331]`` in its prose twice, the Korean note's ``[0.669,0.331] \cdot``:
+# 6 more.
+# And the Korean note's ``[0.669 \cdot 1 + 0.331 \cdot 9,\ 0.669 \cdot 2 + 0.331 \cdot 8] = [3.648,\ 4.316]``: the
+# coefficients restate weights row 0, the list after it is output row 0 (notations.entrywise_weighted_sums; torch
+# 3.642, 3.981), so --fix writes torch's row where it wrote the note's own arithmetic, 3.986: 5 more.
+HELDOUT10 = {"en_lesson_self_attention_by_hand": 10, "ko_lecture_day43_hand_calculation": 3,
+             "ko_obsidian_note_the_cat": 10, "tr_course_numpy_printed_comments": 15}
+# heldout10's notes with right numbers still called wrong: none. The first run's 8 are fixed: the Korean course's
+# ``exp([1, 0, 0.5]) = [2.72, 1, 1.65]`` is the exponentials of its arguments (notations.exponential_calls), and a
+# LaTeX factor of a written-out product (``QK^\top = [Q] [K^\top] = ..``, ``[0.5,0.5] \cdot [V]``) is none of the
+# products' results its label names (notations.factor_readings): test_check_heldout10
+HELDOUT10_FALSE_POSITIVES: dict = {}
+HELDOUT10_FIX_GAPS: dict = {}  # (the first run's one gap, the Korean note's 4.316, is closed: see HELDOUT10)
+
 
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
@@ -174,6 +201,7 @@ ROUNDS = [
     Round("heldout7", {"en", "vi", "ko", "id"}, 8, 44, HELDOUT7, "| **all** | 44 | 33 | 75% | 0 |"),
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 50 | 82% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 76 | 58% | 0 |"),
+    Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 45, HELDOUT10, "| **all** | 45 | 38 | 84% | 0 |"),
 ]
 
 
@@ -198,8 +226,11 @@ def test_a_round_is_new_real_notes(r):
     assert sum(sum(truth.torch_wrong(CORPUS / r.folder, n)[0].values()) for n in notes) == r.wrong
 
 
+FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES
+
+
 @pytest.mark.parametrize("r, name", [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(
-    strict=True, reason=HELDOUT8_FALSE_POSITIVES[r.folder, n])] if (r.folder, n) in HELDOUT8_FALSE_POSITIVES else [])
+    strict=True, reason=FALSE_POSITIVES[r.folder, n])] if (r.folder, n) in FALSE_POSITIVES else [])
     for r, n in NOTES])
 def test_a_held_out_note_has_no_false_positive_and_the_recall_the_benchmark_prints(r, name):
     m = truth.measure(CORPUS / r.folder, name)
@@ -224,8 +255,9 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
 }
+ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=(
-    FIX_GAPS | HELDOUT8_FIX_GAPS)[r.folder, n])] if (r.folder, n) in FIX_GAPS | HELDOUT8_FIX_GAPS else [])
+    ALL_FIX_GAPS)[r.folder, n])] if (r.folder, n) in ALL_FIX_GAPS else [])
     for r in ROUNDS for n in sorted(r.found)]
 
 

