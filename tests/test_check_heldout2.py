@@ -29,20 +29,6 @@ NOTES = sorted(p.stem for p in HELDOUT2.glob("*.md") if p.with_suffix(".toml").e
 truth, bench = heldout_tools()
 
 
-def test_the_heldout2_scenarios_reproduce_the_printed_inputs():
-    """Every input a note prints (x and W of a projection, q, k, v given directly) is torch's value of its
-    scenario at the note's precision: the scenario is the note's setup."""
-    for name in NOTES:
-        lines, data, scenario = truth.load(HELDOUT2, name)
-        inputs = {"x", "w_q", "w_k", "w_v"} if scenario["source"] == "project" else {"x", "q", "k", "v"}
-        claimed = [c for c in data["claims"] if c.get("tensor") in inputs]
-        wrong, every = truth.torch_wrong(HELDOUT2, name)
-        printed = {(ln, t) for c in claimed for ln in range(c["lines"][0], c["lines"][1] + 1)
-                   for t in truth.printed(lines[ln - 1], c)}
-        assert not printed & set(wrong), name
-        assert printed <= set(every), name
-
-
 def test_the_truth_reads_heads_masks_and_e_notation():
     """truth.py's additions, against hand-derived values: a causal row, a head's scores, numpy's e-notation."""
     t = truth.torch_tensors({"source": "direct", "scale": "none", "mask": "causal", "q": [[1, 0], [0, 1]],

@@ -33,14 +33,6 @@ def _t(rows):
     return torch.tensor(rows, dtype=torch.float64)
 
 
-def test_the_heldout6_scenarios_reproduce_the_printed_inputs():
-    """Every input a note prints (q, k, v given directly, x, or the given scores) is torch's value of its scenario
-    at the note's precision: the scenario is the note's setup."""
-    for name in NOTES:
-        wrong, claimed = truth.torch_wrong(HELDOUT6, name, only={"x", "q", "k", "v", "scores"})
-        assert sum(claimed.values()) > 0 and not wrong, name
-
-
 def test_the_guides_weights_were_rounded_the_wrong_way():
     """Q = K = V = [[1, 0], [0.5, 0.5], [0, 1]], scores / sqrt(2): frame 1's weights are 0.4555, 0.3199, 0.2246 (the
     guide: 0.47, 0.33, 0.20) and its output [0.6155, 0.3845] (the guide, from its own weights: [0.64, 0.37])."""

@@ -25,7 +25,6 @@ torch = pytest.importorskip("torch", reason="torch is not installed on this mach
 CORPUS = Path(__file__).resolve().parent / "corpus"
 HELDOUT8 = CORPUS / "heldout8"
 NOTES = sorted(p.stem for p in HELDOUT8.glob("*.md") if p.with_suffix(".toml").exists())
-INPUTS = {"x", "q", "k", "v", "scores", "w_q", "w_k", "w_v"}
 
 truth, bench = heldout_tools()
 
@@ -39,15 +38,6 @@ FALSE_POSITIVES: dict[str, str] = {}
 
 def _t(rows):
     return torch.tensor(rows, dtype=torch.float64)
-
-
-def test_the_heldout8_scenarios_reproduce_the_printed_inputs():
-    """Every input a note prints (X and W, or q, k, v given directly, or the given scores) is torch's value of its
-    scenario at the note's precision: the scenario is the note's setup."""
-    for name in NOTES:
-        wrong, claimed = truth.torch_wrong(HELDOUT8, name, only=INPUTS)
-        assert not wrong, name
-        assert sum(claimed.values()) > 0, name
 
 
 def test_the_round_has_61_wrong_numbers_per_note():

@@ -226,6 +226,34 @@ def test_a_round_is_new_real_notes(r):
     assert sum(sum(truth.torch_wrong(CORPUS / r.folder, n)[0].values()) for n in notes) == r.wrong
 
 
+# notes that print no input, so that their scenario is the setup they state in words or code
+NO_PRINTED_INPUT = {
+    ("heldout", "zh_illustrative_weights_no_inputs"): "illustrative weights only, no Q, K, V",
+    ("heldout2", "en_causal_grid_integer_scores"): "Q and K are a diagram's integer vectors; it prints their scores",
+    ("heldout2", "en_rust_candle_softmax_doctest"): "a softmax doctest: its logits are in code, not printed as such",
+    ("heldout2", "vi_causal_mask_seed789"): "X and W drawn from seed 789 in code",
+    ("heldout3", "en_numpy_cross_attention_decode_steps"): "inputs drawn from default_rng(0) in code",
+    ("heldout3", "en_numpy_cross_attention_seed42"): "inputs drawn from seed 42 in code",
+    ("heldout3", "en_numpy_cross_attention_word_table"): "inputs drawn from seed 7 in code",
+    ("heldout4", "zh_book_translation_diff_page"): "prints only its result, the context vector",
+    ("heldout7", "en_dpo_text_fence_two_betas"): "its logits are reward / beta, written only as exponents",
+}
+
+
+@pytest.mark.parametrize("r, name", NOTES, ids=[f"{r.folder}/{n}" for r, n in NOTES])
+def test_the_scenario_reproduces_the_inputs_the_note_prints(r, name):
+    """Every input a note prints (X and the W of a projection; Q, K, V given directly; the scores where the
+    scenario gives them) is torch's value of the note's scenario at the note's precision: the scenario is the note's
+    setup, so what check calls wrong is the note's and not a mistranscribed input."""
+    _, _, scenario = truth.load(CORPUS / r.folder, name)
+    source = scenario.get("source")
+    inputs = {"x", "w_q", "w_k", "w_v"} if source == "project" else {"x", "q", "k", "v"} | (
+        {"scores"} if source == "scores" else set())
+    wrong, claimed = truth.torch_wrong(CORPUS / r.folder, name, only=inputs)
+    assert not wrong
+    assert (sum(claimed.values()) > 0) == ((r.folder, name) not in NO_PRINTED_INPUT)
+
+
 FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES
 
 
