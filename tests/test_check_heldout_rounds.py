@@ -189,6 +189,40 @@ HELDOUT10_FALSE_POSITIVES: dict = {}
 HELDOUT10_FIX_GAPS: dict = {}  # (the first run's one gap, the Korean note's 4.316, is closed: see HELDOUT10)
 
 
+# wrong numbers check finds per note (FIRST_RUN.md: 45 of 75, and 11 right numbers called wrong on four notes): the
+# practice problems' 0.76 (torch 0.77) in its softmax rows, weights and weighted sum and its output [0.29, 1.71] from
+# the rounded weights (0.28, 1.72); the study guide's rows computed from its wrong K = X W_K (31: scaled scores,
+# exp(2.828) ≈ 16.99, the sums 25.21 and 8.17, the weights); the Chinese course note's hand-rounded exponentials 285,
+# 19800, 16, 33000 and its output [49.72, 59.72] from the rounded weights (49.71, 59.71); the MkDocs exercise's
+# 1/4.2974 ≈ 0.2328 (0.2327).
+HELDOUT11 = {"en_practice_problems_cat_sat_projection": 7, "en_study_guide_latex_backticked_rows": 31,
+             "ko_mkdocs_exercise_admonition": 1, "zh_course_notes_two_queries_three_keys": 6}
+# heldout11's notes with right numbers still called wrong (FIRST_RUN.md), each with the one change it needs
+HELDOUT11_FALSE_POSITIVES = {
+    ("heldout11", "en_exam_model_solution_marks"): "a written-out inline product `S = QK^{\\top} = [Q] [Kᵀ] = [S]` "
+    "and `Y = A V = [A] [V] = [Y]` is read as the projection of the lines above (Kᵀ as W_K, S as K; V and Y as A): "
+    "a product's factors and result are named by the letters of its label",
+    ("heldout11", "en_practice_problems_cat_sat_projection"): "the terms `[0.10, 0] + [0, 1.52]` after "
+    "`0.05 * [2,0] + 0.76 * [0,2]` are judged as torch's weighted values, not as the products of the printed "
+    "weights and values on the line above",
+    ("heldout11", "ko_diffusion_card_cross_attention"): "`e^{0}=1` after `e^{0.7071}\\approx2.028 \\quad` is read "
+    "as e^(0.7071): `\\quad` separates two quantities of one display",
+    ("heldout11", "zh_course_notes_two_queries_three_keys"): "an aside `d_k = 512/8 = 64` on another model is judged "
+    "as the scenario's d_k although its own arithmetic holds, and `4.11/20089.11≈0` (0.0002) is judged against "
+    "0.000: a quotient printed as an integer 0 is right when it rounds to 0",
+}
+# where --fix does not converge to torch's numbers on heldout11 (FIRST_RUN.md)
+HELDOUT11_FIX_GAPS = {
+    ("heldout11", "en_practice_problems_cat_sat_projection"): "--fix rewrites the terms [0.10, 0] + [0, 1.52] as "
+    "torch's weighted values (0.09, 1.54), not the products of the printed operands (its false positives)",
+    ("heldout11", "en_study_guide_latex_backticked_rows"): "--fix writes the scaled scores [1, 1, 0] where line 146 "
+    "prints the raw scores of row 2, and e^2.828 of the printed argument (16.91) where the exponent is the scaled "
+    "score 2√2 (16.92)",
+    ("heldout11", "zh_course_notes_two_queries_three_keys"): "--fix writes its false positive d_k = 512/8 = 2, "
+    "which the fixed copy flags again",
+}
+
+
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
@@ -202,6 +236,7 @@ ROUNDS = [
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 50 | 82% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 76 | 58% | 0 |"),
     Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 45, HELDOUT10, "| **all** | 45 | 38 | 84% | 0 |"),
+    Round("heldout11", {"en", "ko", "zh", "zhtw"}, 9, 75, HELDOUT11, "| **all** | 75 | 45 | 60% | 11 |"),
 ]
 
 
@@ -226,7 +261,7 @@ def test_a_round_is_new_real_notes(r):
     assert sum(sum(truth.torch_wrong(CORPUS / r.folder, n)[0].values()) for n in notes) == r.wrong
 
 
-FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES
+FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES | HELDOUT11_FALSE_POSITIVES
 
 
 @pytest.mark.parametrize("r, name", [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(
@@ -255,7 +290,7 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
 }
-ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS
+ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS | HELDOUT11_FIX_GAPS
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=(
     ALL_FIX_GAPS)[r.folder, n])] if (r.folder, n) in ALL_FIX_GAPS else [])
     for r in ROUNDS for n in sorted(r.found)]
