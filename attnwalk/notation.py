@@ -238,3 +238,6 @@ WORDS["out"] += ("выход",)
 EXAMPLE_WORDS = ("例如", "比如", "若", "如果", "假设", "e.g.", "for example", "for instance", "if", "suppose", "say",
                  "例えば", "たとえば", "예를 들어", "만약", "ví dụ", "nếu", "giả sử", "par exemple", "zum beispiel",
                  "por ejemplo", "ad esempio", "por exemplo")
+# What the product of two tensors of attention is (``Y = A V = [A] [V] = [Y]``: whatever letter the note gives the
+# result, the product of the weights and V is the output), for ``check.notations.product_letters``.
+PRODUCT_RESULTS = {("q", "k"): "scores", ("attn", "v"): "out", ("x", "w_q"): "q", ("x", "w_k"): "k", ("x", "w_v"): "v"}

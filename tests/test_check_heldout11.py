@@ -214,3 +214,26 @@ def test_a_wide_gap_before_e_separates_two_claims():
     assert got[1, "1"] == "verified" and got[1, "2.028"] == "verified"
     assert got[2, "5.437"] == "verified"
     assert got[3, "5.45"] == "wrong"
+
+
+def test_a_product_written_out_on_one_line_names_its_factors_by_the_labels_letters():
+    """``S = QK^{\\top} = [Q] [Kᵀ] = [S]`` and ``Y = A V = [A] [V] = [Y]``: the first matrix is the first letter's
+    tensor, the second the second's (none for Kᵀ, no tensor as printed), the result the product (A V is the output
+    whatever letter names it). With X = [[1, 1], [0, 1]] and W = I: Q = K = V = X, S = Q Kᵀ = [[2, 1], [1, 1]],
+    A = softmax(S/√2) = [[0.670, 0.330], [0.5, 0.5]] and A V = [[0.670, 1.000], [0.500, 1.000]] (torch): every number
+    of both lines is right, and none is read as the projection ``K = X W^K`` a line above."""
+    from attnwalk.check import human
+    from attnwalk.check.notations import product_letters
+
+    x = _t([[1, 1], [0, 1]])
+    s, a, out = _sdpa(x, x, x)
+    assert (x @ x.T).tolist() == [[2, 1], [1, 1]]
+    assert _r(out.reshape(-1).tolist(), 3) == ["0.670", "1.000", "0.500", "1.000"]
+    text = (HELDOUT11 / "en_exam_model_solution_marks.md").read_text(encoding="utf-8")
+    got = [(human.line_of(text, b.start), product_letters(text, b.start)) for b in human.latex_blocks(text)
+           if human.line_of(text, b.start) in (9, 13)]
+    assert got == [(9, "Q"), (9, ""), (9, "scores"), (13, "attention weights"), (13, "V"), (13, "output")]
+    assert product_letters("$K = X W^K = \\begin{bmatrix}1 & 1 \\\\ 0 & 1\\end{bmatrix}$", 14) is None
+    verdicts = _verdicts(text, "en_exam_model_solution_marks")
+    assert [st for (ln, _), st in verdicts.items() if ln in (9, 13) and st == "wrong"] == []
+    assert verdicts[9, "2"] == "verified" and verdicts[13, "1.000"] == "verified"
