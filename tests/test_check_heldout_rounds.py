@@ -189,6 +189,38 @@ HELDOUT10_FALSE_POSITIVES: dict = {}
 HELDOUT10_FIX_GAPS: dict = {}  # (the first run's one gap, the Korean note's 4.316, is closed: see HELDOUT10)
 
 
+# wrong numbers check finds per note (FIRST_RUN.md: 45 of 75, and 11 right numbers called wrong on four notes): the
+# practice problems' 0.76 (torch 0.77) in its softmax rows, weights and weighted sum and its output [0.29, 1.71] from
+# the rounded weights (0.28, 1.72); the study guide's rows computed from its wrong K = X W_K (31: scaled scores,
+# exp(2.828) ≈ 16.99, the sums 25.21 and 8.17, the weights); the Chinese course note's hand-rounded exponentials 285,
+# 19800, 16, 33000 and its output [49.72, 59.72] from the rounded weights (49.71, 59.71); the MkDocs exercise's
+# 1/4.2974 ≈ 0.2328 (0.2327).
+# Found since: the Chinese course note's final ``Attention(Q,K,V) ≈ [[49.72, 59.72], ..]`` (the function's value
+# is the output: notation.WORDS["out"]): 2 more.
+HELDOUT11 = {"en_practice_problems_cat_sat_projection": 7, "en_study_guide_latex_backticked_rows": 31,
+             "ko_mkdocs_exercise_admonition": 1, "zh_course_notes_two_queries_three_keys": 8}
+# heldout11's notes with right numbers still called wrong (FIRST_RUN.md), each with the one change it needs
+# (fixed since: the Chinese course note's aside ``d_k = 512/8 = 64`` after 例如/若 is no claim about the scenario
+# (notations.worked_hypotheticals) and its ``4.11/20089.11≈0`` is an integer rounded to units after ≈
+# (checker._arith); the Korean card's ``2.028 \quad e^{0}=1`` is two claims, not the product 2.028·e^0
+# (expr._implicit_ok: juxtaposition across a gap wider than one space); the exam's written-out products
+# ``S = QK^{\top} = [Q] [Kᵀ] = [S]``, ``Y = A V = [A] [V] = [Y]`` name their factors and result by the label's
+# letters (notations.product_letters), not by ``K = X W^K`` on a line above)
+HELDOUT11_FALSE_POSITIVES = {
+    ("heldout11", "en_practice_problems_cat_sat_projection"): "the terms `[0.10, 0] + [0, 1.52]` after "
+    "`0.05 * [2,0] + 0.76 * [0,2]` are judged as torch's weighted values (notations.rounded_weight_sums, by design "
+    "since heldout3), not as the products of the printed weights and values the corpus claims them as",
+}
+# where --fix does not converge to torch's numbers on heldout11 (FIRST_RUN.md)
+HELDOUT11_FIX_GAPS = {
+    ("heldout11", "en_practice_problems_cat_sat_projection"): "--fix rewrites the terms [0.10, 0] + [0, 1.52] as "
+    "torch's weighted values (0.09, 1.54), not the products of the printed operands (its false positives)",
+    ("heldout11", "en_study_guide_latex_backticked_rows"): "--fix writes the scaled scores [1, 1, 0] where line 146 "
+    "prints the raw scores of row 2, and e^2.828 of the printed argument (16.91) where the exponent is the scaled "
+    "score 2√2 (16.92)",
+}
+
+
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
@@ -202,6 +234,7 @@ ROUNDS = [
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 50 | 82% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 76 | 58% | 0 |"),
     Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 45, HELDOUT10, "| **all** | 45 | 38 | 84% | 0 |"),
+    Round("heldout11", {"en", "ko", "zh", "zhtw"}, 9, 75, HELDOUT11, "| **all** | 75 | 47 | 63% | 2 |"),
 ]
 
 
@@ -254,7 +287,7 @@ def test_the_scenario_reproduces_the_inputs_the_note_prints(r, name):
     assert (sum(claimed.values()) > 0) == ((r.folder, name) not in NO_PRINTED_INPUT)
 
 
-FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES
+FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES | HELDOUT11_FALSE_POSITIVES
 
 
 @pytest.mark.parametrize("r, name", [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(
@@ -283,7 +316,7 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
 }
-ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS
+ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS | HELDOUT11_FIX_GAPS
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=(
     ALL_FIX_GAPS)[r.folder, n])] if (r.folder, n) in ALL_FIX_GAPS else [])
     for r in ROUNDS for n in sorted(r.found)]

@@ -560,7 +560,8 @@ class Parser:
         if t.kind == "open" and t.text == "(" and node.kind in kinds \
                 and self.text[node.end - 1:node.end] == ")" and t.pos == node.end:
             return True
-        if t.kind == "ident" and t.text == "e" and node.kind == "num" and not self.text[t.end:t.end + 1].isalnum():
+        if t.kind == "ident" and t.text == "e" and node.kind == "num" and not self.text[t.end:t.end + 1].isalnum() \
+                and t.pos - node.end <= 1:  # (a wider gap, ``2.028 \quad e^{0} = 1``, separates two claims)
             return True  # 2e, 2 e (LaTeX drops the dot)
         return False
 

