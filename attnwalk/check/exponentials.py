@@ -9,13 +9,13 @@ exp(2.828) = 16.913). Run by ``check._check_text`` on the records after every re
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 
 import numpy as np
 
 from ..numfmt import fmt
 from . import human
-from .notations import _EXP_TERM, _any_wrong, _mag, score_row_named
+from .notations import _EXP_TERM, _any_wrong, _mag, _records_at, score_row_named
 
 
 def exponential_terms(body: str, trace) -> list[tuple[int, str, float, str]]:
@@ -47,20 +47,11 @@ def tensor_exponentials(body: str, trace, recs: list) -> list:
     terms = exponential_terms(body, trace) if _EXP_TERM.search(body) is not None else []
     if not terms or not _any_wrong(recs):  # (the terms first: most notes have none, and no record is looked at)
         return recs
-    wrong: dict[tuple[int, str], list] = {}
-    for r in recs:
-        wrong.setdefault((r.line, _mag(r.text)), []).append(r)
-    starts, texts = human._numbers(body)
-    line_starts = human._line_starts(body)
+    record = _records_at(body, recs)
     for pos, printed, e, label in terms:
-        line = bisect_right(line_starts, pos)
-        key = (line, _mag(printed))
-        first = bisect_left(starts, line_starts[line - 1])
-        k = sum(1 for n in range(first, bisect_left(starts, pos)) if _mag(texts[n]) == key[1])
-        group = wrong.get(key, [])
-        if k >= len(group) or group[k].status != "wrong":
+        rec = record(pos, _mag(printed))
+        if rec is None or rec.status != "wrong":
             continue
-        rec = group[k]
         v, dec = human._value(rec.text)
         shown = fmt(e, max(dec, 0))
         if human._near(v, dec, e, 0.0):
