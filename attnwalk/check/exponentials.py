@@ -9,8 +9,6 @@ exp(2.828) = 16.913). Run by ``check._check_text`` on the records after every re
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 import numpy as np
 
 from ..numfmt import fmt
@@ -22,19 +20,19 @@ def exponential_terms(body: str, trace) -> list[tuple[int, str, float, str]]:
     """(offset, printed value, e^ŝ of its cell, label) of each ``exp(a) = v`` on a line whose exponents name a row
     of the scores (two exponentials at least: one alone names no place)."""
     out = []
-    starts = human._line_starts(body)
     by_line: dict[int, list] = {}
     for m in _EXP_TERM.finditer(body):
-        by_line.setdefault(bisect_right(starts, m.start()), []).append(m)
+        by_line.setdefault(human.line_of(body, m.start()), []).append(m)
     for terms in by_line.values():
         if len(terms) < 2:
             continue
         cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        named = score_row_named(cells, trace, human._head_at(body, terms[0].start()))
+        head = human._head_at(body, terms[0].start())
+        named = score_row_named(cells, trace, head)
         if named is None:
             continue
         cand, r, cols = named
-        row = human._expected(trace, cand, human._head_at(body, terms[0].start()))[r]
+        row = human._expected(trace, cand, head)[r]
         for t, j in zip(terms, cols):
             out.append((t.start("v"), t.group("v"), float(np.exp(row[j])), f"e^{cand}[{r}, {j}]"))
     return out
