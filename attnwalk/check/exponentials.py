@@ -9,32 +9,30 @@ exp(2.828) = 16.913). Run by ``check._check_text`` on the records after every re
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-
 import numpy as np
 
 from ..numfmt import fmt
 from . import human
-from .notations import _EXP_TERM, _any_wrong, _mag, score_row_named
+from .notations import _EXP_TERM, _any_wrong, _mag, _records_at, score_row_named
 
 
 def exponential_terms(body: str, trace) -> list[tuple[int, str, float, str]]:
     """(offset, printed value, e^ŝ of its cell, label) of each ``exp(a) = v`` on a line whose exponents name a row
     of the scores (two exponentials at least: one alone names no place)."""
     out = []
-    starts = human._line_starts(body)
     by_line: dict[int, list] = {}
     for m in _EXP_TERM.finditer(body):
-        by_line.setdefault(bisect_right(starts, m.start()), []).append(m)
+        by_line.setdefault(human.line_of(body, m.start()), []).append(m)
     for terms in by_line.values():
         if len(terms) < 2:
             continue
         cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        named = score_row_named(cells, trace, human._head_at(body, terms[0].start()))
+        head = human._head_at(body, terms[0].start())
+        named = score_row_named(cells, trace, head)
         if named is None:
             continue
         cand, r, cols = named
-        row = human._expected(trace, cand, human._head_at(body, terms[0].start()))[r]
+        row = human._expected(trace, cand, head)[r]
         for t, j in zip(terms, cols):
             out.append((t.start("v"), t.group("v"), float(np.exp(row[j])), f"e^{cand}[{r}, {j}]"))
     return out
@@ -47,20 +45,11 @@ def tensor_exponentials(body: str, trace, recs: list) -> list:
     terms = exponential_terms(body, trace) if _EXP_TERM.search(body) is not None else []
     if not terms or not _any_wrong(recs):  # (the terms first: most notes have none, and no record is looked at)
         return recs
-    wrong: dict[tuple[int, str], list] = {}
-    for r in recs:
-        wrong.setdefault((r.line, _mag(r.text)), []).append(r)
-    starts, texts = human._numbers(body)
-    line_starts = human._line_starts(body)
+    record = _records_at(body, recs)
     for pos, printed, e, label in terms:
-        line = bisect_right(line_starts, pos)
-        key = (line, _mag(printed))
-        first = bisect_left(starts, line_starts[line - 1])
-        k = sum(1 for n in range(first, bisect_left(starts, pos)) if _mag(texts[n]) == key[1])
-        group = wrong.get(key, [])
-        if k >= len(group) or group[k].status != "wrong":
+        rec = record(pos, _mag(printed))
+        if rec is None or rec.status != "wrong":
             continue
-        rec = group[k]
         v, dec = human._value(rec.text)
         shown = fmt(e, max(dec, 0))
         if human._near(v, dec, e, 0.0):

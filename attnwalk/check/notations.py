@@ -20,7 +20,7 @@ Two kinds:
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from itertools import chain
 from operator import attrgetter, itemgetter
@@ -669,6 +669,32 @@ def self_ratios(text: str) -> list[int]:
 
 def _mag(text: str) -> str:
     return text.lstrip("-−–").rstrip("%…").removesuffix("...")
+
+
+def _records_at(body: str, recs: list):
+    """``record(pos, mag=None)``: the record of the number printed at ``pos``, None where there is none. The k-th
+    number of its line with its magnitude is the k-th record with them (as ``check._merge_human`` pairs them);
+    without ``mag``, ``pos`` must start a number of ``human._numbers`` (else None) and the magnitude is its text's.
+    Shared by the readers that add a check to records after the merge."""
+    num_starts, num_texts = human._numbers(body)
+    line_starts = human._line_starts(body)
+    by_key: dict = {}
+    for rec in recs:
+        by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
+
+    def record(pos: int, mag: str | None = None):
+        i = bisect_left(num_starts, pos)
+        if mag is None:
+            if i == len(num_starts) or num_starts[i] != pos:
+                return None
+            mag = _mag(num_texts[i])
+        line = bisect_right(line_starts, pos)
+        first = bisect_left(num_starts, line_starts[line - 1])
+        k = sum(1 for j in range(first, i) if _mag(num_texts[j]) == mag)
+        slot = by_key.get((line, mag), [])
+        return slot[k] if k < len(slot) else None
+
+    return record
 
 
 def _any_wrong(recs: list) -> bool:
@@ -1585,23 +1611,13 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
             wrong.append((cell, exp, label, max(dec or 0, 0)))
     if not wrong:
         return recs
-    num_starts, num_texts = human._numbers(body)
-    index = {s: i for i, s in enumerate(num_starts)}
-    by_key: dict = {}
-    for rec in recs:
-        by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
+    record = _records_at(body, recs)
     for cell, exp, label, dec in wrong:
-        i = index.get(cell.start)
-        if i is None:
-            continue
-        line, mag = human.line_of(body, cell.start), _mag(num_texts[i])
-        # the k-th number of its line with this magnitude is the k-th record with them (as _merge_human pairs them)
-        k = sum(1 for j in range(i) if num_starts[j] >= starts[line - 1] and _mag(num_texts[j]) == mag)
-        slot = by_key.get((line, mag), [])
-        if k < len(slot) and slot[k].status != "wrong":
+        rec = record(cell.start)
+        if rec is not None and rec.status != "wrong":
             shown = human.fmt(float(exp), dec)
-            slot[k].checks.append((False, label, shown))
-            slot[k].fix = (shown, "label")
+            rec.checks.append((False, label, shown))
+            rec.fix = (shown, "label")
     return recs
 
 
@@ -1909,24 +1925,14 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
             judged += [(c, e, f"out[{r}] (the weights rounded before the sum)") for c, e in zip(res, out[r])]
     if not judged:
         return recs
-    num_starts, num_texts = human._numbers(body)
-    index = {s: i for i, s in enumerate(num_starts)}
-    starts = human._line_starts(body)
-    by_key: dict = {}
-    for rec in recs:
-        by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
+    record = _records_at(body, recs)
     for cell, exp, label in judged:
         value, dec = human._value(cell.text)
-        i = index.get(cell.start)
-        if i is None or human._near(value, dec, float(exp), 0.0):
+        if human._near(value, dec, float(exp), 0.0) or (rec := record(cell.start)) is None:
             continue
-        line, mag = human.line_of(body, cell.start), _mag(num_texts[i])
-        k = sum(1 for j in range(i) if num_starts[j] >= starts[line - 1] and _mag(num_texts[j]) == mag)
-        slot = by_key.get((line, mag), [])
-        if k < len(slot):
-            shown = human.fmt(float(exp), max(dec or 0, 0))
-            slot[k].checks.append((False, label, shown))
-            slot[k].fix = (shown, "label")  # the tensor it restates, over the note's own arithmetic of it
+        shown = human.fmt(float(exp), max(dec or 0, 0))
+        rec.checks.append((False, label, shown))
+        rec.fix = (shown, "label")  # the tensor it restates, over the note's own arithmetic of it
     return recs
 
 

@@ -26,7 +26,6 @@ _SAME_VALUES = frozenset(("float", "double", "numpy", "cpu"))  # ``torch.tensor(
 _PLAIN = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")  # a number as the checker reads it printed (no 1_000, .5)
 MAX_CELLS = 200_000  # numbers of one literal read at most (a larger one is no worked example)
 _INFOS = frozenset(("python", "py"))  # the fences ``source.is_program`` reads as Python
-_MARKS = re.compile(r"```|~~~")
 _OPEN = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*([^\s`]*)[^`\n]*")
 _CLOSE = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*")
 _SPLIT = re.compile(r"_+|(?<=[a-z])(?=[A-Z])")  # an identifier's words: ``attn_weights``, ``attnWeights``
@@ -40,30 +39,39 @@ def python_blocks(text: str) -> list[tuple[str, list[int]]]:
 
 def has_python_fence(text: str) -> bool:
     """Whether a fence mark of ``text`` is followed by an info starting with "py" (every python fence's; a few
-    more: ``pycon``): the one test a note without one pays, ``str.find`` over its few fence marks."""
+    more: ``pycon``): the one test a note without one pays, over the note's one scan of each mark
+    (``human._offsets``, which ``human`` asks for too)."""
+    from .human import _offsets
+
     for mark in ("```", "~~~"):
-        at = text.find(mark)
-        while at >= 0:
-            at += 3
-            while text.startswith(mark[0], at):
-                at += 1
-            if text[at:at + 16].lstrip(" \t")[:2].lower() == "py":
+        end = 0
+        for at in _offsets(text, mark):
+            if at < end:
+                continue  # another mark of the run just looked at
+            end = at + 3
+            while text.startswith(mark[0], end):
+                end += 1
+            if text[end:end + 16].lstrip(" \t")[:2].lower() == "py":
                 return True
-            at = text.find(mark, at)
     return False
 
 
 def fences(text: str) -> list[tuple[int, int, str, str, int, int]]:
     """(start, end, info, prefix, content start, content end) of each closed fenced block of ``text``, found from
-    the lines holding a fence mark alone, each line looked at once (a line of 30,000 backticks too)."""
+    the lines holding a fence mark alone, each line looked at once (a line of 30,000 backticks too); the marks from
+    the note's one scan of each (``human._offsets``)."""
+    from heapq import merge
+
+    from .human import _offsets
+
     n = len(text)
     lines = []  # (start, end) of each line holding a mark, in order
     last = -1
-    for m in _MARKS.finditer(text):
-        if m.start() < last:
+    for at in merge(_offsets(text, "```"), _offsets(text, "~~~")):
+        if at < last:
             continue  # another mark of the line just listed
-        start = text.rfind("\n", 0, m.start()) + 1
-        last = text.find("\n", m.start())
+        start = text.rfind("\n", 0, at) + 1
+        last = text.find("\n", at)
         last = n if last < 0 else last
         lines.append((start, last))
     out = []
