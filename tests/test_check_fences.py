@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from attnwalk.check import check_text
+from attnwalk.check.program import _content, python_blocks
 from attnwalk.check.program import fences as program_fences
-from attnwalk.check.program import python_blocks
 from attnwalk.check.source import _stock_parser, fences
 
 torch = pytest.importorskip("torch", reason="expected values come from torch; pip install torch (CI does)")
@@ -91,12 +91,13 @@ def _markdown_it(text: str) -> list[tuple[tuple[int, int], str, str]]:
     return out
 
 
-def _lines(text: str, a: int, b: int) -> tuple[int, int]:
-    """The line numbers (0-based, markdown-it's count: CR, LF and CRLF end a line) of offsets a and b."""
+def _span(text: str, lines: tuple[int, int]) -> tuple[int, int]:
+    """The offsets where line ``lines[0]`` starts and line ``lines[1]`` starts (the text's end past its last line),
+    lines as markdown-it counts them: CR, LF and CRLF each end one."""
     import re
 
-    breaks = [m.end() for m in re.finditer(r"\r\n?|\n", text)]
-    return sum(1 for e in breaks if e <= a), sum(1 for e in breaks if e <= b)
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
+    return tuple(starts[k] if k < len(starts) else len(text) for k in lines)
 
 
 @pytest.mark.parametrize("name", sorted(PYTHON_NOTES) + sorted(OTHER_NOTES))
@@ -107,7 +108,7 @@ def test_the_fence_list_is_markdown_its(name):
     got = fences(text)
     assert [(f.lines, f.info, f.content) for f in got] == want
     # offsets agree with the line maps (the note's own line count, not split("\n")'s)
-    assert [_lines(text, f.start, f.end) for f in got] == [m for m, _, _ in want]
+    assert [(f.start, f.end) for f in got] == [_span(text, m) for m, _, _ in want]
     # program reads the same blocks: each span, its info, its content as markdown-it keeps it
     assert [(s, e, info, content) for s, e, info, content, _, _ in program_fences(text)] == [
         (f.start, f.end, f.info, f.content) for f in got]
@@ -142,3 +143,28 @@ def test_a_planted_wrong_number_is_judged_and_the_code_around_it_skipped(name):
 def test_the_right_note_is_all_verified(name):
     report = check_text(PYTHON_NOTES[name], SCENARIO)
     assert report.wrong == [] and report.unknown == [] and len(report.verified) == 6
+
+
+def test_every_note_and_a_soup_of_fences_gets_markdown_its_list():
+    """On every note of the repository and on 20,000 random soups of fences, quotes, list markers and blanks,
+    ``fences`` (the checker's parser, its paragraph terminators asked through one rule) finds the stock
+    CommonMark parser's fence tokens, and offsets that start and end their lines."""
+    import random
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [p.read_text(encoding="utf-8") for p in sorted(root.glob("**/*.md")) if ".venv" not in p.parts]
+    rng = random.Random(1)
+    alpha = ["```", "```python\n", "```\n", "\n", "> ", ">", ">>```", " ```", "x", "py", "\t", "````", "\n```\n",
+             "a = 1\n", "~~~\n", "~~~~", "- ", "1. ", "    ", "\r\n", "\r"]
+    texts += ["".join(rng.choice(alpha) for _ in range(rng.randint(0, 30))) for _ in range(20_000)]
+    for t in texts:
+        got = fences(t)
+        assert [(f.lines, f.info, f.content) for f in got] == _markdown_it(t), t
+        assert [(f.start, f.end) for f in got] == [_span(t, f.lines) for f in got], t
+        # each block's lines are placed where the note has them (or the block is not read: a tab expanded)
+        for _, _, _, content, a, _ in program_fences(t):
+            placed = _content(t, a, content)
+            if placed is not None:
+                for line, at in zip(placed[0].split("\n"), placed[1]):
+                    assert t[at:at + len(line)] == line and t[at + len(line):at + len(line) + 1] in ("\n", "\r"), t
