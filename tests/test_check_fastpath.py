@@ -166,24 +166,6 @@ def test_a_chain_that_raises_goes_on_as_the_walk_does():
     assert got != records(note)  # the planted error changed something, the same way on both paths
 
 
-def test_fences_are_the_regex_they_replace():
-    """``check._fences`` (the merge's program-code blocks, the regex tried only where a fence line starts) finds
-    what ``_PROGRAM.finditer`` finds, match for match, on every note of the repository and on a soup of fences,
-    quotes and blanks."""
-    from pathlib import Path
-
-    from attnwalk.check import _PROGRAM, _fences
-
-    root = Path(__file__).resolve().parent.parent
-    texts = [p.read_text(encoding="utf-8") for p in sorted(root.glob("**/*.md")) if ".venv" not in p.parts]
-    rng = random.Random(1)
-    alpha = ["```", "```python\n", "```\n", "\n", "> ", ">", ">>```", " ```", "x", "py", "\t", "````", "\n```\n",
-             "a = 1\n", "~~~\n"]
-    texts += ["".join(rng.choice(alpha) for _ in range(rng.randint(0, 30))) for _ in range(20_000)]
-    for t in texts:
-        assert [(m.span(), m.groups()) for m in _fences(t)] == [(m.span(), m.groups()) for m in _PROGRAM.finditer(t)]
-
-
 @contextmanager
 def raising(name: str, labels: tuple[str, ...]):
     """``Checker.<name>(ref, ...)`` raising a planted ValueError for the labels starting with ``labels``."""

@@ -57,6 +57,8 @@ CASES = {
     "spaces_in_vectors": (lambda k: ("q1 = [1" + " " * 50) * k + "\n", lambda k: k),
     "grid": (lambda k: "```\n" + "1 2 3\n" * k + "```\n", lambda k: 3 * k),
     "unclosed_fence": (lambda k: "```\n" + "1 2 3\n" * k, lambda k: 3 * k),
+    # backtick and tilde fence lines alternating (each closes nothing of the other's), a number between
+    "alternating_fences": (lambda k: "```\n1\n~~~\n2\n" * k + "```\n", lambda k: 2 * k),
     "table": (lambda k: "| a | b |\n|---|---|\n" + "| q1 | 0.5 |\n" * k, lambda k: k),
     "wide_table": (lambda k: "| " + " | ".join(["0.5"] * k) + " |\n|" + "---|" * k + "\n", lambda k: k),
     "shapes": (lambda k: "The input has shape (1, 4, 3, 3), " * k + "\n", lambda k: 4 * k),
@@ -171,7 +173,7 @@ def _cpu(text: str) -> float:
 @pytest.mark.parametrize("name", ["line_of_numbers", "no_newline", "many_matrices_one_line", "unclosed_brackets",
                                   "spaces_in_vectors", "symbols_in_a_long_line", "sum_then_relation", "open_matrices",
                                   "shapes", "labels", "python_literal_rows", "python_reassigned",
-                                  "python_backticks"])
+                                  "python_backticks", "alternating_fences"])
 def test_time_grows_linearly(name):
     """Work inside one builtin call (a regex, ``str.count``) is invisible to the call count: CPU time
     catches it. Four times the items must cost well under the sixteen times of a quadratic reader."""
@@ -184,7 +186,8 @@ def test_time_grows_linearly(name):
 def test_sizes_of_the_issue():
     """20,000 unclosed brackets, 100,000 digits, 10,000 nested \\frac{, 50,000 $ signs, a 5 MB line of
     numbers, a 1 MB text without a newline, 1,000 levels of lists and of blockquotes, a python literal of 5,000
-    rows, a python list nested 100,000 deep and 100,000 minus signs (ast.parse: SyntaxError, MemoryError)."""
+    rows, a python list nested 100,000 deep, 100,000 minus signs (ast.parse: SyntaxError, MemoryError) and 100,000
+    alternating backtick and tilde fence lines."""
     long = " ".join(f"{i % 997}.{i:030d}" for i in range(150000))  # 5 MB of 150,000 numbers
     prose = "the weight of token 1 is 0.25 and " * 30000  # 1 MB, no newline
     notes = {
@@ -199,6 +202,7 @@ def test_sizes_of_the_issue():
         "python_rows": ("```python\nX = np.array([\n" + "    [0.1, 0.2, -0.3],\n" * 5000 + "])\n```\n", 0),
         "python_nested": ("```python\nx = " + "[" * 100000 + "0.5" + "]" * 100000 + "\n```\n", 1),
         "python_minus": ("```python\nx = " + "-" * 100000 + "1\n```\n", 1),
+        "fences": ("```\n~~~\n" * 50000, 0),  # 100,000 alternating fence lines
     }
     assert len(notes["line"][0]) > 5e6 and len(notes["no_newline"][0]) > 1e6
     for name, (text, n) in notes.items():

@@ -21,7 +21,7 @@ from .checker import Checker, NumRec
 from .exponentials import tensor_exponentials
 from .labels import TraceView
 from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
-from .source import FRONT_RE, forget, front_matter, is_program, segments, unescaped_lists
+from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -238,29 +238,6 @@ def _walk_once(walk, opts: dict, weights: dict | None):
     return trace
 
 
-_PROGRAM = re.compile(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", re.S | re.M)  # a fenced block
-
-
-_FENCE_LINE = re.compile(r"(?:>[ \t]?)*```")  # how a line that opens or closes a fence starts
-
-
-def _fences(body: str):
-    """``_PROGRAM.finditer(body)``, its matches tried only at the starts of the lines that begin a fence (the
-    regex alone tries every offset of a note, ~1 ms a 70 kB note): a match starts at a line start (``^``)
-    whose line begins with ``(?:>[ \t]?)*````, and the next is looked for from its end, as finditer does."""
-    end, at = 0, body.find("```")
-    while at >= 0:
-        start = body.rfind("\n", 0, at) + 1
-        if start >= end and _FENCE_LINE.fullmatch(body, start, at + 3):
-            m = _PROGRAM.match(body, start)
-            if m is not None:
-                yield m
-                end = m.end()
-                at = body.find("```", max(end, at + 3))
-                continue
-        at = body.find("```", at + 3)
-
-
 def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> list[NumRec]:
     """Add the hand-written forms' verdicts (``human.find``; readers that raise are added to ``failed``) to
     numbers nothing else understood, and count every other number of the note (integers too) as not understood."""
@@ -272,8 +249,8 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     # has thousands of numbers), Python only for the keys below.
     starts, texts = human._numbers(body)
     lines = _lines_of(human._line_starts(body), starts)
-    code = [m.span() for m in _fences(body)
-            if is_program(m.group(1).lower(), m.group(2))]  # program code: counted only where a matrix was read
+    code = [(f.start, f.end) for f in fences(body)
+            if is_program(f.info, f.content)]  # program code: counted only where a matrix was read
     if code:  # the numbers inside a block (a <= offset < b: by bisection, offsets ascending) less the hits
         drop = [k for a, b in code for k in range(bisect_left(starts, a), bisect_left(starts, b))
                 if starts[k] not in hits]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from itertools import chain
 
 import numpy as np
@@ -26,15 +27,14 @@ _SAME_VALUES = frozenset(("float", "double", "numpy", "cpu"))  # ``torch.tensor(
 _PLAIN = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")  # a number as the checker reads it printed (no 1_000, .5)
 MAX_CELLS = 200_000  # numbers of one literal read at most (a larger one is no worked example)
 _INFOS = frozenset(("python", "py"))  # the fences ``source.is_program`` reads as Python
-_OPEN = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*([^\s`]*)[^`\n]*")
-_CLOSE = re.compile(r"((?:>[ \t]?)*[ ]{0,3})(`{3,}|~{3,})[ \t]*")
 _SPLIT = re.compile(r"_+|(?<=[a-z])(?=[A-Z])")  # an identifier's words: ``attn_weights``, ``attnWeights``
 
 
 def python_blocks(text: str) -> list[tuple[str, list[int]]]:
     """(content, absolute offset of each content line's first character) of each closed ``python``/``py`` fence
     of ``text`` (in a blockquote too: the quote marks of each line are dropped, their width kept in the offsets)."""
-    return [_content(text, a, b, prefix) for _, _, info, prefix, a, b in fences(text) if info in _INFOS]
+    return [c for _, _, info, content, a, _ in fences(text) if info in _INFOS
+            and (c := _content(text, a, content)) is not None]
 
 
 def has_python_fence(text: str) -> bool:
@@ -57,45 +57,21 @@ def has_python_fence(text: str) -> bool:
 
 
 def fences(text: str) -> list[tuple[int, int, str, str, int, int]]:
-    """(start, end, info, prefix, content start, content end) of each closed fenced block of ``text``, found from
-    the lines holding a fence mark alone, each line looked at once (a line of 30,000 backticks too); the marks from
-    the note's one scan of each (``human._offsets``)."""
-    from heapq import merge
+    """(start, end, info, content, content start, content end) of each fenced block of ``text``: the note's one
+    list of them (``source.fences``, CommonMark's blocks as markdown-it finds them, in blockquotes and list items
+    too; an unclosed one runs to its container's end), ``content`` its lines without container marks or indent."""
+    from .source import fences as blocks
+    from .source import line_starts
 
-    from .human import _offsets
-
-    n = len(text)
-    lines = []  # (start, end) of each line holding a mark, in order
-    last = -1
-    for at in merge(_offsets(text, "```"), _offsets(text, "~~~")):
-        if at < last:
-            continue  # another mark of the line just listed
-        start = text.rfind("\n", 0, at) + 1
-        last = text.find("\n", at)
-        last = n if last < 0 else last
-        lines.append((start, last))
     out = []
-    k = 0
-    while k < len(lines):
-        start, end = lines[k]
-        m = _OPEN.fullmatch(text, start, end)
-        if m is None or (m.group(2)[0] == "`" and "`" in text[m.end(2):end]):
-            k += 1
-            continue
-        prefix, fence, info = m.group(1), m.group(2), m.group(3).lower()
-        # the closing fence: a later marked line of the same character, at least as long, nothing after it
-        close, j = -1, k + 1
-        while j < len(lines):
-            c = _CLOSE.fullmatch(text, *lines[j])
-            if c is not None and c.group(2)[0] == fence[0] and len(c.group(2)) >= len(fence):
-                close = lines[j][0]
-                break
-            j += 1
-        if close < 0:
-            break  # an unclosed fence runs to the end of the note: nothing after it is read as a block
-        stop = min(lines[j][1] + 1, n)
-        out.append((start, stop, info, prefix, end + 1, close))
-        k = j + 1
+    starts = None
+    for f in blocks(text):
+        if starts is None:
+            starts = line_starts(text)
+        first, past = f.lines
+        a = starts[first + 1] if first + 1 < len(starts) else len(text)
+        b = (starts[past - 1] if f.closed else f.end) if past - 1 > first else a
+        out.append((f.start, f.end, f.info, f.content, min(a, b), b))
     return out
 
 
@@ -114,23 +90,26 @@ def headings(text: str, spans: list[tuple[int, int, str, str, int, int]]) -> lis
     return out
 
 
-def _content(text: str, a: int, b: int, prefix: str) -> tuple[str, list[int]]:
-    """The lines of ``text[a:b]`` with the fence's own prefix (quote marks, indent) taken off each, and where
-    each kept line starts in ``text``."""
-    lines, starts = [], []
-    pos = a
-    bare = prefix.rstrip()
-    for line in text[a:b].split("\n")[:-1] if b > a else []:
-        if prefix and line.startswith(prefix):
-            cut = len(prefix)
-        elif bare and line.startswith(bare):
-            cut = len(bare)
-        else:
-            cut = 0
-        lines.append(line[cut:])
-        starts.append(pos + cut)
-        pos += len(line) + 1
-    return "".join(line + "\n" for line in lines), starts
+def _content(text: str, a: int, content: str) -> tuple[str, list[int]] | None:
+    """``content`` (a block's lines as markdown-it keeps them, starting at offset ``a``) and where each of its
+    lines starts in ``text``: each is the end of its line of the note. None where one is not (a tab that
+    markdown-it expanded): no place in the note for its numbers, so the block is not read."""
+    from .source import line_starts
+
+    starts = line_starts(text)
+    k = bisect_left(starts, a)
+    out = []
+    for line in content.split("\n")[:-1]:
+        if k >= len(starts):
+            return None
+        stop = starts[k + 1] if k + 1 < len(starts) else len(text)
+        while stop > starts[k] and text[stop - 1] in "\r\n":
+            stop -= 1
+        if not text.startswith(line, stop - len(line)) or stop - len(line) < starts[k]:
+            return None
+        out.append(stop - len(line))
+        k += 1
+    return content, out
 
 
 # ---------------------------------------------------------------- names
@@ -454,10 +433,13 @@ def code_literals(text: str, trace, hits: dict) -> None:
     from .source import parsed
 
     judge = _Judge(text, trace, spans)
-    for k, (_, _, info, prefix, a, b) in enumerate(spans):
+    for k, (_, _, info, block, a, _) in enumerate(spans):
         if info not in _INFOS:
             continue
-        content, starts = _content(text, a, b, prefix)
+        placed = _content(text, a, block)
+        if placed is None:
+            continue
+        content, starts = placed
         if "[" not in content and "(" not in content:
             continue
         tree = parsed(content)

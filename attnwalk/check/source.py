@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import types
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 SKIP_FENCES = {"python", "py", "bash", "sh", "shell", "console", "toml", "yaml", "yml", "json", "js", "javascript",
@@ -53,8 +54,10 @@ _PARSES: dict = {}
 
 
 def forget() -> None:
-    """Drop what was kept of the last note read (``_PARSES``)."""
+    """Drop what was kept of the last note read (``_PARSES``, its tokens and fences)."""
+    global _TOKENS, _FENCES
     _PARSES.clear()
+    _TOKENS = _FENCES = (None, None)
 
 
 # A list printed with escaped brackets (pandoc's Markdown writer: ``\[\[0.5, 0.3\], \[0.1, 0.9\]\]``), which
@@ -215,18 +218,77 @@ def _stock_parser():
     return MarkdownIt("commonmark").enable("table").disable("inline")
 
 
+_TOKENS: tuple = (None, None)  # (text, markdown-it's block tokens of it): the last note parsed
+_FENCES: tuple = (None, None)  # (text, its fences): the last note asked about
+
+
+def tokens(text: str) -> list:
+    """markdown-it's block tokens of ``text``, parsed once per note (``segments`` and ``fences`` read them)."""
+    global _TOKENS
+    cached = _TOKENS  # one tuple, replaced whole (as ``human._per_text``)
+    if cached[0] is not text:
+        cached = _TOKENS = (text, _parser().parse(text))
+    return cached[1]
+
+
+class Fence(NamedTuple):
+    """A fenced code block of a note, as markdown-it (CommonMark) finds it: in a blockquote or list item too."""
+
+    start: int  # offset of its opening fence line's start
+    end: int  # offset past its last line (the closing fence's, or its container's last where unclosed)
+    info: str  # the info string's first word, lowercased ("" for none)
+    content: str  # its lines, container marks and the fence's indent taken off (markdown-it's ``content``)
+    lines: tuple[int, int]  # markdown-it's line map: [first, past last)
+    closed: bool  # whether a closing fence ends it (else its container or the note does)
+
+
+_BREAK = re.compile(r"\r\n?|\n")  # what markdown-it counts as a line break
+
+
+def line_starts(text: str) -> list[int]:
+    """Where each line of ``text`` starts, lines as markdown-it counts them (a lone "\\r" ends one too)."""
+    if "\r" not in text:
+        from .human import _line_starts
+
+        return _line_starts(text)
+    return [0] + [m.end() for m in _BREAK.finditer(text)]
+
+
+def fences(text: str) -> list[Fence]:
+    """The fenced code blocks of ``text``, in order: markdown-it's ``fence`` tokens, found once per note. The one
+    list every part of ``check`` reads code blocks from (the checker's segments, the hand-written readers' code
+    spans, ``program``'s python blocks), so that none reads a number as code that another reads as prose."""
+    global _FENCES
+    cached = _FENCES
+    if cached[0] is not text:
+        starts = None
+        out = []
+        for t in tokens(text):
+            if t.type != "fence" or not t.map:
+                continue
+            if starts is None:
+                starts = line_starts(text)
+            a, b = t.map
+            info = t.info.strip().split()[0].lower() if t.info and t.info.strip() else ""
+            closed = b - a - 1 > t.content.count("\n")
+            out.append(Fence(starts[a] if a < len(starts) else len(text), starts[b] if b < len(starts) else len(text),
+                             info, t.content, (a, b), closed))
+        cached = _FENCES = (text, out)
+    return cached[1]
+
+
 def segments(text: str, line_offset: int = 0) -> list[Segment]:
-    tokens = _parser().parse(text)
+    tokens_ = tokens(text)
     out: list[Segment] = []
     table_no = 0
     in_head = False
     row: Segment | None = None
-    for i, t in enumerate(tokens):
+    for i, t in enumerate(tokens_):
         start = (t.map[0] + 1 + line_offset) if t.map else 0
         if t.type == "heading_open":
-            out.append(Segment("heading", tokens[i + 1].content, start))
+            out.append(Segment("heading", tokens_[i + 1].content, start))
         elif t.type == "paragraph_open":
-            inline = tokens[i + 1]
+            inline = tokens_[i + 1]
             out.append(Segment("para", inline.content, start))
         elif t.type in ("fence", "code_block"):
             info = (t.info or "").strip().split()[0].lower() if t.info and t.info.strip() else ""
@@ -245,7 +307,7 @@ def segments(text: str, line_offset: int = 0) -> list[Segment]:
             in_head = False
         elif t.type == "tr_open":
             row = Segment("row", line=start, header=in_head, table=table_no)
-        elif t.type == "inline" and row is not None and i > 0 and tokens[i - 1].type in ("th_open", "td_open"):
+        elif t.type == "inline" and row is not None and i > 0 and tokens_[i - 1].type in ("th_open", "td_open"):
             row.cells.append(t.content)
         elif t.type == "tr_close" and row is not None:
             out.append(row)
