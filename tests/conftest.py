@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import math
 import os
 import re
 from pathlib import Path
@@ -144,3 +145,26 @@ def record_fields(report) -> list[tuple]:
     and expected value), for the tests that compare a fast path's report with the path it replaces."""
     return [(r.line, r.text, r.status, r.operand, r.fix, [(ok, str(lab), str(exp)) for ok, lab, exp in r.checks])
             for r in report.recs]
+
+
+def torch64(rows):
+    """``rows`` (nested lists, or a tensor) as a float64 torch tensor: the held-out tests' truth is torch's in float64
+    (torch imported here, not at the top: conftest loads where torch is absent too)."""
+    import torch
+
+    return rows.to(torch.float64) if isinstance(rows, torch.Tensor) else torch.tensor(rows, dtype=torch.float64)
+
+
+def rounded(values, digits: int) -> list[str]:
+    """Each value printed to ``digits`` decimals, as a note prints it."""
+    return [f"{v:.{digits}f}" for v in values]
+
+
+def torch_sdpa(q, k, v):
+    """(scaled scores, weights, output) of one head, in float64, as torch computes them."""
+    import torch
+
+    q, k, v = torch64(q), torch64(k), torch64(v)
+    s = q @ k.T / math.sqrt(q.shape[-1])
+    a = torch.softmax(s, -1)
+    return s, a, a @ v

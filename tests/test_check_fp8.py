@@ -13,6 +13,7 @@ values derived with torch (never through attnwalk's engine):
 import math
 
 import pytest
+from conftest import torch64 as _t
 
 from attnwalk.api import walk
 from attnwalk.check import check_text, forms, human
@@ -30,10 +31,6 @@ WORDS = dict(variant="sdpa", source="direct", heads=1, scale="sqrt_dk", q=[[1, 0
 # two tokens, Q, K, V given
 PATCHES = dict(variant="sdpa", source="direct", heads=1, scale="sqrt_dk", q=[[1.0, 1.0], [0.0, 2.0]],
                k=[[1.0, 1.0], [2.0, 0.0]], v=[[10.0, 0.0], [0.0, 10.0]])
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
 
 
 def _torch_projected():

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from conftest import rounded as _r
+from conftest import torch64 as _t
+from conftest import torch_sdpa as _sdpa
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -23,22 +26,6 @@ HELDOUT10 = CORPUS / "heldout10"
 NOTES = sorted(p.stem for p in HELDOUT10.glob("*.md") if p.with_suffix(".toml").exists())
 
 truth, bench = heldout_tools()
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
-
-
-def _r(values, digits):
-    return [f"{v:.{digits}f}" for v in values]
-
-
-def _sdpa(q, k, v):
-    """(scaled scores, weights, output) of one head, in float64, as torch computes them."""
-    q, k, v = _t(q), _t(k), _t(v)
-    s = q @ k.T / math.sqrt(q.shape[-1])
-    a = torch.softmax(s, -1)
-    return s, a, a @ v
 
 
 def test_the_round_has_45_wrong_numbers_per_note():

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from conftest import torch64 as _t
 
 from attnwalk.api import walk
 from attnwalk.check import check_text, human
@@ -25,10 +26,6 @@ NOTES = sorted(p.stem for p in HELDOUT4.glob("*.md") if p.with_suffix(".toml").e
 
 
 truth, bench = heldout_tools()
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
 
 
 def test_the_side_by_side_readme_prints_weights_of_no_scaling_it_states():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from conftest import torch64 as _t
 
 from attnwalk.api import walk
 from attnwalk.check import check_text, human, notations
@@ -26,10 +27,6 @@ HELDOUT5 = CORPUS / "heldout5"
 NOTES = sorted(p.stem for p in HELDOUT5.glob("*.md") if p.with_suffix(".toml").exists())
 
 truth, bench = heldout_tools()
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
 
 
 def test_the_blog_posts_heads_are_torch_randn_after_seed_42():

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from conftest import torch64 as _t
 
 from attnwalk.api import walk
 from attnwalk.check import check_file, check_text, notations
@@ -27,10 +28,6 @@ HELDOUT6 = CORPUS / "heldout6"
 NOTES = sorted(p.stem for p in HELDOUT6.glob("*.md") if p.with_suffix(".toml").exists())
 
 truth, bench = heldout_tools()
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
 
 
 def test_the_guides_weights_were_rounded_the_wrong_way():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from conftest import torch64 as _t
 
 from attnwalk.check import check_text, notations
 from attnwalk.scenario import load_scenario
@@ -25,10 +26,6 @@ HELDOUT7 = CORPUS / "heldout7"
 NOTES = sorted(p.stem for p in HELDOUT7.glob("*.md") if p.with_suffix(".toml").exists())
 
 truth, bench = heldout_tools()
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
 
 
 def test_the_preference_notes_logits_give_its_pairs():

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from conftest import torch64 as _t
 
 from attnwalk.api import walk
 from attnwalk.check import forms, notations
@@ -34,10 +35,6 @@ truth, bench = heldout_tools()
 # (forms.dot_operand), a label carried across a heading (human._label_text), a scalar's two subscripts
 # (labels.subscript_cell_at). A strict xfail here names a change still needed.
 FALSE_POSITIVES: dict[str, str] = {}
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
 
 
 def test_the_round_has_61_wrong_numbers_per_note():

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from conftest import heldout_tools
+from conftest import rounded as _r
+from conftest import torch64 as _t
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -23,14 +25,6 @@ NOTES = sorted(p.stem for p in HELDOUT9.glob("*.md") if p.with_suffix(".toml").e
 INPUTS = {"x", "q", "k", "v", "scores", "w_q", "w_k", "w_v"}
 
 truth, bench = heldout_tools()
-
-
-def _t(rows):
-    return torch.tensor(rows, dtype=torch.float64)
-
-
-def _r(values, digits):
-    return [f"{v:.{digits}f}" for v in values]
 
 
 def test_the_tlob_document_prints_q_k_v_it_did_not_compute():
