@@ -168,3 +168,16 @@ def torch_sdpa(q, k, v):
     s = q @ k.T / math.sqrt(q.shape[-1])
     a = torch.softmax(s, -1)
     return s, a, a @ v
+
+
+def reader_hits(reader, text: str, scenario) -> list:
+    """What one reader of hand-written notation (``reader(text, trace, hits, foreign)``, as ``human.find`` calls it)
+    judges in ``text`` under the scenario file ``scenario``: its hits in reading order."""
+    from attnwalk.api import walk
+    from attnwalk.check import forms
+    from attnwalk.scenario import load_scenario
+
+    trace = walk(**load_scenario(scenario))
+    hits = {}
+    reader(text, trace, hits, forms.foreign_sections(text, trace))
+    return [h for _, h in sorted(hits.items())]

@@ -14,10 +14,12 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import heldout_tools
+from conftest import heldout_tools, reader_hits
 from conftest import rounded as _r
 from conftest import torch64 as _t
 from conftest import torch_sdpa as _sdpa
+
+from attnwalk.check import notations
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -138,14 +140,7 @@ CAT = HELDOUT10 / "ko_obsidian_note_the_cat.toml"  # Q, K, V 2 × 2: test_the_ko
 
 
 def _exponentials(text: str) -> list[tuple[str, bool, str]]:
-    from attnwalk.api import walk
-    from attnwalk.check import forms, notations
-    from attnwalk.scenario import load_scenario
-
-    trace = walk(**load_scenario(COURSE))
-    hits = {}
-    notations.exponential_calls(text, trace, hits, forms.foreign_sections(text, trace))
-    return [(h.text, h.ok, h.expected) for _, h in sorted(hits.items())]
+    return [(h.text, h.ok, h.expected) for h in reader_hits(notations.exponential_calls, text, COURSE)]
 
 
 def test_an_exponential_of_a_list_is_judged_entry_by_entry():
@@ -260,14 +255,7 @@ TURKISH = HELDOUT10 / "tr_course_numpy_printed_comments.toml"  # test_the_turkis
 
 
 def _printed(text: str) -> list[tuple[str, bool]]:
-    from attnwalk.api import walk
-    from attnwalk.check import forms, notations
-    from attnwalk.scenario import load_scenario
-
-    trace = walk(**load_scenario(TURKISH))
-    hits = {}
-    notations.commented_print_results(text, trace, hits, forms.foreign_sections(text, trace))
-    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+    return [(h.text, h.ok) for h in reader_hits(notations.commented_print_results, text, TURKISH)]
 
 
 def test_a_printed_variables_commented_result_is_that_tensor():
@@ -296,14 +284,7 @@ def test_a_commented_result_under_a_print_of_no_tensor_is_left_unread():
 
 
 def _softmax_call(text: str) -> list[tuple[str, bool]]:
-    from attnwalk.api import walk
-    from attnwalk.check import forms, notations
-    from attnwalk.scenario import load_scenario
-
-    trace = walk(**load_scenario(CAT))
-    hits = {}
-    notations.softmax_calls(text, trace, hits, forms.foreign_sections(text, trace))
-    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+    return [(h.text, h.ok) for h in reader_hits(notations.softmax_calls, text, CAT)]
 
 
 def test_a_softmax_call_allows_what_its_arguments_rounding_gives_and_no_more():

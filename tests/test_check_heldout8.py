@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import heldout_tools
+from conftest import heldout_tools, reader_hits
 from conftest import torch64 as _t
 
 from attnwalk.api import walk
@@ -134,10 +134,7 @@ CCO = HELDOUT8 / "fr_course_smiles_cco_pmatrix.toml"  # E W_Q = [[2, 1], [2, 1],
 
 def _read(reader, text: str, scenario: Path = CCO) -> list[tuple[str, bool]]:
     """What one reader of hand-written notation judges in ``text`` (number, agrees), in reading order."""
-    trace = walk(**load_scenario(scenario))
-    hits = {}
-    reader(text, trace, hits, forms.foreign_sections(text, trace))
-    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+    return [(h.text, h.ok) for h in reader_hits(reader, text, scenario)]
 
 
 def _indexed(text: str, scenario: Path = CCO) -> list[tuple[str, bool]]:

@@ -13,9 +13,11 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import heldout_tools
+from conftest import heldout_tools, reader_hits
 from conftest import rounded as _r
 from conftest import torch64 as _t
+
+from attnwalk.check import notations
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -136,14 +138,7 @@ SCRIPT = HELDOUT9 / "pt_test_script_expected_constants.toml"  # its weights: tes
 
 
 def _indexed(text: str, scenario: Path = HANT) -> list[tuple[str, bool]]:
-    from attnwalk.api import walk
-    from attnwalk.check import forms, notations
-    from attnwalk.scenario import load_scenario
-
-    trace = walk(**load_scenario(scenario))
-    hits = {}
-    notations.indexed_rows(text, trace, hits, forms.foreign_sections(text, trace))
-    return [(h.text, h.ok) for _, h in sorted(hits.items())]
+    return [(h.text, h.ok) for h in reader_hits(notations.indexed_rows, text, scenario)]
 
 
 def test_a_lower_case_a_with_a_row_subscript_names_a_weight_row():
