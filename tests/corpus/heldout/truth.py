@@ -20,6 +20,7 @@ from pathlib import Path
 NUM = re.compile(r"-?\d+(?:\.\d+)?")
 NUM_SCI = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")  # NumPy's / torch's 1.27232943e+00 (claims with "sci")
 LIST = re.compile(r"\[[^\[\]]*\]")
+NUM_DOT = re.compile(r"-?(?:\d+(?:\.\d+)?|\.\d+)")  # a leading dot without its zero: .707 (claims with "leading_dot")
 
 
 def numpy_legacy_draws(scenario: dict) -> dict:
@@ -127,7 +128,7 @@ def printed(line: str, claim: dict) -> list[str]:
         line = lists[claim["list_index"]] if len(lists) > claim["list_index"] else ""
     if claim.get("last_list"):
         line = LIST.findall(line)[-1]
-    nums = (NUM_SCI if claim.get("sci") else NUM).findall(line)
+    nums = (NUM_SCI if claim.get("sci") else NUM_DOT if claim.get("leading_dot") else NUM).findall(line)
     return nums[-1:] if claim.get("last_number") else nums
 
 
