@@ -221,6 +221,22 @@ HELDOUT11_FIX_GAPS = {
 }
 
 
+# wrong numbers check finds per note (FIRST_RUN.md: 16 of 49, and 1 right number called wrong): the river-bank
+# lesson's two stated weight rows (``A = [0.4223 0.2104 0.4223; 0.0463 0.7675 0.1862; ..]``, torch [0.4011 0.1978
+# 0.4011; 0.0454 0.7679 0.1867]) in A and in ``A · V``; the notebook's 0.504 (torch 0.50349) in a_1 and Y_1 and its
+# output 1.504 (torch 1.50349) in Y_1 and Y.
+HELDOUT12 = {"en_course_day35_obsidian_callouts_river_bank": 12, "en_notebook_cross_attention_mpmath": 4}
+# heldout12's notes with right numbers still called wrong (FIRST_RUN.md), each with the one change it needs
+HELDOUT12_FALSE_POSITIVES = {
+    ("heldout12", "zh_mha_notes_two_heads_causal_wo"): "line 32's `o_2^{(1)} = 0.330\\,[1,0] + ...` reads the head "
+    "index of the superscript `^{(1)}` as the arithmetic `(1)` and flags the output 0.330 against it (expected "
+    "1.000): a parenthesised index in a superscript must be no operand of check's arithmetic",
+}
+# where --fix does not converge to torch's numbers on heldout12 (FIRST_RUN.md): the two notes with numbers found
+# converge on what check flagged; the multi-head chapter's --fix writes its false positive (1.000 over the weight
+# 0.330 on line 32), and goes with HELDOUT12_FALSE_POSITIVES
+HELDOUT12_FIX_GAPS: dict = {}
+
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
@@ -235,6 +251,7 @@ ROUNDS = [
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 131, HELDOUT9, "| **all** | 131 | 76 | 58% | 0 |"),
     Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 45, HELDOUT10, "| **all** | 45 | 38 | 84% | 0 |"),
     Round("heldout11", {"en", "ko", "zh", "zhtw"}, 9, 75, HELDOUT11, "| **all** | 75 | 47 | 63% | 2 |"),
+    Round("heldout12", {"en", "ko", "vi", "zh"}, 10, 49, HELDOUT12, "| **all** | 49 | 16 | 33% | 1 |"),
 ]
 
 
@@ -287,7 +304,8 @@ def test_the_scenario_reproduces_the_inputs_the_note_prints(r, name):
     assert (sum(claimed.values()) > 0) == ((r.folder, name) not in NO_PRINTED_INPUT)
 
 
-FALSE_POSITIVES = HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES | HELDOUT11_FALSE_POSITIVES
+FALSE_POSITIVES = (HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES | HELDOUT11_FALSE_POSITIVES
+                   | HELDOUT12_FALSE_POSITIVES)
 
 
 @pytest.mark.parametrize("r, name", [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(
@@ -316,7 +334,7 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
 }
-ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS | HELDOUT11_FIX_GAPS
+ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS | HELDOUT11_FIX_GAPS | HELDOUT12_FIX_GAPS
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=(
     ALL_FIX_GAPS)[r.folder, n])] if (r.folder, n) in ALL_FIX_GAPS else [])
     for r in ROUNDS for n in sorted(r.found)]
