@@ -15,10 +15,13 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import heldout_tools
+from conftest import heldout_tools, reader_hits
 from conftest import rounded as _r
 from conftest import torch64 as _t
 from conftest import torch_sdpa as _sdpa
+
+from attnwalk.check import check_text, notations
+from attnwalk.scenario import load_scenario
 
 torch = pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
 
@@ -136,3 +139,62 @@ def test_the_truth_reads_numbers_printed_without_a_leading_zero():
     assert truth.printed(line, {"leading_dot": True}) == [".707", "0", "0", ".707"]
     assert truth.published(".707", {}) == (0.707, 3)
     assert truth.printed(r"[0.707, 1]", {}) == ["0.707", "1"]
+
+
+# ---------------------------------------------------------------- the readers widened for this round's first run
+
+NOTEBOOK = HELDOUT12 / "en_notebook_cross_attention_mpmath.toml"
+CHAPTER = HELDOUT12 / "zh_mha_notes_two_heads_causal_wo.toml"
+
+
+def _row_sums() -> list[float]:
+    """The notebook's rows of e^s (Q = [[1,1],[0,2]], K = [[0,1],[1,0],[1,1]], / √2), summed: torch's 8.1695 and
+    9.2265; by hand, e^(1/√2)·2 + e^√2 and 2e^√2 + 1."""
+    sc = _scenario("en_notebook_cross_attention_mpmath")
+    s, _, _ = _sdpa(sc["q"], sc["k"], sc["v"])
+    sums = torch.exp(s).sum(-1).tolist()
+    assert sums == pytest.approx([2 * math.exp(1 / math.sqrt(2)) + math.exp(math.sqrt(2)),
+                                  2 * math.exp(math.sqrt(2)) + 1])
+    return sums
+
+
+def _stated(text: str) -> list:
+    return [(h.text, h.ok) for h in reader_hits(notations.stated_row_sums, text, NOTEBOOK)]
+
+
+def test_a_sum_stated_after_a_rows_exponentials_is_that_rows_sum_of_e_s():
+    """``e^{0.707}=2.028, e^{0.707}=2.028, e^{1.414}=4.114``, then ``sum $=8.170$`` on the same line: the exponents
+    print row 0 of the scaled scores, so the sum is torch's 8.1695 (8.169 right, 8.170 wrong though it adds the
+    printed values); row 1's 9.227 right and 9.228 wrong; ``Sum $\\approx 9.2$`` (one decimal) right."""
+    sums = _row_sums()
+    assert (f"{sums[0]:.3f}", f"{sums[1]:.3f}") == ("8.169", "9.227")
+    row0 = r"**Query 1:** $e^{0.707}=2.028,\ e^{0.707}=2.028,\ e^{1.414}=4.114$, sum $=@$"
+    row1 = r"**Query 2:** $e^{1.414}=4.114,\ e^{0}=1,\ e^{1.414}=4.114$, Sum $\approx @$"
+    assert _stated(row0.replace("@", "8.170")) == [("8.170", False)]
+    assert _stated(row0.replace("@", "8.169")) == [("8.169", True)]
+    assert _stated(row1.replace("@", "9.228")) == [("9.228", False)]
+    assert _stated(row1.replace("@", "9.227")) == [("9.227", True)]
+    assert _stated(row1.replace("@", "9.2")) == [("9.2", True)]
+
+
+def test_a_stated_sum_needs_a_score_row_and_no_arithmetic_after_it():
+    """No verdict where the exponents are no score row of the trace (0.5, 0.25), where one exponential stands
+    alone, where the sum is the start of arithmetic (``sum = 2.028 + 2.028 + 4.114``: the arithmetic reader's), or
+    where it is on another line (``exponential_sums``' case)."""
+    assert _stated(r"$e^{0.5}=1.649,\ e^{0.25}=1.284$, sum $=2.933$") == []
+    assert _stated(r"$e^{1.414}=4.113$, sum $=4.113$") == []
+    assert _stated(r"$e^{0.707}=2.028,\ e^{0.707}=2.028,\ e^{1.414}=4.113$, sum $= 2.028 + 2.028 + 4.113$") == []
+    assert _stated("$e^{0.707}=2.028,\\ e^{0.707}=2.028,\\ e^{1.414}=4.113$\nsum $=8.170$") == []
+
+
+def test_a_head_index_in_a_superscript_is_no_arithmetic():
+    """``o_2^{(1)} = 0.330\\,[1,0] + 0.670\\,[0,1] = [0.330,\\ 0.670]``: head 1's output at t = 2 (torch's 0.33003,
+    0.66997) is not read as the arithmetic ``(1) = 0.330`` (expected 1.000, the first run's false positive); an
+    exponential with a parenthesised exponent is still arithmetic (e^0.5 = 1.6487: 1.649 right; 1.800 wrong, above even
+    e^0.55 = 1.733 of the exponent's rounding)."""
+    opts = load_scenario(CHAPTER)
+    r = check_text(r"$$o_2^{(1)} = 0.330\,[1,0] + 0.670\,[0,1] = [0.330,\ 0.670]$$", opts)
+    assert r.wrong == []
+    assert f"{math.exp(0.5):.3f}" == "1.649"
+    assert [x.text for x in check_text(r"$$e^{(0.5)} = 1.649$$", opts).verified] == ["0.5", "1.649"]
+    assert [(x.text, x.checks[0][2]) for x in check_text(r"$$e^{(0.5)} = 1.800$$", opts).wrong] == [("1.800", "1.649")]

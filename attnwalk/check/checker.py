@@ -712,6 +712,8 @@ class Checker:
                 return i + 1
             if t.kind == "open" and t.pos and _arguments(nt, t.pos):
                 return i + 1  # the arguments of a call (softmax([2.0, 1.0]) = [..]): not a value on their own
+            if t.kind == "open" and i and toks[i - 1].text == "^" and toks[i - 1].end == t.pos:
+                return i + 1  # the exponent of a base no claim starts at (``o_2^{(1)} = 0.330 [1,0] + ..``: head 1)
             if t.kind == "ident" and t.text in self.symbols and _in_call(nt, t.pos):
                 return i + 1  # a keyword argument: softmax(dim=-1), chunk(3, dim=-1)
             memo = None

@@ -2003,3 +2003,47 @@ def product_letters(text: str, begin: int) -> str | None:
         return "" if m.group(f"t{at + 1}") or names[at] not in _TENSOR_WORDS else _TENSOR_WORDS[names[at]]
     name = PRODUCT_RESULTS.get((names[0], names[1])) or CODE_NAMES.get(m.group("lhs"))
     return _TENSOR_WORDS.get(name, "")
+
+
+
+# ---------------------------------------------------------------- heldout12: a row sum stated after its exponentials
+
+# ``sum $=8.170$``, ``Sum $\approx 3.521$`` after the exponentials on their line: a sum word, a relation and one number
+# that no operator follows (``sum = 2.028 + 1 + 2.028 = 5.056`` is arithmetic, judged as such)
+_STATED_SUM = re.compile(r"(?<![\w\\])(?:" + "|".join(map(re.escape, sorted(SUM_WORDS, key=len, reverse=True)))
+                         + r")(?!\w)[ \t]*\$?[ \t]*(?:=|≈|\\approx)[ \t]*\$?[ \t]*(?P<num>" + _NUM
+                         + r")(?![\d.])(?![ \t]*[-+*/×·−])", re.I)
+
+
+def stated_row_sums(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: ``$e^{0.707}=2.028,\\ e^{0.707}=2.028,\\ e^{1.414}=4.114$, sum $=8.170$`` (heldout12's exported
+    notebook; its Obsidian note's ``Sum $\\approx 3.521$``): ``exponential_sums`` with the sum stated after the
+    exponentials on their own line, not on a line below them. The exponents, in order, print one row of the scores
+    (``score_row_named``); the sum is that row's sum of e^s, the denominator of its softmax (torch's, not the sum of
+    the rounded values printed before it)."""
+    if _EXP_TERM.search(text) is None:  # the same scan as ``exponential_sums``: no e^x = v at all
+        return
+    from . import forms
+
+    by_line: dict[int, list] = {}
+    for m in _EXP_TERM.finditer(text):
+        by_line.setdefault(text.rfind("\n", 0, m.start()) + 1, []).append(m)
+    for terms in by_line.values():
+        end = text.find("\n", terms[-1].end())
+        s = _STATED_SUM.search(text, terms[-1].end(), len(text) if end < 0 else end)
+        if len(terms) < 2 or s is None or s.start("num") in hits or forms.in_any(s.start("num"), foreign):
+            continue
+        cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
+        head = human._head_at(text, terms[0].start())
+        named = score_row_named(cells, trace, head)
+        if named is None:
+            continue
+        cand, r, _ = named
+        row = human._expected(trace, cand, head)[r]
+        cell = human.Cell(s.group("num"), s.start("num"))
+        (hit,) = human._judge([cell], np.array([float(np.exp(row[np.isfinite(row)]).sum())]), f"Σ e^{cand}[{r}]",
+                              text, gated=False)
+        hits[cell.start] = hit
+
+
+FORMS.append(stated_row_sums)
