@@ -1990,7 +1990,7 @@ def product_letters(text: str, begin: int) -> str | None:
     le = text.find("\n", begin)
     run = list(_MATRIX_RUN.finditer(text, ls, len(text) if le < 0 else le))
     if len(run) != 3 or begin not in [m.start() for m in run]:
-        return None
+        return _product_result(text, ls, begin)
     if _FACTOR_GAP.fullmatch(text, run[0].end(), run[1].start()) is None \
             or _RESULT_GAP.fullmatch(text, run[1].end(), run[2].start()) is None:
         return None
@@ -2003,3 +2003,29 @@ def product_letters(text: str, begin: int) -> str | None:
         return "" if m.group(f"t{at + 1}") or names[at] not in _TENSOR_WORDS else _TENSOR_WORDS[names[at]]
     name = PRODUCT_RESULTS.get((names[0], names[1])) or CODE_NAMES.get(m.group("lhs"))
     return _TENSOR_WORDS.get(name, "")
+
+
+# ``O = AV = [O]``, ``S = QK^T = [S]``: the product's letters, then its result alone (no factor written out after it)
+_ONE_MATRIX = re.compile(r"\\begin\{([bpvBV]?matrix)\}.*?\\end\{\1\}", re.S)
+_NEXT_FACTOR = re.compile(r"\s*(?:\\cdot|\\times|·|×|@|\\begin\{)")
+
+
+def _product_result(text: str, ls: int, begin: int) -> str | None:
+    """The label of the matrix at ``begin`` when its line reads ``O = AV =`` up to it and no factor follows it:
+    the result of the product its letters name (``notation.PRODUCT_RESULTS``), else None. Right depth: the
+    written-out case ``O = AV = [A] [V] = [O]`` is ``product_letters``'s; without this the whole matrix of a
+    Vietnamese blog's ``O = AV = \\begin{bmatrix}..`` went unread (the token walk reads no lone ``O`` in prose)."""
+    from ..notation import CODE_NAMES, PRODUCT_RESULTS
+
+    m = _PRODUCT_LABEL.search(text, ls, begin)
+    one = _ONE_MATRIX.match(text, begin)
+    if m is None or one is None or _NEXT_FACTOR.match(text, one.end()):
+        return None
+    names = (CODE_NAMES.get(m.group("f1")), CODE_NAMES.get(m.group("f2")))
+    if m.group("t1") or (m.group("t2") and names != ("q", "k")):
+        return None  # only K is written transposed in a product of the trace (``QK^T``)
+    name = PRODUCT_RESULTS.get(names)
+    lhs = CODE_NAMES.get(m.group("lhs"))
+    if name is None or (lhs is not None and lhs != name):
+        return None
+    return _TENSOR_WORDS.get(name)
