@@ -1177,8 +1177,10 @@ AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, 
 # ---------------------------------------------------------------- tuples: ``\mathbf{p} \approx (0.09, 0.24, 0.66)``
 
 _NUMBER = r"[-−–]?\d+(?:\.\d+)?"
-# a parenthesised tuple of 2+ numbers after ``=``, ``≈`` or ``\approx`` (a vector written as math writes it)
-_TUPLE = re.compile(r"(?:=|≈|\\approx)[ \t]*\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER
+# a parenthesised tuple of 2+ numbers (a vector written as math writes it) after ``=``, ``≈`` or ``\approx``, or as
+# the argument of a softmax (``\text{softmax}(1.414, 0.707, 0.707) = (0.503, ..)``: the scores whose softmax the
+# tuple after ``=`` is)
+_TUPLE = re.compile(r"(?:=|≈|\\approx|softmax\}?)[ \t]*\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER
                     + r")+[ \t]*)\)")
 TUPLE_REACH = 12  # lines: how far below the scores' tuple their weights' tuple may be
 
