@@ -93,17 +93,3 @@ def test_code_that_is_not_the_traces_attention_gets_no_verdict():
     rep = check_text(note, dict(OPTIONS))
     assert not rep.wrong and all(r.status == "unknown" for r in rep.recs if r.line >= 12)
 
-
-@pytest.mark.parametrize("call", ["\\text{softmax}", "\\operatorname{softmax}", "softmax"])
-def test_a_softmax_of_a_tuple_is_judged_as_the_softmax_of_its_printed_scores(call):
-    """``softmax(1.414, 0.707, 0.707) = (0.503, 0.248, 0.249)``: math's tuples, not lists (a blog's prose)."""
-    q, k = torch.tensor(Q, dtype=torch.float64), torch.tensor(K, dtype=torch.float64)
-    row = (q @ k.T / 2**0.5)[2]
-    args = ", ".join(f"{x:.3f}" for x in row.tolist())
-    want = torch.softmax(torch.tensor([float(f"{x:.3f}") for x in row.tolist()], dtype=torch.float64), -1)
-    shown = [f"{x:.3f}" for x in want.tolist()]
-    assert shown == ["0.503", "0.248", "0.248"]
-    good = check_text(f"${call}({args}) = ({', '.join(shown)})$\n", dict(OPTIONS))
-    assert [r.status for r in good.recs if r.text in shown] == ["verified"] * 3
-    bad = check_text(f"${call}({args}) = (0.503, 0.248, 0.249)$\n", dict(OPTIONS))
-    assert [(r.text, r.status) for r in bad.recs if r.status == "wrong"] == [("0.249", "wrong")]
