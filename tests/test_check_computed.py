@@ -93,3 +93,20 @@ def test_code_that_is_not_the_traces_attention_gets_no_verdict():
     rep = check_text(note, dict(OPTIONS))
     assert not rep.wrong and all(r.status == "unknown" for r in rep.recs if r.line >= 12)
 
+
+
+@pytest.mark.parametrize(("definition", "want"), [
+    ("def softmax(x):\n    e = np.exp(x - x.max(axis=-1, keepdims=True))\n"
+     "    return e / e.sum(axis=-1, keepdims=True)\n", "attn"),
+    ("def softmax(x):\n    e = np.exp(x)\n    return e / e.sum(axis=0)\n", None),  # over the queries
+    ("def softmax(x):\n    return x / x.sum(axis=-1)\n", None),  # no exp: no softmax
+])
+def test_a_notes_own_softmax_counts_only_over_the_last_axis(definition, want):
+    assert _kinds(definition + "s = softmax(q @ k.T / np.sqrt(k.shape[1]))").get("s") == want
+
+
+def test_rounding_a_printed_array_keeps_its_step():
+    rep = check_text(_note("[[0.401 0.198 0.401]\n [0.401 0.401 0.198]\n [0.503 0.248 0.248]]",
+                           "w = torch.softmax(q @ k.T / 2**0.5, dim=-1)\nprint(np.round(w.numpy(), 3))\n"),
+                     dict(OPTIONS))
+    assert [r.status for r in rep.recs if r.line >= 11] == ["verified"] * 9

@@ -27,6 +27,9 @@ def bindings(tree: ast.Module, env: dict, trace, given: frozenset = frozenset())
     names this block binds at its top level, once, to a recognised step or a scalar; a name bound to anything else,
     or more than once, is dropped. ``given``: names whose literal assignment in this block ``env`` already holds."""
     env = dict(env)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in _SOFTMAX:
+            env[("def", node.name)] = _last_axis_softmax(node)
     counts: dict[str, int] = {}
     for node in ast.walk(tree):
         for t in _targets(node):
@@ -120,7 +123,10 @@ def _call(node: ast.Call, env: dict, trace) -> str | None:
             return _PRODUCTS.get((kind, kind_of(node.args[0], env, trace)))
         return None
     if name in _SOFTMAX and node.args:
-        return _softmax(kind_of(node.args[0], env, trace), node.args[1:], node.keywords, trace)
+        args = node.args[1:]
+        if isinstance(func, ast.Name) and not args and not node.keywords and env.get(("def", name)):
+            args = [ast.Constant(-1)]  # the note's own softmax, over the last axis
+        return _softmax(kind_of(node.args[0], env, trace), args, node.keywords, trace)
     if name in _MATMUL and len(node.args) == 2 and not node.keywords:
         return _PRODUCTS.get((kind_of(node.args[0], env, trace), kind_of(node.args[1], env, trace)))
     if name == "transpose" and len(node.args) == 3 and {_int(a) for a in node.args[1:]} in ({-2, -1}, {0, 1}):
@@ -221,3 +227,37 @@ def _int(node: ast.AST) -> int | None:
             and type(node.operand.value) is int:
         return -node.operand.value
     return None
+
+
+_ROUNDS = frozenset(("round", "around"))
+
+
+def unwrapped(node: ast.AST) -> ast.AST:
+    """The array a printed expression shows, under what changes only its printing: ``np.round(w, 3)``,
+    ``w.round(3)``, ``torch.round(w, decimals=3)``, ``w.detach().numpy()`` (the digits printed are then the
+    rounded ones, which the checker judges as any printed digits)."""
+    while isinstance(node, ast.Call):
+        func = node.func
+        if not isinstance(func, ast.Attribute):
+            return node
+        if _is_module(func.value):  # ``np.round(w, 3)``
+            if func.attr not in _ROUNDS or not node.args:
+                return node
+            node = node.args[0]
+        elif func.attr in _ROUNDS or (func.attr in _SAME and not node.args and not node.keywords):
+            node = func.value  # ``w.round(3)``, ``w.numpy()``
+        else:
+            return node
+    return node
+
+
+def _last_axis_softmax(fn: ast.FunctionDef) -> bool:
+    """Whether a note's own ``def softmax(x)`` is a softmax over the last axis: one argument, an ``exp`` in its
+    body, and every axis it names the last (``axis=-1``, ``dim=-1``, ``keepdims`` aside)."""
+    if len(fn.args.args) != 1 or fn.args.vararg or fn.args.kwarg:
+        return False
+    calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call)]
+    exp = any((isinstance(c.func, ast.Attribute) and c.func.attr == "exp") or
+              (isinstance(c.func, ast.Name) and c.func.id == "exp") for c in calls)
+    axes = [_int(k.value) for c in calls for k in c.keywords if k.arg in ("axis", "dim")]
+    return exp and bool(axes) and all(a == -1 for a in axes)

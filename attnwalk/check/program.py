@@ -618,6 +618,7 @@ def _prints(tree: ast.Module, env: dict, trace) -> list[str | None] | None:
             v = v.args[0]
         elif node is not body[-1]:
             continue  # a bare expression that is not the last statement prints nothing
+        v = computed.unwrapped(v)
         name = _dotted(v)
         if name is not None and name.rsplit(".", 1)[-1] not in _NOT_ARRAYS:
             out.append(name)
