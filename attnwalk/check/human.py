@@ -174,11 +174,14 @@ def _flatten(label: str) -> str:
     s = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)", s)
     s = s.replace("\\sqrt", "√").replace("\\top", "T").replace("\\cdot", "·").replace("\\left", "")
     s = s.replace("\\right", "").replace("^{T}", "^T").replace("^\\top", "^T").replace("^{\\top}", "^T")
+    if "\\" in s:  # LaTeX's spaces and environments part words (``\quad K = XW_K``, ``\end{bmatrix}`` then ``K =``
+        s = _LATEX_SPACE.sub(",", s)  # on the next line: not "quadk", "endbmatrixk")
     s = re.sub(r"[{}\\$*`]", "", s)
     s = re.sub(r"√\(d_?k\)|√d_?k|sqrt\(d_?k\)", "√d_k", s)
     return re.sub(r"\s+", "", s).lower()
 
 
+_LATEX_SPACE = re.compile(r"\\(?:q?quad|enspace|thinspace|[,;:! ])(?![A-Za-z])|\\(?:begin|end)[ \t]*\{[A-Za-z*]*\}")
 _NAMED: dict[str, list[str]] = {}  # label -> tensors_of(label): a note's labels repeat (rows of one matrix)
 
 
