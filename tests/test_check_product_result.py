@@ -60,3 +60,24 @@ def test_the_matrix_after_qkt_is_the_raw_scores(letters):
 ])
 def test_what_is_not_a_product_result_gets_no_label_from_it(text):
     assert product_letters(text, text.index("\\begin")) is None
+
+
+# two tokens and d_v = 2: the output is as square as the weights, so only the formula tells them apart
+Q2, K2, V2 = [[1, 0], [1, 1]], [[1, 1], [0, 1]], [[2, 0], [0, 4]]
+OPTIONS2 = {"variant": "sdpa", "source": "direct", "heads": 1, "q": Q2, "k": K2, "v": V2}
+
+
+@pytest.mark.parametrize(("formula", "step"), [
+    ("O = \\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V =", 2),
+    ("\\text{Attention}(Q, K, V) = \\operatorname{softmax}\\left(\\frac{QK^{\\top}}{\\sqrt{d_k}}\\right) V =", 2),
+    ("A = \\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) =", 1),
+    ("S = \\frac{QK^T}{\\sqrt{d_k}} =", 0),
+])
+def test_the_formula_before_a_matrix_names_it(formula, step):
+    want = torch_sdpa(Q2, K2, V2)[step]
+    rows = [rounded(r.tolist(), 4) for r in want]
+    rows[1][1] = f"{float(rows[1][1]) + 0.0002:.4f}"
+    rep = check_text(f"$$\n{formula} {_bmatrix(rows)}\n$$\n", dict(OPTIONS2))
+    judged = [r for r in rep.recs if r.text in {c for row in rows for c in row}]
+    assert [r.status for r in judged] == ["verified"] * 3 + ["wrong"]
+    assert float(judged[-1].failure()[1]) == pytest.approx(float(want[1, 1]), abs=5e-5)

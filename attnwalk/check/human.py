@@ -447,9 +447,12 @@ def latex_blocks(text: str) -> list[Block]:
             lo = max(line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            if not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS and _SCALAR_FACTOR.search(label)):
-                from .notations import product_letters  # (notations imports this module)
+            from .notations import formula_label, product_letters  # (notations imports this module)
 
+            if (formula := formula_label(text, begin, label)) is not None:  # ``O = softmax(QK^T/√d_k)V = [..]``
+                label = formula
+            elif not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS
+                                               and _SCALAR_FACTOR.search(label)):
                 named = product_letters(text, begin)  # ``S = QK^T = [Q] [Kᵀ] = [S]`` on one line
                 label = _label_before(text, begin) if named is None else named
             out.append(Block(rows, begin, label))

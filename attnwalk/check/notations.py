@@ -1990,7 +1990,7 @@ def product_letters(text: str, begin: int) -> str | None:
     le = text.find("\n", begin)
     run = list(_MATRIX_RUN.finditer(text, ls, len(text) if le < 0 else le))
     if len(run) != 3 or begin not in [m.start() for m in run]:
-        return _product_result(text, ls, begin)
+        return None
     if _FACTOR_GAP.fullmatch(text, run[0].end(), run[1].start()) is None \
             or _RESULT_GAP.fullmatch(text, run[1].end(), run[2].start()) is None:
         return None
@@ -2005,27 +2005,52 @@ def product_letters(text: str, begin: int) -> str | None:
     return _TENSOR_WORDS.get(name, "")
 
 
-# ``O = AV = [O]``, ``S = QK^T = [S]``: the product's letters, then its result alone (no factor written out after it)
+# The last expression of a label before ``= [matrix]``, flattened (``human._flatten``) and stripped of grouping,
+# division and product signs: the step of attention it computes
+_FORMULA_STRIP = re.compile(r"\\?(?:frac|left|right|operatorname|mathrm|text)|[()\[\]/·×*@,]")
+_SCALED = r"qk\^t√d_?k"
+_FORMULAS = ((re.compile(r"softmax" + _SCALED + r"v"), "out"), (re.compile(r"(?:a|α|alpha|p)v"), "out"),
+             (re.compile(r"softmax" + _SCALED), "attn"), (re.compile(_SCALED), "scores_scaled"),
+             (re.compile(r"qk\^t"), "scores"))
+
+
 _ONE_MATRIX = re.compile(r"\\begin\{([bpvBV]?matrix)\}.*?\\end\{\1\}", re.S)
 _NEXT_FACTOR = re.compile(r"\s*(?:\\cdot|\\times|·|×|@|\\begin\{)")
 
 
-def _product_result(text: str, ls: int, begin: int) -> str | None:
-    """The label of the matrix at ``begin`` when its line reads ``O = AV =`` up to it and no factor follows it:
-    the result of the product its letters name (``notation.PRODUCT_RESULTS``), else None. Right depth: the
-    written-out case ``O = AV = [A] [V] = [O]`` is ``product_letters``'s; without this the whole matrix of a
-    Vietnamese blog's ``O = AV = \\begin{bmatrix}..`` went unread (the token walk reads no lone ``O`` in prose)."""
-    from ..notation import CODE_NAMES, PRODUCT_RESULTS
-
-    m = _PRODUCT_LABEL.search(text, ls, begin)
+def formula_label(text: str, begin: int, label: str) -> str | None:
+    """``formula_result`` of the label of the matrix at ``begin``, unless a factor follows the matrix (``S = QK^T
+    = [Q] [Kᵀ] = [S]``: the first matrix is Q, ``product_letters``'s)."""
     one = _ONE_MATRIX.match(text, begin)
-    if m is None or one is None or _NEXT_FACTOR.match(text, one.end()):
+    if one is None or _NEXT_FACTOR.match(text, one.end()):
         return None
-    names = (CODE_NAMES.get(m.group("f1")), CODE_NAMES.get(m.group("f2")))
-    if m.group("t1") or (m.group("t2") and names != ("q", "k")):
-        return None  # only K is written transposed in a product of the trace (``QK^T``)
-    name = PRODUCT_RESULTS.get(names)
-    lhs = CODE_NAMES.get(m.group("lhs"))
-    if name is None or (lhs is not None and lhs != name):
+    return formula_result(label)
+
+
+def formula_result(label: str) -> str | None:
+    """The tensor the formula right before a matrix computes, in words ``human.tensors_of`` reads, when the label
+    ends ``= <formula> =`` (``O = \\text{softmax}(\\frac{QK^T}{\\sqrt{d_k}})V = [..]``: the output, not the weights
+    its first word names; ``Attention(Q,K,V) = softmax(QK^T/√d_k) V =``); None when the label is no such formula,
+    or what its left side names is another tensor. Right depth: ``human.latex_blocks`` asks it first (at first the
+    label's first phrase, "softmax", named the weights, so an output as square as the weights was judged as them)."""
+    from .human import _flatten, tensors_of
+
+    parts = _flatten(label).replace("ᵀ", "^t").split("=")
+    if len(parts) < 3 or parts[-1]:
         return None
-    return _TENSOR_WORDS.get(name)
+    expr = _FORMULA_STRIP.sub("", parts[-2])
+    name = next((n for rx, n in _FORMULAS if rx.fullmatch(expr)), None)
+    if name is None:
+        return None
+    lhs = tensors_of(label[:_nth_equals(label, len(parts) - 2)])
+    if lhs and lhs[0] != name:
+        return None
+    return _TENSOR_WORDS[name] if name in _TENSOR_WORDS else "scaled scores"
+
+
+def _nth_equals(label: str, n: int) -> int:
+    """The offset of the ``n``-th ``=`` of ``label`` (1-based)."""
+    at = -1
+    for _ in range(n):
+        at = label.find("=", at + 1)
+    return at
