@@ -1177,8 +1177,10 @@ AFTER_FORMS = [quoted_rows, keyed_values, call_results, key_weights, word_rows, 
 # ---------------------------------------------------------------- tuples: ``\mathbf{p} \approx (0.09, 0.24, 0.66)``
 
 _NUMBER = r"[-−–]?\d+(?:\.\d+)?"
-# a parenthesised tuple of 2+ numbers after ``=``, ``≈`` or ``\approx`` (a vector written as math writes it)
-_TUPLE = re.compile(r"(?:=|≈|\\approx)[ \t]*\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER
+# a parenthesised tuple of 2+ numbers (a vector written as math writes it) after ``=``, ``≈`` or ``\approx``, or as
+# the argument of a softmax (``\text{softmax}(1.414, 0.707, 0.707) = (0.503, ..)``: the scores whose softmax the
+# tuple after ``=`` is)
+_TUPLE = re.compile(r"(?:=|≈|\\approx|softmax\}?)[ \t]*\((?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER
                     + r")+[ \t]*)\)")
 TUPLE_REACH = 12  # lines: how far below the scores' tuple their weights' tuple may be
 
@@ -1347,3 +1349,44 @@ def word_tuples(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 AFTER_FORMS.append(word_tuples)
+
+
+# A Markdown table row's cell that is one vector: ``(1, 0)``, ``[1, 0]``, ``$(1, 0)$``, `` `[1, 0]` ``
+_VECTOR_CELL = re.compile(r"[ \t]*[$`*]*[ \t]*[(\[](?P<body>[ \t]*" + _NUMBER + r"(?:[ \t]*,[ \t]*" + _NUMBER
+                          + r")+[ \t]*)[)\]][ \t]*[$`*]*[ \t]*")
+
+
+def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a Markdown table with a row per token and a column per tensor whose cells are vectors (``| token |
+    $q$ | $k$ | $v$ |`` then ``| I | (1, 0) | (1, 1) | (1, 2) |``, a blog's inputs): each column whose header names
+    one tensor (``human.tensors_of``) is that tensor's rows in order, judged together (``_joint``)."""
+    if "|" not in text or ("(" not in text and "[" not in text):
+        return
+    from .human import _TABLE_RUN, _cells_in, tensors_of
+
+    for tm in _TABLE_RUN.finditer(text):
+        lines = tm.group(0).split("\n")
+        header = lines[0].strip().strip("|").split("|")
+        body = [ln for ln in lines[2:] if ln.strip()]
+        if len(header) < 2 or not body:
+            continue
+        columns: dict[int, list] = {}
+        pos = tm.start() + len(lines[0]) + len(lines[1]) + 2
+        for i, line in enumerate(body):
+            off = pos + line.index("|") + 1
+            for j, part in enumerate(line.strip().strip("|").split("|")):
+                m = _VECTOR_CELL.fullmatch(part)
+                if m is not None and j < len(header):
+                    cells = _cells_in(text, off + m.start("body"), off + m.end("body"))
+                    if cells:
+                        columns.setdefault(j, []).append((cells, i))
+                off += len(part) + 1
+            pos += len(line) + 1
+        for j, rows in columns.items():
+            named = tensors_of(header[j])
+            if len(rows) != len(body) or len(named) != 1 or len({len(c) for c, _ in rows}) != 1:
+                continue  # a column of vectors in every row, of one length, under one tensor's name
+            _joint(text, trace, hits, rows, header[j], True, not in_any(tm.start(), foreign))
+
+
+AFTER_FORMS.append(vector_tables)

@@ -174,11 +174,14 @@ def _flatten(label: str) -> str:
     s = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)", s)
     s = s.replace("\\sqrt", "√").replace("\\top", "T").replace("\\cdot", "·").replace("\\left", "")
     s = s.replace("\\right", "").replace("^{T}", "^T").replace("^\\top", "^T").replace("^{\\top}", "^T")
+    if "\\" in s:  # LaTeX's spaces and environments part words (``\quad K = XW_K``, ``\end{bmatrix}`` then ``K =``
+        s = _LATEX_SPACE.sub(",", s)  # on the next line: not "quadk", "endbmatrixk")
     s = re.sub(r"[{}\\$*`]", "", s)
     s = re.sub(r"√\(d_?k\)|√d_?k|sqrt\(d_?k\)", "√d_k", s)
     return re.sub(r"\s+", "", s).lower()
 
 
+_LATEX_SPACE = re.compile(r"\\(?:q?quad|enspace|thinspace|[,;:! ])(?![A-Za-z])|\\(?:begin|end)[ \t]*\{[A-Za-z*]*\}")
 _NAMED: dict[str, list[str]] = {}  # label -> tensors_of(label): a note's labels repeat (rows of one matrix)
 
 
@@ -444,9 +447,12 @@ def latex_blocks(text: str) -> list[Block]:
             lo = max(line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            if not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS and _SCALAR_FACTOR.search(label)):
-                from .notations import product_letters  # (notations imports this module)
+            from .notations import formula_label, product_letters  # (notations imports this module)
 
+            if (formula := formula_label(text, begin, label)) is not None:  # ``O = softmax(QK^T/√d_k)V = [..]``
+                label = formula
+            elif not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS
+                                               and _SCALAR_FACTOR.search(label)):
                 named = product_letters(text, begin)  # ``S = QK^T = [Q] [Kᵀ] = [S]`` on one line
                 label = _label_before(text, begin) if named is None else named
             out.append(Block(rows, begin, label))

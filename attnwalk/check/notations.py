@@ -2047,3 +2047,54 @@ def stated_row_sums(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 FORMS.append(stated_row_sums)
+
+
+# The last expression of a label before ``= [matrix]``, flattened (``human._flatten``) and stripped of grouping,
+# division and product signs: the step of attention it computes
+_FORMULA_STRIP = re.compile(r"\\?(?:frac|left|right|operatorname|mathrm|text)|[()\[\]/·×*@,]")
+_SCALED = r"qk\^t√d_?k"
+_FORMULAS = ((re.compile(r"softmax" + _SCALED + r"v"), "out"), (re.compile(r"(?:a|α|alpha|p)v"), "out"),
+             (re.compile(r"softmax" + _SCALED), "attn"), (re.compile(_SCALED), "scores_scaled"),
+             (re.compile(r"qk\^t"), "scores"))
+
+
+_ONE_MATRIX = re.compile(r"\\begin\{([bpvBV]?matrix)\}.*?\\end\{\1\}", re.S)
+_NEXT_FACTOR = re.compile(r"\s*(?:\\cdot|\\times|·|×|@|\\begin\{)")
+
+
+def formula_label(text: str, begin: int, label: str) -> str | None:
+    """``formula_result`` of the label of the matrix at ``begin``, unless a factor follows the matrix (``S = QK^T
+    = [Q] [Kᵀ] = [S]``: the first matrix is Q, ``product_letters``'s)."""
+    one = _ONE_MATRIX.match(text, begin)
+    if one is None or _NEXT_FACTOR.match(text, one.end()):
+        return None
+    return formula_result(label)
+
+
+def formula_result(label: str) -> str | None:
+    """The tensor the formula right before a matrix computes, in words ``human.tensors_of`` reads, when the label
+    ends ``= <formula> =`` (``O = \\text{softmax}(\\frac{QK^T}{\\sqrt{d_k}})V = [..]``: the output, not the weights
+    its first word names; ``Attention(Q,K,V) = softmax(QK^T/√d_k) V =``); None when the label is no such formula,
+    or what its left side names is another tensor. Right depth: ``human.latex_blocks`` asks it first (at first the
+    label's first phrase, "softmax", named the weights, so an output as square as the weights was judged as them)."""
+    from .human import _flatten, tensors_of
+
+    parts = _flatten(label).replace("ᵀ", "^t").split("=")
+    if len(parts) < 3 or parts[-1]:
+        return None
+    expr = _FORMULA_STRIP.sub("", parts[-2])
+    name = next((n for rx, n in _FORMULAS if rx.fullmatch(expr)), None)
+    if name is None:
+        return None
+    lhs = tensors_of(label[:_nth_equals(label, len(parts) - 2)])
+    if lhs and lhs[0] != name:
+        return None
+    return _TENSOR_WORDS[name] if name in _TENSOR_WORDS else "scaled scores"
+
+
+def _nth_equals(label: str, n: int) -> int:
+    """The offset of the ``n``-th ``=`` of ``label`` (1-based)."""
+    at = -1
+    for _ in range(n):
+        at = label.find("=", at + 1)
+    return at

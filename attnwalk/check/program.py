@@ -4,7 +4,9 @@
 A literal is judged only where its target names a tensor of the trace (``notation.CODE_NAMES``, else the words
 of ``notation.WORDS`` with ``notation.CODE_NEUTRAL_WORDS`` beside them), its shape is that tensor's, and no later
 statement of its block rebinds or changes the name (``Q = X @ W_Q`` afterwards: the literal was something else).
-Everything else in code (computed expressions, loops, random data, names the vocabulary does not know) gets no
+The arrays a block prints are read as what its prints name, or as the step of attention a printed expression or
+a name's one assignment computes (``computed``: ``print(torch.softmax(q @ k.T / 2**0.5, dim=-1))``). Everything
+else in code (other computed expressions, loops, random data, names the vocabulary does not know) gets no
 verdict at all. Each number's place comes from its AST node, so ``--fix`` rewrites exactly its characters.
 """
 
@@ -18,6 +20,7 @@ from itertools import chain
 import numpy as np
 
 from ..notation import CODE_NAMES, CODE_NEUTRAL_WORDS, WORDS
+from . import computed
 
 # Calls that make an array of a literal, unchanged: ``np.array([..])``, ``torch.tensor([..], dtype=..)``
 _MODULES = frozenset(("np", "numpy", "torch", "jnp"))
@@ -433,6 +436,7 @@ def code_literals(text: str, trace, hits: dict) -> None:
     from .source import parsed
 
     judge = _Judge(text, trace, spans)
+    env: dict = {}  # what each name of the code so far holds (``computed``): blocks run in order, as in a notebook
     for k, (_, _, info, block, a, _) in enumerate(spans):
         if info not in _INFOS:
             continue
@@ -445,11 +449,27 @@ def code_literals(text: str, trace, hits: dict) -> None:
         tree = parsed(content)
         if tree is None:
             continue
-        for names, shape, nums in literals(content, tree):
+        found = literals(content, tree)
+        for names, shape, nums in found:
             judge(hits, [Cell(t, starts[ln] + col) for t, ln, col in nums], shape, names)
+        env, given = _given(env, found)
+        env = computed.bindings(tree, env, trace, given)
         outs = _outputs_after(text, spans, k)
         if outs:
-            printed(text, tree, outs, judge, hits)
+            printed(text, tree, outs, judge, hits, env)
+
+
+def _given(env: dict, found: list) -> tuple[dict, frozenset]:
+    """``env`` with the names of this block's literals of q, k, v (what ``computed`` builds the steps from), and
+    those names."""
+    env, given = dict(env), set()
+    for names, _, _ in found:
+        for n in names:
+            named = tensors_named(n) if "." not in n and "[" not in n else []
+            if len(named) == 1 and named[0] in ("q", "k", "v"):
+                env[n] = named[0]
+                given.add(n)
+    return env, frozenset(given)
 
 
 class _Judge:
@@ -573,10 +593,11 @@ def _outputs_after(text: str, spans: list, k: int) -> list[tuple[int, int]]:
     return out
 
 
-def _prints(tree: ast.Module) -> list[str | None] | None:
+def _prints(tree: ast.Module, env: dict, trace) -> list[str | None] | None:
     """What a block prints, in order, for a block whose every print is one value: a name (``print(Q)``, and the
-    notebook's echo of a last bare name) as its dotted name, a value that is no array (``print(Q.shape)``, a
-    string) as None. None for a block that prints anything else (``print(softmax(s))``, ``print("A:", A)``)."""
+    notebook's echo of a last bare name) as its dotted name, a step of attention ``computed`` recognises
+    (``print(w @ v)``) as the tensor's name, a value that is no array (``print(Q.shape)``, a string) as None. None
+    for a block that prints anything else (``print(np.exp(s))``, ``print("A:", A)``)."""
     out = []
     body = tree.body
     defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -597,9 +618,12 @@ def _prints(tree: ast.Module) -> list[str | None] | None:
             v = v.args[0]
         elif node is not body[-1]:
             continue  # a bare expression that is not the last statement prints nothing
+        v = computed.unwrapped(v)
         name = _dotted(v)
         if name is not None and name.rsplit(".", 1)[-1] not in _NOT_ARRAYS:
             out.append(name)
+        elif isinstance(v, (ast.BinOp, ast.Call)) and computed.kind_of(v, env, trace) is not None:
+            out.append(computed.kind_of(v, env, trace))  # ``print(w @ v)``: the step it computes
         elif name is not None or (isinstance(v, ast.Constant) and isinstance(v.value, str)) or \
                 isinstance(v, ast.JoinedStr) or (isinstance(v, ast.Call) and (
                     (isinstance(v.func, ast.Name) and v.func.id in _NOT_ARRAYS) or
@@ -669,13 +693,17 @@ def _nested_shape(top: list) -> tuple[int, ...] | None:
     return tuple(shape)
 
 
-def printed(text: str, tree: ast.Module, outs: list[tuple[int, int]], judge: _Judge, hits: dict) -> None:
+def printed(text: str, tree: ast.Module, outs: list[tuple[int, int]], judge: _Judge, hits: dict,
+            env: dict | None = None) -> None:
     """The arrays printed in the output fences right after a block, read as what its prints name: where the block
     prints exactly as many arrays as the fences hold (``print(scores)`` then ``print(K.shape)``: one, the
-    scores), the i-th printed array is the i-th printed name's value."""
+    scores), the i-th printed array is the i-th printed name's value; a name ``env`` knows the step of
+    (``w = torch.softmax(..)``: the weights) is read as that step's tensor."""
     from .human import Cell
 
-    names = _prints(tree)
+    env = env or {}
+    names = _prints(tree, env, judge.trace)
+    names = names and [env.get(n, n) if n is not None and isinstance(env.get(n), str) else n for n in names]
     if not names:
         return
     named = [n for n in names if n is not None]
