@@ -57,24 +57,31 @@ def test_a_caption_naming_weighted_values_names_no_v():
 
 def test_summed_products_restating_those_above_are_judged_as_those_products():
     """Step 6 prints each rounded weight times its value row, step 7 sums them one list a line (heldout2's zh
-    note): the addends restate the products digit for digit, so they are judged as the products, and --fix writes
-    torch's products in both places (softmax([1, 0]/√2) = [0.6698, 0.3302]: 0.6698·[1, 2] = [0.670, 1.340],
-    0.3302·[3, 4] = [0.991, 1.321])."""
+    note): the addends restate the products digit for digit, so they are judged as the products. Weights 0.6 and 0.4
+    where softmax([1, 0]/√2) = [0.6698, 0.3302] prints 0.7, 0.3: wrong, so their products are judged by torch
+    (0.6698·[1, 2] = [0.670, 1.340], 0.3302·[3, 4] = [0.991, 1.321]: 0.6, 1.2, 1.2, 1.6 all wrong) and --fix writes
+    the arithmetic of the fixed weights in both places, 0.7·[1, 2] = [0.7, 1.4] and 0.3·[3, 4] = [0.9, 1.2] (results of
+    printed arithmetic, docs/course.md: right once their operands are)."""
     a = _attn(Q, K)[0]
     prods = [a[j] * torch.tensor(V[j], dtype=torch.float64) for j in range(2)]
-    shown = [[f"{float(x):.1f}" for x in p] for p in prods]
-    assert shown == [["0.7", "1.3"], ["1.0", "1.3"]]
-    note = ("6. Multiply each weight by its value:\n\n```\n1: 0.7 * [1, 2] = [0.7, 1.4]\n"
-            "2: 0.3 * [3, 4] = [0.9, 1.2]\n```\n\n7. Sum the weighted values (加权值):\n\n```\n"
-            "  [0.7, 1.4]\n+ [0.9, 1.2]\n```\n")
+    assert [f"{float(x):.1f}" for x in a] == ["0.7", "0.3"]
+    assert [[f"{float(x):.1f}" for x in p] for p in prods] == [["0.7", "1.3"], ["1.0", "1.3"]]
+    note = ("6. Multiply each weight by its value:\n\n```\n1: 0.6 * [1, 2] = [0.6, 1.2]\n"
+            "2: 0.4 * [3, 4] = [1.2, 1.6]\n```\n\n7. Sum the weighted values (加权值):\n\n```\n"
+            "  [0.6, 1.2]\n+ [1.2, 1.6]\n```\n")
     wrong = sorted((r.line, r.text, r.checks[-1][1], r.fix[0]) for r in check_text(note, _opts(Q, K, V)).wrong)
-    assert wrong == [(4, "1.4", "attn[0, 0] · v[0]", "1.3"), (5, "0.9", "attn[0, 1] · v[1]", "1.0"),
-                     (5, "1.2", "attn[0, 1] · v[1]", "1.3"), (11, "1.4", "attn[0, 0] · v[0]", "1.3"),
-                     (12, "0.9", "attn[0, 1] · v[1]", "1.0"), (12, "1.2", "attn[0, 1] · v[1]", "1.3")]
-    fixed = _fix(note, _opts(Q, K, V)).split("\n")
-    assert fixed[10:12] == [f"  [{', '.join(shown[0])}]", f"+ [{', '.join(shown[1])}]"]
+    assert [w for w in wrong if "v[" in w[2]] == [
+        (4, "0.6", "attn[0, 0] · v[0]", "0.7"), (4, "1.2", "attn[0, 0] · v[0]", "1.4"),
+        (5, "1.2", "attn[0, 1] · v[1]", "0.9"), (5, "1.6", "attn[0, 1] · v[1]", "1.2"),
+        (11, "0.6", "attn[0, 0] · v[0]", "0.7"), (11, "1.2", "attn[0, 0] · v[0]", "1.4"),
+        (12, "1.2", "attn[0, 1] · v[1]", "0.9"), (12, "1.6", "attn[0, 1] · v[1]", "1.2")]
+    assert sorted((ln, t) for ln, t, label, _ in wrong if "v[" not in label) == [(4, "0.6"), (5, "0.4")]
+    fixed = _fix(note, _opts(Q, K, V))
+    assert fixed.split("\n")[3:5] == ["1: 0.7 * [1, 2] = [0.7, 1.4]", "2: 0.3 * [3, 4] = [0.9, 1.2]"]
+    assert fixed.split("\n")[10:12] == ["  [0.7, 1.4]", "+ [0.9, 1.2]"]
+    assert not check_text(fixed, _opts(Q, K, V)).wrong
     # the same sum, its addends not the products above (a different order): not judged, left as printed
-    other = note.replace("  [0.7, 1.4]\n+ [0.9, 1.2]", "  [0.9, 1.2]\n+ [0.7, 1.4]")
+    other = note.replace("  [0.6, 1.2]\n+ [1.2, 1.6]", "  [1.2, 1.6]\n+ [0.6, 1.2]")
     assert not [r for r in check_text(other, _opts(Q, K, V)).wrong if r.line > 8]
 
 

@@ -67,14 +67,17 @@ def test_a_weighted_sum_going_on_over_lines_is_judged_as_the_restated_query():
     """The handbook's ``= 0.34×[1.0,0.0] + 0.29×[0.5,0.5] + ...`` restates its weight row printed 14 lines above
     (judged as the query "century"'s), then ``= [0.34,0.0] + [0.145,0.145] + ...`` (each weight times its value
     row) and ``= [0.764, 0.346]`` (the output) go on over the next two lines: each is judged as that query's, to
-    torch's digits (weights 0.28, 0.25, 0.21, 0.26; products 0.28, 0.127, 0.21, 0.238, 0.026; output 0.641, 0.359)."""
+    torch's digits (weights 0.28, 0.25, 0.21, 0.26). The products and output are results of printed arithmetic of
+    those wrong weights (docs/course.md), so each is judged by torch (products 0.28, 0.127, 0.21, 0.238, 0.026;
+    output 0.641, 0.359) and fixed to the arithmetic of the fixed weights: 0.25·0.5 = 0.125, 0.26·0.9 = 0.234,
+    0.26·0.1 = 0.026; 0.28 + 0.125 + 0 + 0.234 = 0.639, 0 + 0.125 + 0.21 + 0.026 = 0.361."""
     opts = load_scenario(HELDOUT7 / "en_handbook_virat_rounded_weights.toml")
     text = (HELDOUT7 / "en_handbook_virat_rounded_weights.md").read_text(encoding="utf-8")
     wrong = sorted((r.line, r.text, r.checks[-1][2]) for r in check_text(text, opts).wrong if r.line >= 53)
     assert wrong == [(53, "0.17", "0.21"), (53, "0.29", "0.25"), (53, "0.31", "0.26"), (53, "0.34", "0.28"),
-                     (54, "0.031", "0.026"), (54, "0.145", "0.127"), (54, "0.145", "0.127"), (54, "0.17", "0.21"),
-                     (54, "0.279", "0.238"), (54, "0.34", "0.28"),
-                     (55, "0.346", "0.359"), (55, "0.764", "0.641")]
+                     (54, "0.031", "0.026"), (54, "0.145", "0.125"), (54, "0.145", "0.125"), (54, "0.17", "0.21"),
+                     (54, "0.279", "0.234"), (54, "0.34", "0.28"),
+                     (55, "0.346", "0.361"), (55, "0.764", "0.639")]
     # the same sum with no weight row printed above it: the coefficients stay the note's own assumption
     alone = "\n".join(text.split("\n")[52:55]) + "\n"
     assert "0.764" in alone and not check_text(alone, opts).wrong

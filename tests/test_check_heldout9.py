@@ -38,11 +38,14 @@ def test_the_tlob_document_prints_q_k_v_it_did_not_compute():
     assert all(t.lstrip("-") not in ("0.523", "0.145", "0.412") for _, t in wrong)  # X is right
 
 
-def test_the_round_has_131_wrong_numbers_per_note():
-    want = {"en_reference_pmatrix_column_value": 7, "es_tlob_doc_projected_python_blocks": 106,
+def test_the_round_has_133_wrong_numbers_per_note():
+    """Per note, the numbers torch proves wrong (131 in FIRST_RUN.md; 133 since the convention on results of printed
+    arithmetic, docs/course.md: products of
+    the wrong weights 0.422 and 0.504 are wrong, the Qwen2-VL note's 6.16 right)."""
+    want = {"en_reference_pmatrix_column_value": 9, "es_tlob_doc_projected_python_blocks": 106,
             "pt_book_causal_mask_given_scores": 4, "pt_test_script_expected_constants": 3,
-            "ru_problems_single_query_details": 0, "zh_hant_kernel_regression_cat_mouse": 6,
-            "zh_sdpa_notes_values_tens": 5, "zh_transformer_notes_qkv_equal_x": 0}
+            "ru_problems_single_query_details": 0, "zh_hant_kernel_regression_cat_mouse": 8,
+            "zh_sdpa_notes_values_tens": 3, "zh_transformer_notes_qkv_equal_x": 0}
     assert {n: sum(truth.torch_wrong(HELDOUT9, n)[0].values()) for n in NOTES} == want
 
 

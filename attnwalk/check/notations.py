@@ -1397,15 +1397,15 @@ def _printed_row(cells: list, mat: np.ndarray) -> int | None:
 
 
 def _weighted_terms(line: str, base: int, v: np.ndarray) -> list | None:
-    """(coefficient cell, value row index) of each ``c*[value row]`` term of ``line``; None unless each list is
-    one row of ``v`` as printed."""
+    """(coefficient cell, value row index, the row's printed cells) of each ``c*[value row]`` term of ``line``; None
+    unless each list is one row of ``v`` as printed."""
     terms = []
     for t in _TERM.finditer(line):
         cells = human._cells(t.group("v").replace(",", " "), base + t.start("v"))
         row = _printed_row(cells, v) if cells else None
         if row is None:
             return None
-        terms.append((human.Cell(t.group("c"), base + t.start("c")), row))
+        terms.append((human.Cell(t.group("c"), base + t.start("c")), row, cells))
     return terms or None
 
 
@@ -1451,15 +1451,17 @@ def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarr
     return None
 
 
-def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, attn: np.ndarray, out: np.ndarray,
+def _sum_going_on(lines: list, starts: list, k: int, terms: list, v: np.ndarray, attn: np.ndarray, out: np.ndarray,
                   r: int, label: str) -> list:
-    """(cell, expected value, label) of the lines that go on with the weighted sum of line ``k`` when it has no
-    result of its own: ``= [0.34,0.0] + [0.145,0.145] + ...`` (each weight times its value row), then ``= [0.764,
+    """(cell, expected value, label, operands) of the lines that go on with the weighted sum of line ``k`` when it has
+    no result of its own: ``= [0.34,0.0] + [0.145,0.145] + ...`` (each weight times its value row), then ``= [0.764,
     0.346]`` (the output row); nothing when line ``k`` ends in its result or the next line is a whole sum of lists
-    (the caller reads those)."""
+    (the caller reads those). ``operands``: the cells whose exact arithmetic the number restates (``_judge_either``)."""
+    keys = [i for _, i, _ in terms]
     if _RESULT_AT_END.search(lines[k]) or k + 1 < len(lines) and _SUM_OF_LISTS.match(lines[k + 1]):
         return []
     judged, j = [], k + 1
+    products = None  # the printed products' cells, [term][entry], where a line prints them
     m = _GOES_ON_SUM.match(lines[j]) if j < len(lines) else None
     if m is not None:
         base = starts[j] + m.start("terms")
@@ -1467,19 +1469,25 @@ def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, 
                  for b in _ROW.finditer(m.group("terms"))]
         if len(lists) != len(keys) or not all(x and len(x) == v.shape[1] for x in lists):
             return []
-        judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]")
-                   for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
+        judged += [(c, attn[r][t[1]] * e, f"attn[{r}, {t[1]}] · v[{t[1]}]", _product(t, d))
+                   for x, t in zip(lists, terms) for d, (c, e) in enumerate(zip(x, v[t[1]]))]
+        products = lists
         j += 1
     elif j < len(lines) and (m := _GOES_ON_TERMS.match(lines[j])) is not None:
         # ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]``: each entry the sum of the weighted values' entries
         parts = [(p.group(), starts[j] + m.start("body") + p.start()) for p in _ENTRY_TERMS.finditer(m.group("body"))]
         if not parts or len(parts) > v.shape[1]:
             return []
+        entries = []
         for d, (part, at) in enumerate(parts):
             cells = human._cells(part.replace("+", " "), at)
             if not cells or len(cells) != len(keys):
                 return []
-            judged += [(c, attn[r][i] * v[i][d], f"attn[{r}, {i}] · v[{i}]") for c, i in zip(cells, keys)]
+            judged += [(c, attn[r][t[1]] * v[t[1]][d], f"attn[{r}, {t[1]}] · v[{t[1]}]", _product(t, d))
+                       for c, t in zip(cells, terms)]
+            entries.append(cells)
+        if len(entries) == v.shape[1]:  # (entries elided: the result's operands are the terms of line k)
+            products = [list(x) for x in zip(*entries)]
         j += 1
     m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
     # the result after the products (a lone ``= [..]`` may be anything else), or indented under the sum it goes on
@@ -1487,7 +1495,9 @@ def _sum_going_on(lines: list, starts: list, k: int, keys: list, v: np.ndarray, 
     if m is not None and (j > k + 1 or lines[j][:1] in (" ", "\t")):
         res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
         if res and len(res) == out.shape[1]:
-            judged += [(c, e, label) for c, e in zip(res, out[r])]
+            # the sum of the products printed just above, or of the terms of line k where no line prints them
+            judged += [(c, e, label, ("+", [x[d] for x in products]) if products is not None else
+                        ("+", [_product(t, d) for t in terms])) for d, (c, e) in enumerate(zip(res, out[r]))]
     return judged
 
 
@@ -1539,6 +1549,81 @@ def _vectors_as_lists(line: str) -> str:
     return _VECTOR.sub(listed, line)
 
 
+def _product(term: tuple, d: int) -> tuple:
+    """The operands of entry ``d`` of a ``c*[value row]`` term: its printed coefficient times its printed value."""
+    return ("*", [term[0], term[2][d]])
+
+
+def _operands(op, verdicts: dict):
+    """(exact value of the printed operands' arithmetic, whether every operand is right, the same arithmetic of the
+    operands after their own fixes, None where the fix is the tensor's) of an operand tree: a printed cell, or
+    ``("*" | "+" | "+~", [trees])``."""
+    if isinstance(op, human.Cell):
+        printed = _decimal(op.text)
+        ok, fixed = verdicts.get(op.start, (True, None))
+        return printed, ok and printed is not None, printed if fixed is None else _decimal(fixed)
+    parts = [_operands(x, verdicts) for x in op[1]]
+    if any(p[0] is None for p in parts):
+        return None, False, None
+    if op[0] == "*":
+        value, fixed = Fraction(1), Fraction(1)
+        for p in parts:
+            value, fixed = value * p[0], None if fixed is None or p[2] is None else fixed * p[2]
+    elif any(p[2] is None for p in parts):
+        value, fixed = sum(p[0] for p in parts), None
+    else:
+        value, fixed = sum(p[0] for p in parts), sum(p[2] for p in parts)
+    # "+~": a sum that makes the result right but is not what its fix writes (a step between them is unread)
+    return value, all(p[1] for p in parts), None if op[0] == "+~" else fixed
+
+
+def _decimal(text: str) -> Fraction | None:
+    """A printed number as the exact decimal it writes (None for a percentage or e-notation)."""
+    try:
+        return Fraction(text.replace("−", "-").replace("–", "-"))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def rounds_either(text: str, tensor: float, arithmetic: float | None) -> bool:
+    """The convention for a number written as the result of arithmetic of operands printed right there (docs/
+    checking.md): right where it correctly rounds the tensor its place names or the exact arithmetic of its printed
+    operands (``arithmetic``: None where an operand is itself wrong, so that the result is judged by the tensor
+    alone). Shared by ``_judge_either`` and ``exponentials.tensor_exponentials``."""
+    value, dec = human._value(text)
+    return human._near(value, dec, tensor, 0.0) or arithmetic is not None and human._near(value, dec, arithmetic, 0.0)
+
+
+def _judge_either(body: str, recs: list, judged: list, refix: bool = False) -> list:
+    """``judged``'s cells (cell, tensor's value, label, operands or None) judged in their order under
+    ``rounds_either``, each earlier verdict an operand's for the later ones; a failing check added to the record of
+    each wrong one, its fix the arithmetic of its operands after their own fixes (a fixed line stays arithmetically
+    true), or the tensor's value where it has no printed operands. ``refix``: a record another reader found wrong
+    gets this check and fix too (else it keeps its own)."""
+    if not judged:
+        return recs
+    verdicts: dict = {}  # cell offset -> (right, fixed text or None)
+    wrong = []
+    for cell, exp, label, ops in judged:
+        value, ok, fixed = _operands(ops, verdicts) if ops is not None else (None, False, None)
+        dec = max(human._value(cell.text)[1] or 0, 0)
+        if rounds_either(cell.text, float(exp), float(value) if ok else None):
+            verdicts[cell.start] = (True, None)
+            continue
+        shown = human.fmt(float(exp if fixed is None else fixed), dec)
+        verdicts[cell.start] = (False, shown)
+        wrong.append((cell, label, shown))
+    if not wrong:
+        return recs
+    record = _records_at(body, recs)
+    for cell, label, shown in wrong:
+        rec = record(cell.start)
+        if rec is not None and (refix or rec.status != "wrong"):
+            rec.checks.append((False, label, shown))
+            rec.fix = (shown, "label")
+    return recs
+
+
 def rounded_weight_sums(body: str, trace, recs: list) -> list:
     """The records of a weighted sum of the note's value rows by its rounded weights, ``- Q1: 0.668*[1,0] +
     0.332*[2,1] ≈ [1.332, 0.332]``, and of the sum of weighted values on the next line (``[0.402, 0] + [0,0.329] +
@@ -1562,63 +1647,64 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
     starts = human._line_starts(body)
     judged = []  # (cell, expected value, label)
     for terms, k, products in _weighted_sums(lines, starts, v):
-        coef = np.array([human._value(c.text)[0] for c, _ in terms])
-        keys = [i for _, i in terms]
+        coef = np.array([human._value(c.text)[0] for c, _, _ in terms])
+        keys = [i for _, i, _ in terms]
         # the weights rounded (within 0.01, or one unit of the coefficients' last digit), not assumed ones
-        reach = max([0.01] + [10.0 ** -dec for c, _ in terms if (dec := human._value(c.text)[1] or 0) > 0])
+        reach = max([0.01] + [10.0 ** -dec for c, _, _ in terms if (dec := human._value(c.text)[1] or 0) > 0])
         far = np.abs(attn[:, keys] - coef).max(axis=1)
         r = int(np.argmin(far))
         if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
                                                                    for i in np.flatnonzero(far == far[r])):
             # off by more than rounding: the weights the note printed above, wrong, restated as coefficients
-            r = _restated_row(recs, [c.text for c, _ in terms], keys, human.line_of(body, terms[0][0].start), attn)
+            r = _restated_row(recs, [c.text for c, _, _ in terms], keys, human.line_of(body, terms[0][0].start), attn)
             if r is None:
                 continue
-        judged += [(c, attn[r][i], f"attn[{r}, {i}]") for c, i in terms]
+        judged += [(c, attn[r][i], f"attn[{r}, {i}]", None) for c, i, _ in terms]
         shown = []  # the texts of each product's cells, as printed
-        for (j, m), (_, i) in zip(products, terms):
+        for (j, m), t in zip(products, terms):
+            i = t[1]
             res = human._cells(m.group("r").replace(",", " "), starts[j] + m.start("r"))
             if res and len(res) == v.shape[1]:
-                judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]") for c, e in zip(res, v[i])]
-                shown.append([c.text for c in res])
+                judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]", _product(t, d))
+                           for d, (c, e) in enumerate(zip(res, v[i]))]
+                shown.append(res)
         if products and len(shown) == len(products):
-            for cells, (_, i) in zip(_products_restated(lines, starts, products[-1][0], shown), terms):
-                judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]") for c, e in zip(cells, v[i])]
+            # each addend restates its product digit for digit: right or wrong as that product is
+            restated = _products_restated(lines, starts, products[-1][0], [[c.text for c in x] for x in shown])
+            for cells, t, prod in zip(restated, terms, shown):
+                i = t[1]
+                judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]", ("+", [p]))
+                           for c, e, p in zip(cells, v[i], prod)]
         if k is None:
             continue
         label = f"out[{r}] (the weights rounded before the sum)"
-        judged += _sum_going_on(lines, starts, k, keys, v, attn, out, r, label)
+        judged += _sum_going_on(lines, starts, k, terms, v, attn, out, r, label)
         for line_no, m in ((k, _RESULT_AT_END.search(lines[k])),
                            (k + 1, _SUM_OF_LISTS.match(lines[k + 1]) if k + 1 < len(lines) else None)):
             if m is None:
                 continue
             res = human._cells(m.group("r").replace(",", " "), starts[line_no] + m.start("r"))
-            if res and len(res) == out.shape[1]:
-                judged += [(c, e, label) for c, e in zip(res, out[r])]
+            lists = None
             if line_no == k + 1:
                 base = starts[line_no] + m.start("terms")
                 lists = [human._cells(b.group("body").replace(",", " "), base + b.start("body"))
                          for b in _ROW.finditer(m.group("terms"))]
                 if len(lists) == len(terms) and all(x and len(x) == v.shape[1] for x in lists):
-                    judged += [(c, attn[r][i] * e, f"attn[{r}, {i}] · v[{i}]")
-                               for x, i in zip(lists, keys) for c, e in zip(x, v[i])]
-    if not judged:
-        return recs
-    wrong = []
-    for cell, exp, label in judged:
-        value, dec = human._value(cell.text)
-        if not human._near(value, dec, float(exp), 0.0):
-            wrong.append((cell, exp, label, max(dec or 0, 0)))
-    if not wrong:
-        return recs
-    record = _records_at(body, recs)
-    for cell, exp, label, dec in wrong:
-        rec = record(cell.start)
-        if rec is not None and rec.status != "wrong":
-            shown = human.fmt(float(exp), dec)
-            rec.checks.append((False, label, shown))
-            rec.fix = (shown, "label")
-    return recs
+                    judged += [(c, attn[r][t[1]] * e, f"attn[{r}, {t[1]}] · v[{t[1]}]", _product(t, d))
+                               for x, t in zip(lists, terms) for d, (c, e) in enumerate(zip(x, v[t[1]]))]
+                else:
+                    lists = None
+            if res and len(res) == out.shape[1]:
+                # line k's result is its terms' arithmetic; line k+1's, the sum of the lists it prints. Where line k
+                # prints a step between its terms and its result (``= [0.496 + 1.008, ..] = [1.504, ..]``), that
+                # step holds the result's nearest operands, which this reads not: the terms' arithmetic still makes
+                # the result right, but its fix is the tensor's ("~")
+                last = terms[-1][2][-1]
+                between = lines[k][last.start + len(last.text) - starts[k]:m.start()] if line_no == k else ""
+                op = "+~" if any(r_ in between for r_ in ("=", "≈", "\\approx")) else "+"
+                judged += [(c, e, label, ("+", [x[d] for x in lists]) if lists is not None else
+                            (op, [_product(t, d) for t in terms])) for d, (c, e) in enumerate(zip(res, out[r]))]
+    return _judge_either(body, recs, judged)
 
 
 # ---------------------------------------------------------------- the eighth held-out round (tests/corpus/heldout8)
@@ -1897,11 +1983,11 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
             rest = _ENTRY_PRODUCT.sub("", e).replace("+", "").strip()
             if not found or rest:
                 break
-            terms.append([(human.Cell(t.group("c"), base + at + t.start("c")), human._value(t.group("v"))[0])
-                          for t in found])
+            terms.append([(human.Cell(t.group("c"), base + at + t.start("c")), human._value(t.group("v"))[0],
+                           human.Cell(t.group("v"), base + at + t.start("v"))) for t in found])
             at += len(e) + 1
         if len(terms) != len(entries) or len({len(t) for t in terms}) != 1 or \
-                len({tuple(c.text for c, _ in t) for t in terms}) != 1:
+                len({tuple(c.text for c, _, _ in t) for t in terms}) != 1:
             continue  # each entry the same coefficients, one term a value row
         # the value rows: term j's values down the entries are one row of V, as printed
         keys = []
@@ -1911,29 +1997,21 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
             keys.append(rows[0] if len(rows) == 1 else None)
         if None in keys:
             continue
-        coef = np.array([human._value(c.text)[0] for c, _ in terms[0]])
-        reach = max([0.01] + [10.0 ** -dec for c, _ in terms[0] if (dec := human._value(c.text)[1] or 0) > 0])
+        coef = np.array([human._value(c.text)[0] for c, _, _ in terms[0]])
+        reach = max([0.01] + [10.0 ** -dec for c, _, _ in terms[0] if (dec := human._value(c.text)[1] or 0) > 0])
         far = np.abs(attn[:, keys] - coef).max(axis=1)
         r = int(np.argmin(far))
         if far[r] > reach or np.sum(far == far[r]) > 1:
-            r = _restated_row(recs, [c.text for c, _ in terms[0]], keys, human.line_of(body, m.start()), attn)
+            r = _restated_row(recs, [c.text for c, _, _ in terms[0]], keys, human.line_of(body, m.start()), attn)
             if r is None:
                 continue
-        judged += [(c, attn[r][i], f"attn[{r}, {i}]") for t in terms for (c, _), i in zip(t, keys)]
+        judged += [(c, attn[r][i], f"attn[{r}, {i}]", None) for t in terms for (c, _, _), i in zip(t, keys)]
         res = human._cells(m.group("r").replace(",", " ").replace("\\", " "), m.start("r"))
         if res and len(res) == out.shape[1]:
-            judged += [(c, e, f"out[{r}] (the weights rounded before the sum)") for c, e in zip(res, out[r])]
-    if not judged:
-        return recs
-    record = _records_at(body, recs)
-    for cell, exp, label in judged:
-        value, dec = human._value(cell.text)
-        if human._near(value, dec, float(exp), 0.0) or (rec := record(cell.start)) is None:
-            continue
-        shown = human.fmt(float(exp), max(dec or 0, 0))
-        rec.checks.append((False, label, shown))
-        rec.fix = (shown, "label")  # the tensor it restates, over the note's own arithmetic of it
-    return recs
+            # each entry of the result is its entry's terms' arithmetic (right as that where the weights are)
+            judged += [(c, e, f"out[{r}] (the weights rounded before the sum)",
+                        ("+", [("*", [cc, vc]) for cc, _, vc in t])) for c, e, t in zip(res, out[r], terms)]
+    return _judge_either(body, recs, judged, refix=True)
 
 
 # (heldout10) a weight right before its value row, ``0.51[1,2,3,4]`` (notations._TERM): the marks of such a term

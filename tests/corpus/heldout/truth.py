@@ -5,6 +5,12 @@ Shared by tests/test_check_heldout.py and benchmarks/heldout.py. A note ``NAME.m
 ``NAME.toml`` (its inputs) and ``NAME.claims.json``: for each claim, the lines of the note, the tensor
 its numbers claim (or ``expr``: an arithmetic expression of the note's own printed operands, for a
 number that is no tensor of the scenario), and how to pick the numbers out of each line.
+
+A number written as the result of arithmetic of operands printed right there (``0.05 * [2,0] = [0.10, 0]``) claims
+that arithmetic and the tensor its place names (docs/course.md, "Results of printed arithmetic"): its claim
+carries ``or_arith``, one expression per number over ``{L.i}`` (the i-th number printed on line L, read from the
+text as it is now, so a copy --fix rewrote is measured by its own operands), and the number is right where it
+rounds the tensor or that arithmetic; the arithmetic counts only where none of its operands is wrong itself.
 """
 
 from __future__ import annotations
@@ -169,7 +175,8 @@ def torch_wrong(folder: Path, name: str, only: set | None = None) -> tuple[Count
     if not data["claims"]:
         return wrong, claimed
     tensors = torch_tensors(scenario)
-    for claim in data["claims"]:
+    # claims of printed arithmetic last: their operands' verdicts first (an operand may be such a result itself)
+    for claim in sorted(data["claims"], key=lambda c: "or_arith" in c):
         if only is not None and claim.get("tensor") not in only:
             continue
         nums = [(ln, t) for ln in range(claim["lines"][0], claim["lines"][1] + 1)
@@ -184,19 +191,37 @@ def torch_wrong(folder: Path, name: str, only: set | None = None) -> tuple[Count
             full = full.T if claim.get("transpose") else full
             sel = full[claim["rows"]] if "rows" in claim else full
             sel = sel[:, claim["cols"]] if "cols" in claim else sel
+            # "at": the cells one by one, in the order the line prints them (weighted values summed entry by entry)
+            sel = full[tuple(zip(*claim["at"]))] if "at" in claim else sel
             # "skip": the first values were claimed on an earlier line (a row NumPy wrapped over lines)
             want = sel.reshape(-1).tolist()[claim.get("skip", 0):]
             # the float32 a notebook computed in: a few ulps of the largest value claimed together
             slack = 2.0**-22 * float(sel.abs().max())
         whole = len(nums) == len(want) or claim.get("last_number") or claim.get("partial")
         assert nums and len(nums) <= len(want) and whole, (name, claim, nums, want)
-        for (ln, t), e in zip(nums, want):
+        arith = [_arithmetic(e, lines, wrong) for e in claim["or_arith"]] if "or_arith" in claim else []
+        assert not arith or len(arith) == len(nums), (name, claim, nums, arith)
+        for k, ((ln, t), e) in enumerate(zip(nums, want)):
             value, dec = published(t, claim)
             key = (ln, t + "%" if claim.get("percent") else t)
             claimed[key] += 1
-            if abs(value - e) > 0.5 * 10.0**-dec + slack:
+            if abs(value - e) > 0.5 * 10.0**-dec + slack and (
+                    not arith or arith[k] is None or abs(value - arith[k]) > 0.5 * 10.0**-dec):
                 wrong[key] += 1
     return wrong, claimed
+
+
+_OPERAND = re.compile(r"\{(\d+)\.(\d+)\}")
+
+
+def _arithmetic(expr: str, lines: list[str], wrong: Counter) -> float | None:
+    """The exact value of ``expr`` over the numbers printed now (``{77.3}``: line 77's fourth number); None where an
+    operand is wrong itself (the arithmetic of wrong operands excuses no result)."""
+    operands = [(int(ln), NUM.findall(lines[int(ln) - 1])[int(i)]) for ln, i in _OPERAND.findall(expr)]
+    if any(wrong[o] for o in operands):
+        return None
+    it = iter(operands)
+    return expression(_OPERAND.sub(lambda m: next(it)[1], expr))
 
 
 def flagged(report) -> Counter:
