@@ -397,3 +397,23 @@ def test_cross_attention_intuition_says_o_has_a_row_per_query():
     assert "so $O_h$ has one row per **query** (2 × 2), not per key" in en
     assert "nên $O_h$ có một hàng cho mỗi **query** (2 × 2)" in vi
     assert "Cross-attention mixes" not in note("hand-2x2", "en")  # self-attention says nothing of it
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_hand_example_trend_names_where_out_c2_starts_and_ends(lang, tmp_path):
+    """Seed 004 says where out_c2 goes (p0, Q = 1: ~0.2687; p3, Q = 4: ~0.01798, the smallest); the note's
+    decreasing-in-q_i sentence does too: Out(p0) = [1/(1+e), 2] at the smallest query, Out(p3) = [1/(1+e^4), 2]
+    at the largest (hand-derived), and `attnwalk check` reads those numbers: a changed digit is wrong."""
+    import math
+
+    md = (NOTES / f"hand-2x2.{lang}.md").read_text(encoding="utf-8")
+    lo, hi = f"{1 / (1 + math.e):.6f}", f"{1 / (1 + math.e ** 4):.6f}"
+    assert (lo, hi) == ("0.268941", "0.017986")
+    want = {"en": f"from Out(p0) = [{lo}, 2.000000] at p0, the smallest query, to Out(p3) = [{hi}, 2.000000] "
+                  "at p3, the largest",
+            "vi": f"từ Out(p0) = [{lo}, 2.000000] ở p0, query nhỏ nhất, đến Out(p3) = [{hi}, 2.000000] ở p3, "
+                  "query lớn nhất"}[lang]
+    assert want in md
+    bad = tmp_path / "bad.md"
+    bad.write_text(md.replace(want, want.replace(hi, "0.017987")), encoding="utf-8")
+    assert [(r.text, r.checks[0][1]) for r in check_file(str(bad)).wrong] == [("0.017987", "Out(p3)")]
