@@ -417,3 +417,15 @@ def test_hand_example_trend_names_where_out_c2_starts_and_ends(lang, tmp_path):
     bad = tmp_path / "bad.md"
     bad.write_text(md.replace(want, want.replace(hi, "0.017987")), encoding="utf-8")
     assert [(r.text, r.checks[0][1]) for r in check_file(str(bad)).wrong] == [("0.017987", "Out(p3)")]
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_masked_closed_forms_drop_the_masked_terms_before_using_them(lang):
+    """The causal note's closed forms: the sentence saying the masked e^{-10000} terms are left out comes
+    before the denominator written without them (it used to come one sentence after)."""
+    md = (NOTES / f"sdpa-causal-toi-di-hoc.{lang}.md").read_text(encoding="utf-8")
+    dropped = md.index("$10^{-4000}$")
+    used = md.index(r"$\sum_k \exp(\tilde{S}_0[0, k]) = ")
+    assert dropped < used
+    # the denominator of row 0 (query 0 sees key 0 only) is then the one kept term, e^{Ŝ[0, 0]}
+    assert md[used:].startswith(r"$\sum_k \exp(\tilde{S}_0[0, k]) = e^{")
