@@ -279,3 +279,20 @@ def test_heads_differ_names_the_queries_it_counted(lang, opts):
         assert want in line
     else:
         assert (f"every query {span}," if lang == "en" else f"mọi query {span},") in line
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_a_single_position_says_attention_mixes_nothing(lang):
+    """H = W = 1: the softmax of one score is 1, so A = [1] and O = V in every head (checked on the trace).
+    The note says so instead of "almost uniform because the weights are small" and of "every query favours
+    p0" with a ratio A_0[0, 0] / A_0[0, 0]."""
+    trace = walk(lang=lang, h=1, w=1)
+    assert np.array_equal(np.asarray(trace["attn"]), np.ones((1, 2, 1, 1)))
+    v = np.asarray(trace["v"])  # (B, heads, head_dim, N)
+    assert np.allclose(np.asarray(trace["o"]).reshape(v.shape), v, rtol=0, atol=1e-15)
+    md = render(trace, "md", lang)
+    why = md[md.index("## 14."):md.index("## 15.")]
+    assert ("a single position" if lang == "en" else "một vị trí") in why
+    assert "A_0[0, 0] / A_0[0, 0]" not in why
+    assert ("almost uniform" if lang == "en" else "gần như đều") not in why
+    assert check_text(md).wrong == []
