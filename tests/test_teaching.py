@@ -429,3 +429,18 @@ def test_masked_closed_forms_drop_the_masked_terms_before_using_them(lang):
     assert dropped < used
     # the denominator of row 0 (query 0 sees key 0 only) is then the one kept term, e^{Ŝ[0, 0]}
     assert md[used:].startswith(r"$\sum_k \exp(\tilde{S}_0[0, k]) = e^{")
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_one_head_mha_speaks_of_one_head(lang):
+    """mha with one head: merging the heads only drops the head axis (O_cat is head 0's O, on the trace),
+    and the note says so; it never names a head 1 or says "each head has its own Q, K, V"."""
+    from attnwalk.render import render
+
+    trace = attnwalk.walk(variant="mha", tokens=4, heads=1, lang=lang)
+    assert np.array_equal(np.asarray(trace["o_merged"])[0], np.asarray(trace["o"])[0, 0])
+    md = render(trace, "md", lang)
+    assert "head 1" not in md
+    assert ("with one head this only drops the head axis" if lang == "en"
+            else "với một head, bước này chỉ bỏ trục head") in md
+    assert ("Each head has its own" if lang == "en" else "Mỗi head có Q, K, V riêng") not in md
