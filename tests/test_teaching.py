@@ -444,3 +444,20 @@ def test_one_head_mha_speaks_of_one_head(lang):
     assert ("with one head this only drops the head axis" if lang == "en"
             else "với một head, bước này chỉ bỏ trục head") in md
     assert ("Each head has its own" if lang == "en" else "Mỗi head có Q, K, V riêng") not in md
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_a_negative_runner_up_is_subtracted_in_parentheses(lang):
+    """sdpa, padding mask: p1's runner-up scaled score is negative, and the gap reads `a - (-b) = c`, not
+    `a - -b`; `attnwalk check` still evaluates it (no wrong number)."""
+    from attnwalk.check import check_text
+    from attnwalk.render import render
+
+    trace = attnwalk.walk(variant="sdpa", tokens=4, mask="padding:1", lang=lang)
+    md = render(trace, "md", lang)
+    assert " - -" not in md
+    gaps = re.findall(r"`(-?\d+\.\d+) - \((-\d+\.\d+)\) = (\d+\.\d+)`", md)
+    assert gaps
+    for top, second, gap in gaps:
+        assert abs(float(top) - float(second) - float(gap)) <= 0.006  # the gap printed with 2 decimals
+    assert check_text(md).wrong == []
