@@ -154,8 +154,8 @@ SCROLLING = """() => [...document.querySelectorAll('article div.arithmatex')]
 @pytest.mark.parametrize("name", ["hand-2x2.vi", "yolo-3x3-seed42.en", "yolo-8x8-seed42.vi"])
 def test_matrices_fit_a_phone_with_the_documented_script(name, page, server):
     """With publishing.md's katex.js, a 390 px phone sees every matrix of at most 9 columns whole (set
-    smaller, never below 8 px) instead of cut at its scroll box's edge. (Maps set side by side in one
-    formula, 3 x 3 channels of a yolo note, still scroll: MkDocs cannot wrap one formula.)"""
+    smaller, never below 8 px) instead of cut at its scroll box's edge; maps set side by side in one formula
+    (a yolo note's 3 x 3 channels) are split into one formula each, stacked on the phone."""
     pg = page[0].context.browser.new_page(viewport={"width": 390, "height": 900})  # the module's browser
     pg.goto(f"{server}/notes/{name}/")
     pg.wait_for_function("document.querySelectorAll('article .katex').length > 0")
@@ -165,4 +165,31 @@ def test_matrices_fit_a_phone_with_the_documented_script(name, page, server):
     sizes = pg.evaluate("""[...document.querySelectorAll('article div.arithmatex .katex-display > .katex')]
         .filter(k => k.style.fontSize).map(k => parseFloat(k.style.fontSize))""")
     assert sizes and min(sizes) >= 8  # the phone needed it: some formula was set smaller, still legible
+    pg.close()
+
+
+# The rows of maps the documented script split out of one formula: for each row, its maps' tops and widths.
+SIDE_ROWS = """() => [...document.querySelectorAll('article div[style*="flex-wrap"]')].map(row =>
+  [...row.children].map(d => [Math.round(d.getBoundingClientRect().top), d.scrollWidth <= d.clientWidth + 1]))"""
+
+
+@pytest.mark.parametrize("width", [390, 1200])
+def test_maps_side_by_side_wrap_on_a_phone(width, page, server):
+    """yolo 3 x 3's input channels, W_pe's kernels, Q_h/K_h/V_h: each map its own formula in a wrapping row.
+    On a phone no row holds two maps on one line and nothing scrolls; on a desktop the 4 input channels
+    share lines (at most 2 lines for 4 maps)."""
+    pg = page[0].context.browser.new_page(viewport={"width": width, "height": 900})
+    pg.goto(f"{server}/notes/yolo-3x3-seed42.en/")
+    pg.wait_for_function("document.querySelectorAll('article .katex').length > 0")
+    pg.evaluate("document.fonts.ready.then(() => new Promise(r => setTimeout(r, 100)))")
+    rows = pg.evaluate(SIDE_ROWS)
+    source = (ROOT / "examples/notes/yolo-3x3-seed42.en.md").read_text("utf-8")
+    # one row per display of the note that joins maps with ",\quad" lines
+    assert len(rows) == len(re.findall(r"^\$\$\n(?:(?!\$\$\n)[\s\S])*?^,\\quad$", source, re.M)) > 3
+    assert all(fits for row in rows for _, fits in row)  # no map scrolls in its box
+    if width == 390:
+        assert all(len({top for top, _ in row}) == len(row) for row in rows)  # stacked, one per line
+    else:
+        assert len({top for top, _ in rows[0]}) <= 2 < len(rows[0])  # X's channels share lines
+    assert pg.evaluate("document.querySelectorAll('article .katex-error').length") == 0
     pg.close()

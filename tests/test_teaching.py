@@ -124,7 +124,7 @@ def test_hand_2x2_note_states_the_tie_the_constant_column_and_the_closed_form():
         named = re.search(r"query \$(\w+) = Q_0\[i, 0\]\$", md).group(1)
         formula = re.search(r"^O\[i, 0\] = (.*)$", md, re.M).group(1)
         assert set(re.findall(r"(?<![\\A-Za-z])[a-z](?:_[a-z])?(?![A-Za-z])", formula)) == {"e", named}, formula
-        assert re.search(rf"(in|theo) \${named}\$:", md), lang
+        assert re.search(rf"(in|theo) \${named}\$[:,]", md), lang
     assert "| token | out_c2 | out_c3 |" in en
 
 
@@ -397,3 +397,67 @@ def test_cross_attention_intuition_says_o_has_a_row_per_query():
     assert "so $O_h$ has one row per **query** (2 × 2), not per key" in en
     assert "nên $O_h$ có một hàng cho mỗi **query** (2 × 2)" in vi
     assert "Cross-attention mixes" not in note("hand-2x2", "en")  # self-attention says nothing of it
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_hand_example_trend_names_where_out_c2_starts_and_ends(lang, tmp_path):
+    """Seed 004 says where out_c2 goes (p0, Q = 1: ~0.2687; p3, Q = 4: ~0.01798, the smallest); the note's
+    decreasing-in-q_i sentence does too: Out(p0) = [1/(1+e), 2] at the smallest query, Out(p3) = [1/(1+e^4), 2]
+    at the largest (hand-derived), and `attnwalk check` reads those numbers: a changed digit is wrong."""
+    import math
+
+    md = (NOTES / f"hand-2x2.{lang}.md").read_text(encoding="utf-8")
+    lo, hi = f"{1 / (1 + math.e):.6f}", f"{1 / (1 + math.e ** 4):.6f}"
+    assert (lo, hi) == ("0.268941", "0.017986")
+    want = {"en": f"from Out(p0) = [{lo}, 2.000000] at p0, the smallest query, to Out(p3) = [{hi}, 2.000000] "
+                  "at p3, the largest",
+            "vi": f"từ Out(p0) = [{lo}, 2.000000] ở p0, query nhỏ nhất, đến Out(p3) = [{hi}, 2.000000] ở p3, "
+                  "query lớn nhất"}[lang]
+    assert want in md
+    bad = tmp_path / "bad.md"
+    bad.write_text(md.replace(want, want.replace(hi, "0.017987")), encoding="utf-8")
+    assert [(r.text, r.checks[0][1]) for r in check_file(str(bad)).wrong] == [("0.017987", "Out(p3)")]
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_masked_closed_forms_drop_the_masked_terms_before_using_them(lang):
+    """The causal note's closed forms: the sentence saying the masked e^{-10000} terms are left out comes
+    before the denominator written without them (it used to come one sentence after)."""
+    md = (NOTES / f"sdpa-causal-toi-di-hoc.{lang}.md").read_text(encoding="utf-8")
+    dropped = md.index("$10^{-4000}$")
+    used = md.index(r"$\sum_k \exp(\tilde{S}_0[0, k]) = ")
+    assert dropped < used
+    # the denominator of row 0 (query 0 sees key 0 only) is then the one kept term, e^{Ŝ[0, 0]}
+    assert md[used:].startswith(r"$\sum_k \exp(\tilde{S}_0[0, k]) = e^{")
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_one_head_mha_speaks_of_one_head(lang):
+    """mha with one head: merging the heads only drops the head axis (O_cat is head 0's O, on the trace),
+    and the note says so; it never names a head 1 or says "each head has its own Q, K, V"."""
+    from attnwalk.render import render
+
+    trace = attnwalk.walk(variant="mha", tokens=4, heads=1, lang=lang)
+    assert np.array_equal(np.asarray(trace["o_merged"])[0], np.asarray(trace["o"])[0, 0])
+    md = render(trace, "md", lang)
+    assert "head 1" not in md
+    assert ("with one head this only drops the head axis" if lang == "en"
+            else "với một head, bước này chỉ bỏ trục head") in md
+    assert ("Each head has its own" if lang == "en" else "Mỗi head có Q, K, V riêng") not in md
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_a_negative_runner_up_is_subtracted_in_parentheses(lang):
+    """sdpa, padding mask: p1's runner-up scaled score is negative, and the gap reads `a - (-b) = c`, not
+    `a - -b`; `attnwalk check` still evaluates it (no wrong number)."""
+    from attnwalk.check import check_text
+    from attnwalk.render import render
+
+    trace = attnwalk.walk(variant="sdpa", tokens=4, mask="padding:1", lang=lang)
+    md = render(trace, "md", lang)
+    assert " - -" not in md
+    gaps = re.findall(r"`(-?\d+\.\d+) - \((-\d+\.\d+)\) = (\d+\.\d+)`", md)
+    assert gaps
+    for top, second, gap in gaps:
+        assert abs(float(top) - float(second) - float(gap)) <= 0.006  # the gap printed with 2 decimals
+    assert check_text(md).wrong == []

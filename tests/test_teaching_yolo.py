@@ -258,3 +258,41 @@ def test_a_saturated_ramp_note_says_so_and_names_the_input_as_the_cause(lang, tm
     assert check_text(wrong).wrong
     calm = render(walk(h=20, w=20, dim=16, heads=4, lang=lang, input="normal"), "md", lang)
     assert word not in calm and "ramp" not in calm
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+@pytest.mark.parametrize("opts", [dict(h=8, w=8, dim=8, heads=2, seed=42), dict(h=3, w=3, heads=2, seed=42)])
+def test_heads_differ_names_the_queries_it_counted(lang, opts):
+    """"The heads differ: for N of the queries …" names the queries it looked at (p0–p7, the first 8),
+    not "the queries shown" (a 3 x 3 note shows 9, a 20 x 20 note 8 others), and N is the count among
+    them whose largest weight lies on a different key in each head (argmax of the trace's weights)."""
+    trace = walk(lang=lang, **opts)
+    md = render(trace, "md", lang)
+    a = np.asarray(trace["attn"])[0]
+    n = a.shape[1]
+    differ = sum(len({int(np.argmax(a[h, i])) for h in range(a.shape[0])}) > 1 for i in range(min(n, 8)))
+    span = f"p0–p{min(n, 8) - 1}"
+    line = next(s for s in md.splitlines() if "The heads differ" in s or "Các head khác nhau" in s)
+    assert "shown" not in line and "liệt kê" not in line
+    if differ:
+        want = f"for {differ} of the queries {span}," if lang == "en" else f"với {differ} trong các query {span},"
+        assert want in line
+    else:
+        assert (f"every query {span}," if lang == "en" else f"mọi query {span},") in line
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_a_single_position_says_attention_mixes_nothing(lang):
+    """H = W = 1: the softmax of one score is 1, so A = [1] and O = V in every head (checked on the trace).
+    The note says so instead of "almost uniform because the weights are small" and of "every query favours
+    p0" with a ratio A_0[0, 0] / A_0[0, 0]."""
+    trace = walk(lang=lang, h=1, w=1)
+    assert np.array_equal(np.asarray(trace["attn"]), np.ones((1, 2, 1, 1)))
+    v = np.asarray(trace["v"])  # (B, heads, head_dim, N)
+    assert np.allclose(np.asarray(trace["o"]).reshape(v.shape), v, rtol=0, atol=1e-15)
+    md = render(trace, "md", lang)
+    why = md[md.index("## 14."):md.index("## 15.")]
+    assert ("a single position" if lang == "en" else "một vị trí") in why
+    assert "A_0[0, 0] / A_0[0, 0]" not in why
+    assert ("almost uniform" if lang == "en" else "gần như đều") not in why
+    assert check_text(md).wrong == []

@@ -347,12 +347,23 @@ def closed_form_part(trace: Trace) -> dict | None:
                 trend = intuition.monotone([float(x) for x in trace["o"][0, 0, :, c]], qs)
                 # the symbol q becomes q_i, a whole-word q only (\\sqrt, \\quad keep their q)
                 f_tex = re.sub(r"(?<![\\A-Za-z])q(?![A-Za-z])", "q_i", tex(f))
-                funcs.append({"name": names[c], "tex": f"O[i, {c}] = {f_tex}", "trend": trend})
+                funcs.append({"name": names[c], "tex": f"O[i, {c}] = {f_tex}", "trend": trend,
+                              "ends": _trend_ends(trace, q_ids, dec) if trend else None})
     fill = cfg.get("mask_fill", "-inf")
     vanished = "mask" in trace and fill != "-inf" and bool((trace["mask"] == 0).any())
     return {"alphas": alphas, "outs": outs, "listed": listed, "first": alphas[0], "funcs": funcs,
             "vanished": vanished,
             "den_row": dens[0][0] if dens else None, "den_tex": _den_tex(dens[0][1]) if dens else ""}
+
+
+def _trend_ends(trace: Trace, q_ids: list[str], dec: int) -> list[dict]:
+    """Where a monotone output column starts and ends (seed 004: "p3 has the smallest out_c2, p0 the
+    largest"): the token with the smallest query and the one with the largest, each with its output row
+    Out(p) as the note's output table prints it (one head: O_0's row)."""
+    q = trace["q"][0, 0, :, 0]
+    out = trace["out"][0]
+    return [{"q": q_ids[i], "row": ", ".join(fmt(v, dec) for v in out[i])}
+            for i in (int(q.argmin()), int(q.argmax()))]
 
 
 def _den_tex(den) -> str:

@@ -133,6 +133,8 @@ def build(trace: Trace) -> dict:
     # most rows saturated on a ramp input: the cause is the input's size (1 .. C*H*W), not the module
     ramp = cfg["input"] == "ramp" and sum(r["rows"] for r in why["saturated"]) * 2 > heads * N
     why["ramp"] = intuition.input_size(trace["x"][b], trace["scores_scaled"][b], dec) if ramp else None
+    if N == 1:  # one position: every softmax is of one score, so A = [1] and O = V; nothing to compare
+        why.update(uniform=[], favs=[], heads=None, saturated=[], ramp=None)
     from .course import locate
 
     course = locate(cfg)
