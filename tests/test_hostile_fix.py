@@ -24,6 +24,8 @@ def test_the_planted_number_is_the_only_difference():
 ENCODINGS = {
     "lf": (WRONG, RIGHT),
     "crlf": (WRONG.replace(b"\n", b"\r\n"), RIGHT.replace(b"\n", b"\r\n")),
+    "cr": (WRONG.replace(b"\n", b"\r"), RIGHT.replace(b"\n", b"\r")),  # classic Mac OS line ends
+    "mixed": (WRONG.replace(b"\n", b"\r\n", 40), RIGHT.replace(b"\n", b"\r\n", 40)),
     "bom": (b"\xef\xbb\xbf" + WRONG, b"\xef\xbb\xbf" + RIGHT),
     "bom_crlf": (b"\xef\xbb\xbf" + WRONG.replace(b"\n", b"\r\n"), b"\xef\xbb\xbf" + RIGHT.replace(b"\n", b"\r\n")),
 }
@@ -40,6 +42,19 @@ def test_fix_keeps_every_other_byte(tmp_path, name):
     assert fixed.code == 0, fixed.out + fixed.err
     assert note.read_bytes() == right
     assert os.listdir(tmp_path) == ["n.md"]  # no temp file left
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_every_line_end_reads_as_the_lf_note(tmp_path, name):
+    """The same numbers, each once, at the same lines (a CR-only note was read as one line by the merge and
+    as many by markdown-it: each of its numbers counted twice)."""
+    from attnwalk.check import check_file
+
+    def seen(data):
+        (tmp_path / "n.md").write_bytes(data)
+        return sorted((r.line, r.text, r.status) for r in check_file(tmp_path / "n.md").recs)
+
+    assert seen(ENCODINGS[name][0]) == seen(WRONG)
 
 
 def test_fix_through_a_symlink_fixes_the_target_and_keeps_the_link(tmp_path):

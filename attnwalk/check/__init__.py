@@ -335,8 +335,8 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
         raw = read_text(p, str(path)[:80], "Markdown file", keep_bom=True)
     except ConfigError as err:
         raise CheckError(str(err)) from None
-    # read with LF line ends (Windows' CRLF: the front matter and readers expect LF; the lines stay the same);
-    # --fix edits the raw text, so its BOM and CRLFs stay byte for byte
+    # read with LF line ends (CRLF, CR: the front matter and the readers expect LF; the lines stay the same);
+    # --fix edits the raw text, so its BOM and line ends stay byte for byte
     text = unix_text(raw)
     body = len(text) - (m.end() if (m := FRONT_RE.match(text)) else 0)
     if body > MAX_BODY:
@@ -354,8 +354,10 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
 
 
 def unix_text(raw: str) -> str:
-    """A note's text as the readers take it: no BOM, CRLF line ends as LF (the same lines)."""
-    return raw.removeprefix("\ufeff").replace("\r\n", "\n")
+    """A note's text as the readers take it: no BOM, CRLF and lone CR line ends as LF (the same lines, as
+    markdown-it counts them: the merge read a CR-only note as one line, every number of it twice)."""
+    text = raw.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def write_fixed(path: Path, old: str, new: str, fix: str) -> str:
