@@ -137,3 +137,28 @@ def test_an_edit_made_while_the_note_was_checked_is_kept(tmp_path, monkeypatch, 
         check_file(note, fix="write")
     assert note.read_bytes() == edited
     assert os.listdir(tmp_path) == [note.name]
+
+
+# the right note with hostile bytes -> None (same verdicts as the note) or the words of the one error line
+BYTES = {
+    "nul_lines": (RIGHT.replace(b"\n\n", b"\n\x00\n", 3), None),
+    "bom_mid_file": (RIGHT.replace(b"\n\n", b"\n\xef\xbb\xbf\n", 3), None),
+    "mixed_line_ends": (RIGHT.replace(b"\n", b"\r\n", 3), None),
+    "unclosed_and_odd_fences": (RIGHT + b"\n```python\n" + b"~~~\n" * 3 + b"   ```\n\t```\n", None),
+    "lone_surrogate_bytes": (RIGHT + b"\n\xed\xa0\x80 0.5\n", "not UTF-8 text"),
+    "latin_1": (RIGHT + "\n\xe9 0.5\n".encode("latin-1"), "not UTF-8 text"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BYTES))
+def test_hostile_bytes_keep_the_verdicts_or_are_one_line(tmp_path, name):
+    data, says = BYTES[name]
+    (tmp_path / "n.md").write_bytes(data)
+    answer = run_cli(["check", "n.md"], cwd=tmp_path)
+    if says is None:
+        (tmp_path / "right.md").write_bytes(RIGHT)
+        same = run_cli(["check", "right.md"], cwd=tmp_path)
+        assert answer.code == same.code == 0, answer.err
+        assert answer.out.split(":", 1)[1] == same.out.split(":", 1)[1]  # the counts, after the file's name
+    else:
+        assert says in assert_clean(answer, "n.md")
