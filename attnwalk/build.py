@@ -21,6 +21,7 @@ import difflib
 import hashlib
 import json
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def load_manifest(manifest: Path) -> list[Job]:
     _course_table(manifest, data, root)  # checked before anything is rendered or written
     jobs: list[Job] = []
     seen: dict[Path, str] = {}
+    portable: dict[str, tuple[Path, str]] = {}  # NFC, casefolded output path -> (path, as the manifest names it)
     inputs: set[Path] = set()  # scenario files read: never outputs
     for n, entry in enumerate(entries, start=1):
         where = f"{manifest}: walkthrough {n}"
@@ -127,6 +129,12 @@ def load_manifest(manifest: Path) -> list[Job]:
                 raise BuildError(f"{where}: output {shown!r} is also written by {seen[path]!r}; {allowed}, "
                                  "one per note")
             seen[path] = name
+            # A.md and a.md, é as one code point or two: one file on macOS and Windows, where the course is cloned
+            twin = portable.setdefault(unicodedata.normalize("NFC", str(path)).casefold(), (path, shown))
+            if twin[0] != path:
+                raise BuildError(f"{where}: output {shown!r} and {twin[1]!r} differ only in case or Unicode "
+                                 f"normalisation (one file on macOS and Windows); {allowed}, names that differ "
+                                 "otherwise")
             jobs.append(Job(name, lang, {**options, "lang": lang}, path, shown, fmt))
             jobs[-1:] = _figure_jobs(jobs[-1], entry, where, root, seen)
     return jobs
@@ -398,15 +406,24 @@ def _digest(path: Path) -> str | None:
         return None
 
 
+CACHE_MAX_BYTES = 16 * 2**20  # ~80,000 notes' entries; a larger file there is no cache of ours
+
+
 def _load_cache(path: Path) -> dict:
-    """The build cache, or {} when it is missing or unusable (a FIFO there must not block the build)."""
+    """The build cache, or {} when it is missing or unusable (a FIFO there must not block the build, a symlink
+    may point outside the course); of a hand-edited or corrupted one, only the well-formed entries."""
     from .readfile import read_text
 
-    try:
-        data = json.loads(read_text(path, "cache", "JSON file"))
-    except (ConfigError, ValueError):
+    if path.is_symlink():
         return {}
-    return data if isinstance(data, dict) else {}
+    try:
+        data = json.loads(read_text(path, "cache", "JSON file", limit=CACHE_MAX_BYTES))
+    except (ConfigError, ValueError, RecursionError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict) and isinstance(v.get("inputs"), str)
+            and isinstance(v.get("output"), str)}
 
 
 @dataclass
@@ -526,7 +543,7 @@ def build(manifest: Path, check: bool = False, progress=None, workers: int | Non
     if progress:
         for line in lines:
             progress(*line)
-    if not check and fresh != cache:
+    if not check and fresh != cache and not cache_path.is_symlink():  # never written through a link
         try:
             write_atomic(cache_path, json.dumps(fresh, indent=1, sort_keys=True) + "\n", "output")
         except (OSError, ConfigError):

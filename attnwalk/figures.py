@@ -36,6 +36,12 @@ def _labels(cfg: dict, n: int, m: int, variant: str, shape: tuple) -> tuple[list
     return q, k
 
 
+def _literal(label: str) -> str:
+    """A token's label as matplotlib text shown literally: a ``$`` would start mathtext (``$$`` in a label was a
+    ParseException traceback, ``$x^2$`` a formula)."""
+    return label.replace("$", r"\$")
+
+
 def _keep(trace) -> np.ndarray | None:
     """The keep-mask (True = attended) of the queries x keys, or None when nothing is masked."""
     if "mask" not in trace:
@@ -214,8 +220,8 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
         _annotate(ax, a, lo, hi, 3, 7 if max(n, m) <= 9 else 5, skip=None if keep is None else ~keep)
     # past MAX_TICKS rows or columns, every k-th one is labelled (81 labels would print on each other)
     xs, ys = range(0, m, -(-m // MAX_TICKS)), range(0, n, -(-n // MAX_TICKS))
-    ax.set_xticks(xs, [klab[j] for j in xs], rotation=90 if m > 9 or any(len(s) > 4 for s in klab) else 0)
-    ax.set_yticks(ys, [qlab[i] for i in ys])
+    ax.set_xticks(xs, [_literal(klab[j]) for j in xs], rotation=90 if m > 9 or any(len(s) > 4 for s in klab) else 0)
+    ax.set_yticks(ys, [_literal(qlab[i]) for i in ys])
     ax.set_xlabel(w["keys"])
     ax.set_ylabel(w["queries"])
     ax.set_title(w["attn_title"].format(h=h))

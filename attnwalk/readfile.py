@@ -16,8 +16,9 @@ from .errors import ConfigError
 MAX_BYTES = 256 * 2**20
 
 
-def read_text(path: Path | str, option: str, what: str, limit: int = MAX_BYTES) -> str:
-    """The UTF-8 text of the regular file ``path`` (a leading BOM dropped); ConfigError(option, ...) if not."""
+def read_text(path: Path | str, option: str, what: str, limit: int = MAX_BYTES, keep_bom: bool = False) -> str:
+    """The UTF-8 text of the regular file ``path`` (a leading BOM dropped unless ``keep_bom``: a file rewritten
+    in place keeps its bytes); ConfigError(option, ...) if not."""
     shown = str(path)[:80]
     allowed = f"allowed: a readable UTF-8 {what} (a regular file of at most {limit // 2**20} MiB)"
     it = "" if shown == option else f"{shown}: "  # the manifest is its own "option": named once
@@ -53,4 +54,4 @@ def read_text(path: Path | str, option: str, what: str, limit: int = MAX_BYTES) 
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ConfigError(option, f"{it}not UTF-8 text (byte {err.start}); {allowed}") from None
-    return text.removeprefix("\ufeff")
+    return text if keep_bom else text.removeprefix("\ufeff")

@@ -99,6 +99,32 @@ def write_atomic(path: Path | str, text: str, option: str = "-o") -> None:
     write_atomic_with(path, lambda fh: fh.write(text), option=option)
 
 
+def rewrite_atomic(path: Path | str, old: str, new: str, option: str) -> None:
+    """Replace the file ``path`` that was read as ``old`` by ``new`` (``check --fix``), atomically, and only
+    if it still holds ``old``: an edit made meanwhile (an editor saving) is kept and this write refused.
+    A symlink's target is rewritten (the link stays); a file with other hard links is refused, since the
+    rename would leave them holding the old text."""
+    path = Path(path)
+    try:
+        links = path.stat().st_nlink
+    except OSError:
+        links = 1  # gone or unreadable: _stage names why
+    if links > 1:
+        raise ConfigError(option, f"{str(path)[:80]} has {links} hard links and a rewrite would split them; "
+                                  "allowed: a file with one link (or a symlink), or --diff to see the changes")
+    tmp, target = _stage(path, lambda fh: fh.write(new), False, option)
+    try:
+        with open(target, "rb") as fh:
+            now = fh.read(len(old.encode("utf-8", "surrogatepass")) + 1)
+    except OSError:
+        now = None
+    if now != old.encode("utf-8", "surrogatepass"):
+        _unlink(tmp)
+        raise ConfigError(option, f"{str(path)[:80]} changed while it was checked; allowed: a file no other "
+                                  "program writes meanwhile (run again to fix the new text)")
+    _commit([(tmp, target, option)])
+
+
 def write_atomic_with(path: Path | str, fill, binary: bool = False, option: str = "-o") -> None:
     """Like ``write_atomic``, for large outputs: ``fill(fh)`` writes into the temp file."""
     tmp, path = _stage(path, fill, binary, option)

@@ -332,9 +332,12 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
 
         return check_notebook(p, options, fix, exact)
     try:  # a regular file only (a FIFO would block, /dev/zero never end), of bounded size
-        text = read_text(p, str(path)[:80], "Markdown file")
+        raw = read_text(p, str(path)[:80], "Markdown file", keep_bom=True)
     except ConfigError as err:
         raise CheckError(str(err)) from None
+    # read with LF line ends (CRLF, CR: the front matter and the readers expect LF; the lines stay the same);
+    # --fix edits the raw text, so its BOM and line ends stay byte for byte
+    text = unix_text(raw)
     body = len(text) - (m.end() if (m := FRONT_RE.match(text)) else 0)
     if body > MAX_BODY:
         raise CheckError(f"{str(path)[:80]}: {body:,} characters after the front matter; allowed: a note of at "
@@ -343,11 +346,18 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
         return check_text(text, options, str(path), exact)
     from .fix import fixed_text
 
-    fixed = fixed_text(text, lambda t: check_text(t, options, str(path)))
-    diff = write_fixed(p, text, fixed, fix)
-    report = check_text(fixed if fix == "write" else text, options, str(path))
+    fixed = fixed_text(raw, lambda t: check_text(unix_text(t), options, str(path)))
+    diff = write_fixed(p, raw, fixed, fix)
+    report = check_text(unix_text(fixed) if fix == "write" else text, options, str(path))
     report.diff = diff
     return report
+
+
+def unix_text(raw: str) -> str:
+    """A note's text as the readers take it: no BOM, CRLF and lone CR line ends as LF (the same lines, as
+    markdown-it counts them: the merge read a CR-only note as one line, every number of it twice)."""
+    text = raw.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def write_fixed(path: Path, old: str, new: str, fix: str) -> str:
@@ -356,12 +366,12 @@ def write_fixed(path: Path, old: str, new: str, fix: str) -> str:
     import difflib
 
     from ..errors import ConfigError
-    from ..writefile import write_atomic
+    from ..writefile import rewrite_atomic
 
     diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
     if fix == "write" and new != old:
         try:
-            write_atomic(path, new, "--fix")
+            rewrite_atomic(path, old, new, "--fix")  # only over the text read (a concurrent edit is kept)
         except ConfigError as err:
             raise CheckError(f"{path}: cannot write: {err}") from None
     return diff

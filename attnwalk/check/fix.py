@@ -8,8 +8,10 @@ after 0.0873 becomes 0.0872), so fixing repeats, labelled values first, until no
 from __future__ import annotations
 
 import re
+from itertools import chain, zip_longest
 
 MAX_ROUNDS = 8
+_BREAK = re.compile(r"(\r\n?|\n)")
 
 
 def _occurrences(line: str, text: str) -> list[tuple[int, int]]:
@@ -22,7 +24,8 @@ def _occurrences(line: str, text: str) -> list[tuple[int, int]]:
 
 def apply_fixes(text: str, recs) -> str:
     """``text`` with the wrong numbers of ``recs`` (NumRec with a ``fix``) replaced in place."""
-    lines = text.split("\n")
+    parts = _BREAK.split(text)  # lines and their ends (LF, CRLF or CR, as the checker counted them): kept as they are
+    lines, ends = parts[0::2], parts[1::2]
     by_line: dict[int, list] = {}
     for r in recs:
         by_line.setdefault(r.line, []).append(r)
@@ -50,7 +53,7 @@ def apply_fixes(text: str, recs) -> str:
         for a, b, new in sorted(edits, reverse=True):
             line = line[:a] + new + line[b:]
         lines[ln - 1] = line
-    return "\n".join(lines)
+    return "".join(chain.from_iterable(zip_longest(lines, ends, fillvalue="")))
 
 
 def fixed_text(text: str, check) -> str:

@@ -186,7 +186,8 @@ def check_notebook(path: Path, options: dict | None, fix: str | None, exact: boo
 
     where = str(path)[:80]
     try:
-        raw = read_text(path, where, "Jupyter notebook")
+        raw = read_text(path, where, "Jupyter notebook", keep_bom=True)
+        bom, raw = ("\ufeff", raw[1:]) if raw.startswith("\ufeff") else ("", raw)  # --fix keeps a BOM
         text, lines, meta = view(raw, where)
         opts = {**scenario_options(meta, "metadata.attnwalk", where), **(options or {})} if meta else options
     except (ConfigError, ValueError) as err:
@@ -205,7 +206,7 @@ def check_notebook(path: Path, options: dict | None, fix: str | None, exact: boo
     if fix is None:
         return placed(check_text(text, opts, str(path), exact))
     new_raw, left = fixed_raw(raw, lines, fixed_text(text, lambda t: check_text(t, opts, str(path))))
-    diff = write_fixed(path, raw, new_raw, fix)
+    diff = write_fixed(path, bom + raw, bom + new_raw, fix)
     if fix == "write":
         text, lines, _ = view(new_raw, where)
     report = placed(check_text(text, opts, str(path)), lines)

@@ -247,11 +247,15 @@ _BREAK = re.compile(r"\r\n?|\n")  # what markdown-it counts as a line break
 
 def line_starts(text: str) -> list[int]:
     """Where each line of ``text`` starts, lines as markdown-it counts them (a lone "\\r" ends one too)."""
-    if "\r" not in text:
-        from .human import _line_starts
+    from .human import _line_starts, _per_text
 
+    if "\r" not in text:
         return _line_starts(text)
-    return [0] + [m.end() for m in _BREAK.finditer(text)]
+    table = _per_text(text)  # once per note: program asks for each python block (a CRLF note was quadratic)
+    starts = table.get("markdown-it line starts")
+    if starts is None:
+        starts = table["markdown-it line starts"] = [0] + [m.end() for m in _BREAK.finditer(text)]
+    return starts
 
 
 def fences(text: str) -> list[Fence]:
