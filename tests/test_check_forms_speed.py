@@ -161,7 +161,9 @@ def ref_latex_blocks(text: str):
             lo = max(human.line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            if not human.tensor_of(label) and not human._SCALAR_FACTOR.search(label):
+            if (formula := notations.formula_label(text, begin, label)) is not None:  # ``O = softmax(..)V = [..]``
+                label = formula
+            elif not human.tensor_of(label) and not human._SCALAR_FACTOR.search(label):
                 named = notations.product_letters(text, begin)  # a product written out on its line (heldout11)
                 label = human._label_before(text, begin) if named is None else named
             out.append(human.Block(rows, begin, label))
