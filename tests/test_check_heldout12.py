@@ -36,8 +36,10 @@ def _scenario(name: str) -> dict:
     return truth.load(HELDOUT12, name)[2]
 
 
-def test_the_round_has_49_wrong_numbers_per_note():
-    want = {"en_course_day35_obsidian_callouts_river_bank": 18, "en_interview_notes_four_tokens_softmax_row": 1,
+def test_the_round_has_48_wrong_numbers_per_note():
+    """49 on the first run; the river-bank lesson's ``1.978 + 0.000 + 2.006 = 3.984`` is right under the convention on
+    results of printed arithmetic (its terms are right, their sum exact; torch's output 3.9834)."""
+    want = {"en_course_day35_obsidian_callouts_river_bank": 17, "en_interview_notes_four_tokens_softmax_row": 1,
             "en_math_chapter_einsum_ai_by_hand_tables": 16, "en_notebook_cross_attention_mpmath": 9,
             "en_obsidian_finance_details_scalar_values": 0, "en_quarto_exercise_fenced_divs": 0,
             "ko_lecture_stable_softmax_three_tokens": 5, "vi_exercise_sheet_leading_dot": 0,

@@ -271,7 +271,9 @@ ROUNDS = [
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 133, HELDOUT9, "| **all** | 133 | 74 | 56% | 0 |"),
     Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 44, HELDOUT10, "| **all** | 44 | 37 | 84% | 0 |"),
     Round("heldout11", {"en", "ko", "zh", "zhtw"}, 9, 73, HELDOUT11, "| **all** | 73 | 45 | 62% | 0 |"),
-    Round("heldout12", {"en", "ko", "vi", "zh"}, 10, 49, HELDOUT12, "| **all** | 49 | 18 | 37% | 0 |"),
+    # 49 in FIRST_RUN.md; 48 under the convention on results of printed arithmetic: the river-bank lesson's
+    # ``1.978 + 0.000 + 2.006 = 3.984`` (line 53) adds its right printed terms exactly (torch 3.9834)
+    Round("heldout12", {"en", "ko", "vi", "zh"}, 10, 48, HELDOUT12, "| **all** | 48 | 18 | 38% | 0 |"),
 ]
 
 
