@@ -6,10 +6,12 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 import tarfile
+from copy import deepcopy
 from pathlib import Path
 
 import numpy as np
@@ -226,3 +228,13 @@ def test_the_budget_still_counts_every_n_by_n_stage(opts):
     for name in LAZY:
         flat = shapes[name][:2] + (int(np.prod(shapes[name][2:])),)
         assert (t.steps[name].shape[:2] + (int(np.prod(t.steps[name].shape[2:])),)) == flat, name
+
+
+def test_a_trace_with_recipes_pickles_and_copies_as_its_tensors(monkeypatch):
+    opts = dict(h=4, w=6, dim=8, heads=2, input="normal", seed=13)
+    want = digests(eager(monkeypatch, **opts))
+    for copy in (lambda t: pickle.loads(pickle.dumps(t)), deepcopy):
+        t = attnwalk.walk(**opts)
+        assert t.steps["exp"].lazy
+        back = copy(t)
+        assert not any(s.lazy for s in back.steps.values()) and digests(back) == want

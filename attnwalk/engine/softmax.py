@@ -150,6 +150,10 @@ class LazyRows:
             self._fill(lo, hi, out)
         return out
 
+    def __reduce__(self):
+        # pickled (or deep-copied) as the tensor itself: a recipe's closures and lock cannot be
+        return (np.asarray, (self.materialise(),))
+
     def materialise(self) -> np.ndarray:
         with self._lock:
             if self._array is None:
