@@ -238,3 +238,14 @@ def test_a_trace_with_recipes_pickles_and_copies_as_its_tensors(monkeypatch):
         assert t.steps["exp"].lazy
         back = copy(t)
         assert not any(s.lazy for s in back.steps.values()) and digests(back) == want
+
+
+@pytest.mark.parametrize("opts", [CONFIGS[0], CONFIGS[2], CONFIGS[5], CONFIGS[7]], ids=str)
+def test_a_rendered_note_reads_one_row_of_exp_and_has_the_eager_bytes(opts, monkeypatch):
+    from attnwalk.render import render
+
+    want = eager(monkeypatch, **opts)
+    t = attnwalk.walk(**opts)
+    for lang in ("vi", "en"):
+        assert render(t, "md", lang) == render(want, "md", lang)
+    assert t.steps["exp"].lazy  # the note shows one row of exp: the rest never computed
