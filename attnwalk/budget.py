@@ -58,7 +58,10 @@ def human(nbytes: float) -> str:
 
 
 def tensors(cfg) -> dict[str, tuple[int, ...]]:
-    """The shapes of the largest tensors ``cfg``'s trace records (the small ones do not matter)."""
+    """The shapes of the largest tensors ``cfg``'s trace records (the small ones do not matter).
+
+    scores_scaled and exp count in full although the forward keeps them as recipes (engine/softmax.py):
+    a render or an export reads them, and then they take their whole size."""
     d = cfg.derived
     B, heads = cfg.batch, cfg.heads
     if cfg.variant == "yolo":

@@ -36,6 +36,8 @@ def first_overflow(trace) -> tuple[str, tuple[int, ...], float] | None:
     A -inf mask fill is by design: in the masked scores, the -inf are skipped there.
     """
     for name, step in trace.steps.items():
+        if getattr(step, "lazy", False) and step.finite:
+            continue  # a stage the engine kept as a recipe and saw finite: not computed just to look
         data = step.data
         bad = ~np.isfinite(data)
         if name in MASKED_STEPS:

@@ -14,6 +14,10 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Step:
+    """One recorded tensor. ``data`` may be given as a recipe (an object with ``shape``, ``finite``,
+    ``materialise()`` and ``rows(lo, hi)``, engine/softmax.py's ``LazyRows``): the forward then does not
+    write that tensor, and its first read computes it, bit for bit what the forward would have written."""
+
     name: str
     data: np.ndarray
     axes: tuple[str, ...]
@@ -21,7 +25,47 @@ class Step:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self.data.shape)
+        return tuple(self.__dict__["_data"].shape)  # a recipe knows its shape: nothing computed
+
+    @property
+    def lazy(self) -> bool:
+        """True while the tensor is a recipe not yet computed."""
+        return not isinstance(self.__dict__["_data"], np.ndarray)
+
+    @property
+    def finite(self) -> bool:
+        """True when the engine vouches that every value is finite without the tensor being computed
+        (a recipe that saw its values on the way: finite.first_overflow need not compute it)."""
+        return bool(getattr(self.__dict__["_data"], "finite", False))
+
+    def row(self, index: tuple[int, ...]) -> np.ndarray:
+        """``data[index]`` for an index of every axis but the last: one row, computed alone while the
+        tensor is a recipe (a note shows one row of exp), the same bytes as the whole tensor's row."""
+        d = self.__dict__["_data"]
+        if isinstance(d, np.ndarray):
+            return d[tuple(index)]
+        dims = d.shape[:-1]
+        if len(index) != len(dims) or not all(-n <= int(i) < n for i, n in zip(index, dims)):
+            raise IndexError(f"step {self.name}: row index {tuple(index)} for shape {d.shape}")
+        flat = int(np.ravel_multi_index(tuple(int(i) % n for i, n in zip(index, dims)), dims))
+        return d.rows(flat, flat + 1)[0]
+
+
+def _step_data(step: Step) -> np.ndarray:
+    d = step.__dict__["_data"]
+    if not isinstance(d, np.ndarray):
+        d = d.materialise()  # computed once (the recipe keeps its result), then kept here as any step
+        step.__dict__["_data"] = d
+    return d
+
+
+def _set_step_data(step: Step, value) -> None:
+    step.__dict__["_data"] = value  # only the dataclass's own __init__ sets it (the class is frozen)
+
+
+# ``data`` is a property over the stored array or recipe, so every reader (trace[name], step.data,
+# dataclasses.replace, exports) sees an ndarray; set after @dataclass, which made it an __init__ field.
+Step.data = property(_step_data, _set_step_data, doc="The tensor (float64, PyTorch layout), computed on first read.")
 
 
 @dataclass
@@ -43,7 +87,7 @@ class Trace:
         return self.memo[key]
 
     def record(self, name: str, data, axes: tuple[str, ...], formula: str, fresh: bool = False) -> np.ndarray:
-        """Store ``data`` as float64 under ``name``; return the stored array.
+        """Store ``data`` as float64 under ``name``; return the stored array (or recipe, as given).
 
         Copied when it could alias: a view (q, k, v of qkv), a non-float64 or non-contiguous
         array, or an input/weight (the caller's own array). A fresh array the engine just
@@ -51,14 +95,21 @@ class Trace:
         the engine vouches that ``data`` is its own new array although it is a view (a
         reused buffer, engine/pages.py).
         """
-        if _owned_result(data, formula, fresh):
+        if not isinstance(data, np.ndarray) and hasattr(data, "materialise"):
+            arr = data  # a recipe (Step): computed on first read
+        elif _owned_result(data, formula, fresh):
             arr = data
         else:
             arr = np.array(data, dtype=np.float64, copy=True)
-        if arr.ndim != len(axes):
-            raise ValueError(f"step {name}: {arr.ndim} axes but {len(axes)} axis names")
+        if len(arr.shape) != len(axes):
+            raise ValueError(f"step {name}: {len(arr.shape)} axes but {len(axes)} axis names")
         self.steps[name] = Step(name, arr, tuple(axes), formula)
         return arr
+
+    def row(self, name: str, *index: int) -> np.ndarray:
+        """``self[name][index]`` (index: every axis but the last) without computing the whole tensor
+        where the engine kept it as a recipe (Step.row)."""
+        return self.steps[name].row(index)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.steps[name].data

@@ -3,13 +3,15 @@
 Run by hand from the repository root (never in CI; timings are not tests):
 
     python benchmarks/run.py [--threads 2] [--repeat 5] [--skip engine,export,render,check,check-large,build]
-                             [--check-baseline DIR]
+                             [--check-baseline DIR] [--engine-baseline DIR]
 
 1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
             N = 1600 (dim 256, 4 heads, 40x40, YOLO11 scale) and N = 4096 (64x64)   target <= 1.0
             (median), repeated forwards in one process and one forward per fresh process (>= 5 pairs);
-            each run's wall and CPU ratio and the rusage/vmstat evidence printed, and (info) the engine
-            before reused buffers
+            each run's wall and CPU ratio and the rusage/vmstat evidence printed; (info) the forward
+            followed by reading every recorded tensor whole (scores_scaled and exp are recipes until
+            read), and the engine before reused buffers; --engine-baseline DIR: another attnwalk's
+            engine (DIR holds its `attnwalk` package) in the same fresh-process rounds
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
             (`--format npz` and the same floats through json's C encoder printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
@@ -73,12 +75,16 @@ VMSTAT = ("thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fai
 ENGINE_COLD = """import json, os, resource, sys, time
 side, which, threads = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, sys.argv[4])
+if len(sys.argv) > 5:  # another attnwalk (--engine-baseline), first on the path
+    sys.path.insert(0, sys.argv[5])
 from attnwalk.engine import blas
 blas.narrow_for_startup()  # BLAS set up as `attnwalk render` sets it up, before NumPy loads
+import attnwalk
+assert len(sys.argv) <= 5 or attnwalk.__file__.startswith(sys.argv[5]), attnwalk.__file__
 import run as bench
 os.environ["ATTNWALK_MAX_MEMORY"] = "8G"
-engine, torch_forward = bench.engine_pair(side, threads)
-fn = engine if which == "engine" else torch_forward
+sides = bench.engine_sides(side, threads)
+fn = sides["engine" if which == "baseline" else which]
 import gc
 gc.collect()  # the collection the imports left due runs before either side's forward, not inside it
 stats = bench.measured(fn)
@@ -86,8 +92,10 @@ print(json.dumps(stats))
 """
 
 
-def engine_pair(side: int, threads: int):
-    """(engine forward, PyTorch float64 forward) of the yolo benchmark problem, on ``threads``."""
+def engine_sides(side: int, threads: int) -> dict:
+    """The yolo benchmark problem's forwards, on ``threads``: ``engine`` (the trace dropped, as torch's
+    tensors are), ``engine_read`` (then every recorded tensor read whole: the recipes computed, as an
+    export or a render of every stage would), ``torch`` (PyTorch float64)."""
     import torch
     import torch.nn.functional as F
 
@@ -119,7 +127,12 @@ def engine_pair(side: int, threads: int):
     def engine():
         yolo.forward(cfg, weights, x)  # the trace is dropped, as torch's tensors are
 
-    return engine, torch_forward
+    def engine_read():
+        trace = yolo.forward(cfg, weights, x)
+        for name in trace.names():
+            trace[name]  # noqa: B018 - a recipe (scores_scaled, exp) is computed on its first read
+
+    return {"engine": engine, "engine_read": engine_read, "torch": torch_forward}
 
 
 def vmstat() -> dict[str, int]:
@@ -182,24 +195,28 @@ def evidence(label: str, runs: list[dict]) -> str:
             f"(medians), peak RSS {rss:,.0f} MiB; {counters}")
 
 
-def compare_runs(name: str, runs_a: list[dict], runs_b: list[dict], what: str, target: str | None) -> None:
-    """Report the ratio of median walls, every run's wall and CPU ratio (sorted: two modes would show as a
-    gap) and the evidence."""
+def compare_runs(name: str, runs_a: list[dict], runs_b: list[dict], what: str, target: str | None,
+                 labels: tuple[str, str] = ("engine", "torch")) -> None:
+    """Report the ratio of median walls, the ratio of median CPU times, every run's wall and CPU ratio
+    (sorted: two modes would show as a gap) and the evidence."""
     wall_a = statistics.median(r["wall"] for r in runs_a)
     wall_b = statistics.median(r["wall"] for r in runs_b)
     ratio = wall_a / wall_b
     report(name, f"{wall_a * 1e3:.0f} ms vs {wall_b * 1e3:.0f} ms", ratio, target or "info",
            None if target is None else ratio <= 1.0)
+    cpu_a, cpu_b = (statistics.median(r["user"] + r["sys"] for r in runs) for runs in (runs_a, runs_b))
+    print(f"    CPU time (user + sys, medians): {cpu_a * 1e3:.0f} ms vs {cpu_b * 1e3:.0f} ms, "
+          f"ratio {cpu_a / cpu_b:.2f}; load average {os.getloadavg()[0]:.1f}")
     # Wall time of one pair moves with other jobs' load; CPU time (user + sys, all threads) much less.
     for kind, cost in (("wall", lambda r: r["wall"]), ("CPU", lambda r: r["user"] + r["sys"])):
         pairs = sorted(cost(a) / cost(b) for a, b in zip(runs_a, runs_b))
         print(f"    each run, {kind} ({what}): " + " ".join(f"{p:.2f}" for p in pairs)
               + f"; {sum(p > 1.0 for p in pairs)} of {len(pairs)} above 1.0")
-    print(f"    {evidence('engine', runs_a)}")
-    print(f"    {evidence('torch', runs_b)}")
+    print(f"    {evidence(labels[0], runs_a)}")
+    print(f"    {evidence(labels[1], runs_b)}")
 
 
-def bench_engine(threads: int, repeat: int) -> None:
+def bench_engine(threads: int, repeat: int, baseline: str | None = None) -> None:
     """yolo forward recording every tensor against PyTorch float64, for each size: repeated forwards
     interleaved in one process, then one forward per fresh process (what `attnwalk render` pays), each
     with the target median ratio <= 1.0 and every run's ratio printed; at N = 4096 also, as information,
@@ -216,11 +233,14 @@ def bench_engine(threads: int, repeat: int) -> None:
           f"defrag {_sys_text('/sys/kernel/mm/transparent_hugepage/defrag')}")
     os.environ.setdefault("ATTNWALK_MAX_MEMORY", "8G")
     for side in ENGINE_SIDES:
-        engine, torch_forward = engine_pair(side, threads)
-        engine(), torch_forward()  # warm up (thread pools; the engine's buffers)
-        runs_e, runs_t = interleaved_runs([engine, torch_forward], repeat)
+        sides = engine_sides(side, threads)
+        engine, engine_read, torch_forward = sides["engine"], sides["engine_read"], sides["torch"]
+        engine(), engine_read(), torch_forward()  # warm up (thread pools; the engine's buffers)
+        runs_e, runs_r, runs_t = interleaved_runs([engine, engine_read, torch_forward], repeat)
         compare_runs(f"engine N={side * side} (dim 256, 4 heads, {threads} thr)", runs_e, runs_t,
                      "engine/torch, interleaved", "<= 1.0")
+        compare_runs(f"  forward + every tensor read N={side * side}", runs_r, runs_t,
+                     "engine read/torch, interleaved", None)
         if side == ENGINE_SIDES[-1]:
             pages.release()
             pages.REUSE, pages.HUGE_PAGES = False, True
@@ -230,19 +250,30 @@ def bench_engine(threads: int, repeat: int) -> None:
                 pages.REUSE, pages.HUGE_PAGES = True, False
             compare_runs(f"  before: fresh arrays, huge pages N={side * side}", runs_b, runs_t,
                          "engine/torch, interleaved", None)
-        del engine, torch_forward
-        cold = fresh_process_runs(side, threads, max(5, repeat))
+        del engine, engine_read, torch_forward, sides
+        cold = fresh_process_runs(side, threads, max(5, repeat), baseline)
         compare_runs(f"  first forward, fresh process N={side * side}", cold["engine"], cold["torch"],
                      "engine/torch, one process each", "<= 1.0")
+        compare_runs(f"  same, + every tensor read N={side * side}", cold["engine_read"], cold["torch"],
+                     "engine read/torch, one process each", None)
+        if baseline:
+            compare_runs(f"  same, --engine-baseline N={side * side}", cold["baseline"], cold["torch"],
+                         "baseline/torch, one process each", None, ("baseline", "torch"))
+            compare_runs(f"  this engine vs --engine-baseline N={side * side}", cold["engine"], cold["baseline"],
+                         "engine/baseline, one process each", None, ("engine", "baseline"))
 
 
-def fresh_process_runs(side: int, threads: int, pairs: int) -> dict[str, list[dict]]:
-    """``pairs`` first forwards of each side, each in a fresh process (ENGINE_COLD), the sides in turn."""
-    cold: dict[str, list[dict]] = {"engine": [], "torch": []}
+def fresh_process_runs(side: int, threads: int, pairs: int, baseline: str | None = None) -> dict[str, list[dict]]:
+    """``pairs`` first forwards of each side, each in a fresh process (ENGINE_COLD), the sides in turn
+    (``baseline``: also another attnwalk's engine, found in that folder)."""
+    cold: dict[str, list[dict]] = {"engine": [], "engine_read": [], "torch": []}
+    if baseline:
+        cold["baseline"] = []
     for _ in range(pairs):
         for which in cold:
+            extra = [str(Path(baseline).resolve())] if which == "baseline" else []
             out = subprocess.run([sys.executable, "-c", ENGINE_COLD, str(side), which, str(threads),
-                                  str(Path(__file__).resolve().parent)], capture_output=True, text=True,
+                                  str(Path(__file__).resolve().parent), *extra], capture_output=True, text=True,
                                  check=True, cwd=REPO).stdout
             cold[which].append(json.loads(out.strip().splitlines()[-1]))
     return cold
@@ -618,6 +649,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="threads for the engine and torch [2]")
     parser.add_argument("--repeat", type=int, default=5, help="runs per median [5]")
     parser.add_argument("--skip", default="", help="comma-separated: engine,export,render,check,check-large,build")
+    parser.add_argument("--engine-baseline", metavar="DIR", help="a folder holding another attnwalk package, whose "
+                        "engine's first forward is timed in the same fresh-process rounds")
     parser.add_argument("--check-baseline", metavar="DIR", help="a folder holding another attnwalk package, whose "
                         "check is timed beside this one")
     args = parser.parse_args()
@@ -629,7 +662,7 @@ def main() -> None:
     if "render" not in skip or "build" not in skip:
         t_render = bench_render(args.repeat)
     if "engine" not in skip:
-        bench_engine(args.threads, args.repeat)
+        bench_engine(args.threads, args.repeat, args.engine_baseline)
     if "export" not in skip:
         bench_export()
     if "check" not in skip:

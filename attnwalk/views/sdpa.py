@@ -182,7 +182,7 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
     s_masked = trace["scores_masked"][0, h0, i] if masked else ss
     keep = trace["mask"][i] if masked else np.ones(m)
     row_max = trace["row_max"][0, h0, i]
-    e = trace["exp"][0, h0, i]
+    e = trace.row("exp", 0, h0, i)  # one row: exp stays a recipe (engine/softmax.py)
     s_terms = [{"j": j, "k": k_ids[j],
                 "expr": " + ".join(f"({fq(q[h0, i, c])})({fq(k[h0, j, c])})" for c in range(min(q.shape[-1], 8)))
                 + (" + ..." if q.shape[-1] > 8 else ""),

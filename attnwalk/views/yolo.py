@@ -78,7 +78,7 @@ def build(trace: Trace) -> dict:
         })
 
     ss_row = trace["scores_scaled"][b, h0, i]
-    e_row = trace["exp"][b, h0, i]
+    e_row = trace.row("exp", b, h0, i)  # one row: exp stays a recipe (engine/softmax.py)
     a_row = trace["attn"][b, h0, i]
     attn = trace["attn"][b]
     row_sums = attn.sum(axis=-1)
