@@ -1,50 +1,33 @@
-"""The ``attnwalk`` command line (typer). Bad input: one line naming the option, exit 2."""
+"""The ``attnwalk`` command line. Bad input: one line naming the option, exit 2.
+
+The commands' parameters are declared once, in options.py. typer (the CLI framework) is built from that
+table and answers everything, except the plain case: a known command whose every token is one of its
+options with a valid value, which ``main`` reads with fastargs.py over the same table and runs without
+importing typer (~20 ms of a render's start-up). tests/test_cli_one_command.py runs argv of every kind
+both ways and compares stdout, stderr, exit codes and files written.
+"""
 
 from __future__ import annotations
 
 import errno
 import os
 import sys
+from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from .errors import ConfigError
+from .options import COMMANDS, REQUIRED, SCENARIO_KEYS
 
 _APP = dict(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
             help="Step-by-step worked examples of attention, with numbers PyTorch agrees with.")
-app = typer.Typer(**_APP)
-
-# Scenario options shared by render, crosscheck and check. None means "not given": the
-# scenario file's value, else the Config default. Every command taking a scenario lists all of them
-# and passes them through ``scenario()``, so make_config is the one place that validates.
-ScenarioFile = Annotated[Path | None, typer.Option("--scenario", help="scenario TOML file; flags override it")]
-Variant = Annotated[str | None, typer.Option("--variant", help="yolo | sdpa | mha [yolo]")]
-Tokens = Annotated[int | None, typer.Option("--tokens", help="sdpa/mha: query tokens N")]
-KvTokens = Annotated[int | None, typer.Option("--kv-tokens", help="sdpa: key/value tokens M (cross when != N)")]
-Mask = Annotated[str | None, typer.Option("--mask", help="sdpa: none | causal | padding:K")]
-MaskFill = Annotated[str | None, typer.Option("--mask-fill", help="sdpa: -inf | -1e9 | -10000")]
-Source = Annotated[str | None, typer.Option("--source", help="sdpa: q, k, v direct | columns | project [direct]")]
-H = Annotated[int | None, typer.Option("--h", help="feature-map height H [3]")]
-W = Annotated[int | None, typer.Option("--w", help="feature-map width W [3]")]
-Dim = Annotated[int | None, typer.Option("--dim", help="channels C = dim [4]")]
-Heads = Annotated[int | None, typer.Option("--heads", help="num_heads, divides dim [2]")]
-AttnRatio = Annotated[float | None, typer.Option("--attn-ratio", help="key_dim = int(head_dim * ratio) [0.5]")]
-Batch = Annotated[int | None, typer.Option("--batch", help="batch size B [1]")]
-Seed = Annotated[int | None, typer.Option("--seed", help="random seed [42]")]
-Input = Annotated[str | None, typer.Option("--input", help="ramp | randint | normal | uniform (numpy-legacy) [ramp]")]
-InitStd = Annotated[float | None, typer.Option("--init-std", help="std of the normal weights [0.02]")]
-Rng = Annotated[str | None, typer.Option("--rng", help="torch | numpy | numpy-legacy [torch]")]
-PeOn = Annotated[str | None, typer.Option("--pe-on", help="v (the module) | o (the seed notes) [v]")]
-Lang = Annotated[str | None, typer.Option("--lang", help="vi | en [vi]")]
-Decimals = Annotated[int | None, typer.Option("--decimals", help="printed decimals [4]")]
-MaxMemory = Annotated[str | None, typer.Option("--max-memory",
-                                               help="memory budget, e.g. 4G [2G, or $ATTNWALK_MAX_MEMORY]")]
 
 
-SCENARIO_KEYS = ("variant", "tokens", "kv_tokens", "mask", "mask_fill", "source", "h", "w", "dim", "heads",
-                 "attn_ratio", "batch", "seed", "input", "init_std", "rng", "pe_on", "lang", "decimals")
+class Exit(Exception):
+    """A command's exit status (typer.Exit without typer); the typer app turns it into typer.Exit."""
+
+    def __init__(self, code: int = 0) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 def scenario_from(args: dict) -> dict:
@@ -81,25 +64,49 @@ def set_budget(max_memory: str | None) -> None:
 
 
 def fail(message: str, code: int = 2) -> None:
-    typer.echo(f"attnwalk: error: {message}", err=True)
-    raise typer.Exit(code)
+    echo(f"attnwalk: error: {message}", err=True)
+    raise Exit(code)
 
 
-@app.command()
+def echo(message: str, err: bool = False) -> None:
+    """``typer.echo(message, err=err)`` without importing typer: on a plain text stream click writes the
+    line, ANSI styles stripped where the stream is not a terminal, and flushes; any other stream (a test
+    runner's, a notebook's, one with an ASCII encoding click would rewrap) goes to click's own echo."""
+    stream = sys.stderr if err else sys.stdout
+    if not _plain(stream):
+        import typer
+
+        typer.echo(message, err=err)
+        return
+    out = message + "\n"
+    try:
+        tty = stream.isatty()
+    except Exception:  # click's isatty
+        tty = False
+    if not tty:
+        import re
+
+        out = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", out)  # click's strip_ansi
+    stream.write(out)
+    stream.flush()
+
+
+def _plain(stream) -> bool:
+    """A stream click's echo writes to as it is: a real text file, not ASCII-encoded (click wraps those)."""
+    import codecs
+    import io
+
+    if type(stream) is not io.TextIOWrapper or sys.platform.startswith("win") or not stream.errors:
+        return False
+    try:
+        return bool(stream.encoding) and codecs.lookup(stream.encoding).name != "ascii"
+    except LookupError:
+        return False
+
+
 def render(
-    scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
-    mask: Mask = None, mask_fill: MaskFill = None, source: Source = None, h: H = None, w: W = None,
-    dim: Dim = None, heads: Heads = None,
-    attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
-    init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
-    decimals: Decimals = None,
-    format: Annotated[str, typer.Option("--format",
-                                        help="md | html | ipynb | json | npz (binary: -o or a pipe)")] = "md",
-    # a str, not a Path: Path("notes/") drops the slash that says a folder was meant (check_target refuses it)
-    output: Annotated[str | None, typer.Option("-o", "--output", help="write here instead of stdout")] = None,
-    figures: Annotated[Path | None, typer.Option("--figures", help="write SVG figures into DIR; the note links "
-                                                 "them (needs attnwalk[figures])")] = None,
-    max_memory: MaxMemory = None,
+    *, scenario_file, variant, tokens, kv_tokens, mask, mask_fill, source, h, w, dim, heads, attn_ratio, batch, seed,
+    input, init_std, rng, pe_on, lang, decimals, format, output, figures, max_memory,
 ) -> None:
     """Render one walkthrough (Markdown+LaTeX, a self-contained HTML page, a Jupyter notebook, or the trace)."""
     args = dict(locals())  # the scenario options, before any other local exists
@@ -232,19 +239,9 @@ def _has_matplotlib() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
-@app.command()
 def crosscheck(
-    scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
-    mask: Mask = None, mask_fill: MaskFill = None, source: Source = None, h: H = None, w: W = None,
-    dim: Dim = None, heads: Heads = None,
-    attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
-    init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
-    decimals: Decimals = None,
-    device: Annotated[str, typer.Option("--device", help="cpu | cuda | auto [cpu]", show_default=False)] = "cpu",
-    dtype: Annotated[str, typer.Option("--dtype", help="float64 | float32 [float64]", show_default=False)] = "float64",
-    reference: Annotated[str, typer.Option("--reference", help="explicit | ultralytics [explicit]",
-                                              show_default=False)] = "explicit",
-    max_memory: MaxMemory = None,
+    *, scenario_file, variant, tokens, kv_tokens, mask, mask_fill, source, h, w, dim, heads, attn_ratio, batch, seed,
+    input, init_std, rng, pe_on, lang, decimals, device, dtype, reference, max_memory,
 ) -> None:
     """Compare every recorded tensor with PyTorch's; exit 1 if any disagrees (needs torch)."""
     args = dict(locals())  # the scenario options, before any other local exists
@@ -265,26 +262,12 @@ def crosscheck(
         fail(str(err))
     sys.stdout.write(format_table(result))
     if not result["passed"]:
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
-@app.command()
 def check(
-    files: Annotated[list[Path], typer.Argument(help="Markdown notes or Jupyter notebooks (.ipynb) to check")],
-    scenario_file: ScenarioFile = None, variant: Variant = None, tokens: Tokens = None, kv_tokens: KvTokens = None,
-    mask: Mask = None, mask_fill: MaskFill = None, source: Source = None, h: H = None, w: W = None,
-    dim: Dim = None, heads: Heads = None,
-    attn_ratio: AttnRatio = None, batch: Batch = None, seed: Seed = None, input: Input = None,
-    init_std: InitStd = None, rng: Rng = None, pe_on: PeOn = None, lang: Lang = None,
-    decimals: Decimals = None,
-    show_unknown: Annotated[bool, typer.Option("--show-unknown", help="also list numbers not understood")] = False,
-    skip_no_config: Annotated[bool, typer.Option("--skip-no-config",
-                                                 help="skip notes without a config (pre-commit)")] = False,
-    max_memory: MaxMemory = None,
-    fix: Annotated[bool, typer.Option("--fix", help="rewrite each wrong number in place (atomically)")] = False,
-    diff: Annotated[bool, typer.Option("--diff", help="print the --fix changes as a unified diff; write nothing")]
-    = False,
-    format: Annotated[str, typer.Option("--format", help="text | json | github [text]")] = "text",
+    *, files, scenario_file, variant, tokens, kv_tokens, mask, mask_fill, source, h, w, dim, heads, attn_ratio, batch,
+    seed, input, init_std, rng, pe_on, lang, decimals, show_unknown, skip_no_config, max_memory, fix, diff, format,
 ) -> None:
     """Check every number of published notes against the recomputed trace; exit 1 if any is wrong.
 
@@ -312,7 +295,7 @@ def check(
         except NoConfig:
             if skip_no_config:
                 if format == "text":
-                    typer.echo(f"{path}: skipped (no config)")
+                    echo(f"{path}: skipped (no config)")
                 continue
             status = max(status, 2)
             emit_error(format, path, "no config: the note has no front matter config; allowed: a front matter "
@@ -328,15 +311,10 @@ def check(
             status = max(status, 1)
     finish(format, results)
     if status:
-        raise typer.Exit(status)
+        raise Exit(status)
 
 
-@app.command()
-def build(
-    manifest: Annotated[Path, typer.Argument(help="course manifest (TOML)")] = Path("examples/course.toml"),
-    check: Annotated[bool, typer.Option("--check", help="write nothing; exit 1 with a diff if stale")] = False,
-    max_memory: MaxMemory = None,
-) -> None:
+def build(*, manifest, check, max_memory) -> None:
     """Render every walkthrough of a course manifest; rewrite only the notes that change."""
     from .build import BuildError
     from .build import build as run_build
@@ -344,7 +322,7 @@ def build(
     set_budget(max_memory)
 
     def progress(n: int, total: int, shown: str, status: str) -> None:
-        typer.echo(f"[{n}/{total}] {shown}: {status}", err=True)
+        echo(f"[{n}/{total}] {shown}: {status}", err=True)
 
     try:
         res = run_build(manifest, check=check, progress=progress)
@@ -354,27 +332,70 @@ def build(
         for diff in res.diffs:
             sys.stdout.write(diff)
         if res.stale:
-            typer.echo(f"attnwalk build --check: {len(res.stale)} stale note(s): {', '.join(res.stale)}", err=True)
-            raise typer.Exit(1)
-        typer.echo(f"attnwalk build --check: {len(res.unchanged)} note(s) up to date", err=True)
+            echo(f"attnwalk build --check: {len(res.stale)} stale note(s): {', '.join(res.stale)}", err=True)
+            raise Exit(1)
+        echo(f"attnwalk build --check: {len(res.unchanged)} note(s) up to date", err=True)
         return
-    typer.echo(f"attnwalk build: {len(res.written)} written, {len(res.unchanged)} unchanged", err=True)
+    echo(f"attnwalk build: {len(res.written)} written, {len(res.unchanged)} unchanged", err=True)
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        from . import __version__
-
-        typer.echo(f"attnwalk {__version__}")
-        raise typer.Exit(0)
+_BODIES = {"render": render, "crosscheck": crosscheck, "check": check, "build": build}
 
 
-@app.callback()
-def _root(
-    version: Annotated[bool, typer.Option("--version", help="print attnwalk's version and exit", is_eager=True,
-                                          callback=_print_version)] = False,
-) -> None:
-    """Step-by-step worked examples of attention, with numbers PyTorch agrees with."""
+@lru_cache(maxsize=1)
+def _typer_app():
+    """The typer app, its commands' parameters from options.COMMANDS (built when first asked for)."""
+    import inspect
+    from typing import Annotated
+
+    import typer
+
+    app = typer.Typer(**_APP)
+    for name, table in COMMANDS.items():
+        params = []
+        for opt in table:
+            kind = typer.Option(*opt.flags, help=opt.help, show_default=opt.show_default) if opt.flags else \
+                typer.Argument(help=opt.help, show_default=opt.show_default)
+            tp = list[opt.type] if opt.many else opt.type | None if opt.default is None else opt.type
+            default = inspect.Parameter.empty if opt.default is REQUIRED else opt.default
+            params.append(inspect.Parameter(opt.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                            annotation=Annotated[tp, kind]))
+        app.command()(_typer_command(_BODIES[name], inspect.Signature(params), typer))
+
+    def print_version(value: bool) -> None:
+        if value:
+            from . import __version__
+
+            typer.echo(f"attnwalk {__version__}")
+            raise typer.Exit(0)
+
+    def _root(version: bool = False) -> None:
+        """Step-by-step worked examples of attention, with numbers PyTorch agrees with."""
+
+    flag = typer.Option("--version", help="print attnwalk's version and exit", is_eager=True, callback=print_version)
+    _root.__signature__ = inspect.Signature([inspect.Parameter("version", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                               default=False, annotation=Annotated[bool, flag])])
+    app.callback()(_root)
+    return app
+
+
+def _typer_command(body, signature, typer):
+    """``body`` as a typer command of that signature: its ``Exit`` becomes typer's."""
+    def command(**kwargs):
+        try:
+            return body(**kwargs)
+        except Exit as e:
+            raise typer.Exit(e.code) from None
+
+    command.__name__ = command.__qualname__ = body.__name__
+    command.__doc__, command.__signature__ = body.__doc__, signature
+    return command
+
+
+def __getattr__(name: str):
+    if name == "app":  # `from attnwalk.cli import app`: the typer app (typer imported only then)
+        return _typer_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _click_exceptions():
@@ -403,9 +424,12 @@ def _usage_line(e, cx) -> str:
     return message
 
 
-def _app_for(args: list[str]) -> typer.Typer:
+def _app_for(args: list[str]):
     """The app with only the command ``args`` names first, else the whole app (help, typos, --version):
     typer reads every command's signature to build it, ~10 ms of each start for commands not run."""
+    import typer
+
+    app = _typer_app()
     named = [c for c in app.registered_commands if args and (c.name or c.callback.__name__) == args[0]]
     if not named:
         return app
@@ -414,47 +438,102 @@ def _app_for(args: list[str]) -> typer.Typer:
     return one
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: usage errors become one line on stderr, exit 2, no usage dump."""
+class _Answer(Exception):
+    """What typer answered instead of running a command: a line to print (or none) and the exit status."""
+
+    def __init__(self, code: int, line: str | None = None, err: bool = True) -> None:
+        super().__init__(code)
+        self.code, self.line, self.err = code, line, err
+
+
+def _run_typer(argv: list[str] | None, args: list[str]):
+    """typer parses ``args`` and runs the command; its usage errors and aborts are raised as ``_Answer``."""
+    import typer
+
+    cx = _click_exceptions()
+    command = typer.main.get_command(_app_for(args))
+    try:
+        return command.main(args=argv, prog_name="attnwalk", standalone_mode=False)
+    except typer.Exit as e:  # raised past click's own handling (none is today): the status it carries
+        raise Exit(e.exit_code) from None
+    except typer.Abort:
+        raise _Answer(130) from None
+    except cx.UsageError as e:
+        if type(e).__name__ == "NoArgsIsHelpError":  # bare `attnwalk`: show the help
+            raise _Answer(0, e.format_message(), err=False) from None
+        raise _Answer(2, f"attnwalk: error: {_usage_line(e, cx)}") from None
+    except cx.ClickException as e:
+        raise _Answer(e.exit_code, f"attnwalk: error: {e.format_message()}") from None
+
+
+def _run_fast(name: str, kwargs: dict):
+    """The command run as typer's ``command.main(standalone_mode=False)`` runs it, from the parsed table."""
+    try:
+        return _BODIES[name](**kwargs)
+    except Exit as e:  # click returns the status of an Exit raised by the command
+        return e.code
+    except KeyboardInterrupt:  # typer: Exit(130)
+        return 130
+    except EOFError:  # click: an empty line on stderr, then Abort
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+        raise _Answer(130) from None
+    except OSError as err:
+        if err.errno != errno.EPIPE:
+            raise
+        try:  # click: a closed pipe exits 1, quietly
+            from typer._click.utils import PacifyFlushWrapper
+        except ImportError:  # pragma: no cover - typer < 0.20 uses click itself
+            from click.utils import PacifyFlushWrapper
+
+        sys.stdout, sys.stderr = PacifyFlushWrapper(sys.stdout), PacifyFlushWrapper(sys.stderr)
+        sys.exit(1)
+
+
+def main(argv: list[str] | None = None, *, fast: bool = True) -> int:
+    """Entry point: usage errors become one line on stderr, exit 2, no usage dump. ``fast=False`` (tests
+    only) sends every command line through typer, which the fast path must answer identically."""
     from .engine.blas import narrow_for_startup
 
     narrow_for_startup()  # before anything imports NumPy
-    cx = _click_exceptions()
-    command = typer.main.get_command(_app_for(sys.argv[1:] if argv is None else argv))
+    args = sys.argv[1:] if argv is None else list(argv)
+    call = _fast_call(args) if fast else None
     try:
         try:
-            result = command.main(args=argv, prog_name="attnwalk", standalone_mode=False)
+            result = _run_fast(*call) if call is not None else _run_typer(argv, args)
         except OSError as err:  # a report or a diff printed into a closed pipe (`| head`) or onto a full disk
             if err.filename is not None or err.errno not in _STDOUT_ERRORS:
                 raise  # files are written by writefile, which names them: this is not stdout
             _stdout_failed(err)
         _flush_stdout()
-    except typer.Exit as e:
-        if e.exit_code != 2:  # what the command printed must reach stdout, or its status says it did not
+    except Exit as e:
+        if e.code != 2:  # what the command printed must reach stdout, or its status says it did not
             try:
                 _flush_stdout()
-            except typer.Exit as flushed:
-                return flushed.exit_code
-        return e.exit_code
-    except typer.Abort:
-        return 130
+            except Exit as flushed:
+                return flushed.code
+        return e.code
+    except _Answer as a:
+        if a.line is not None:
+            echo(a.line, err=a.err)
+        return a.code
     except MemoryError:  # within the budget, but the machine had less free (other jobs): say so, in one line
         from .budget import human, limit
 
-        typer.echo(f"attnwalk: error: --max-memory: out of memory within the budget of {human(limit())}; allowed: "
-                   "a budget this machine has free (--max-memory / ATTNWALK_MAX_MEMORY) or a smaller walkthrough",
-                   err=True)
+        echo(f"attnwalk: error: --max-memory: out of memory within the budget of {human(limit())}; allowed: "
+             "a budget this machine has free (--max-memory / ATTNWALK_MAX_MEMORY) or a smaller walkthrough", err=True)
         return 2
-    except cx.UsageError as e:
-        if type(e).__name__ == "NoArgsIsHelpError":  # bare `attnwalk`: show the help
-            typer.echo(e.format_message())
-            return 0
-        typer.echo(f"attnwalk: error: {_usage_line(e, cx)}", err=True)
-        return 2
-    except cx.ClickException as e:
-        typer.echo(f"attnwalk: error: {e.format_message()}", err=True)
-        return e.exit_code
     return result if isinstance(result, int) else 0
+
+
+def _fast_call(args: list[str]) -> tuple[str, dict] | None:
+    """The command and its arguments where typer's answer would be to run it, else None (typer answers).
+    Shell completion (typer reads _ATTNWALK_COMPLETE) always goes to typer."""
+    if os.environ.get("_ATTNWALK_COMPLETE"):
+        return None
+    from .fastargs import parse
+
+    return parse(args, COMMANDS)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Run by hand from the repository root (never in CI; timings are not tests):
 
     python benchmarks/run.py [--threads 2] [--repeat 5] [--skip engine,export,render,check,check-large,build]
-                             [--check-baseline DIR] [--engine-baseline DIR]
+                             [--check-baseline DIR] [--engine-baseline DIR] [--render-baseline DIR]
 
 1. engine   yolo forward recording every tensor vs a PyTorch float64 forward (same threads),
             N = 1600 (dim 256, 4 heads, 40x40, YOLO11 scale) and N = 4096 (64x64)   target <= 1.0
@@ -15,7 +15,12 @@ Run by hand from the repository root (never in CI; timings are not tests):
 2. export   `render --format json` at N = 1600, seconds                               target <= 10 s
             (`--format npz` and the same floats through json's C encoder printed beside it, as information)
 3. render   `attnwalk render` 3x3 vs `python -c "import numpy, jinja2"`                target <= 1.3
-            (info: the same with an empty template cache; the heavy modules render imports: none)
+            (info: the same with an empty template cache; the heavy modules render imports: none;
+            the load average; where the start-up goes: the modules `-X importtime` finds slowest beyond the
+            baseline's, medians of 5 runs)
+            --render-baseline DIR: also another attnwalk's render in the same interleaved runs (DIR holds its
+            `attnwalk` package and links to this checkout's templates and examples: `mkdir DIR && git archive
+            main attnwalk | tar -x -C DIR && ln -s "$PWD/templates" "$PWD/examples" DIR/`)
 4. check    numbers verified per second on a note with 16x16 matrices, float-first vs the exact
             path (same run, in process and from a cold start)                              target >= 100k/s
             --check-baseline DIR: also another attnwalk's check (DIR holds its `attnwalk` package,
@@ -334,17 +339,37 @@ def compile_package() -> None:
     compileall.compile_dir(str(REPO / "attnwalk"), quiet=1)
 
 
-def bench_render(repeat: int) -> float:
-    render = ATTNWALK + ["render", "--h", "3", "--w", "3", "--heads", "2", "--seed", "42"]
+def bench_render(repeat: int, baseline: str | None = None) -> float:
+    args = ["render", "--h", "3", "--w", "3", "--heads", "2", "--seed", "42"]
+    render = ATTNWALK + args
     base = [sys.executable, "-c", "import numpy, jinja2"]
     # as `pip install` does: bytecode compiled once, so no run compiles attnwalk's modules (where the
     # environment sets PYTHONDONTWRITEBYTECODE, every run would, while numpy's and jinja2's are compiled)
     compile_package()
     run_cmd(render)  # warm the template cache
-    t_base, t_render = interleaved([lambda: run_cmd(base), lambda: run_cmd(render)], repeat * 3)
+    print(f"{'load average':<44} {' '.join(f'{x:.1f}' for x in os.getloadavg()):>22}", flush=True)
+    sides = [lambda: run_cmd(base), lambda: run_cmd(render)]
+    if baseline is not None:
+        import compileall
+
+        compileall.compile_dir(str(Path(baseline) / "attnwalk"), quiet=1)
+        # the baseline package first on sys.path: -m would put the working folder (this checkout) first
+        other = {**os.environ, "PYTHONPATH": str(Path(baseline).resolve()), "PYTHONSAFEPATH": "1"}
+        run_cmd(render, env=other)
+        sides.append(lambda: run_cmd(render, env=other))
+    times, cpu = interleaved_cpu(sides, repeat * 3)
+    t_base, t_render = times[:2]
     ratio = t_render / t_base
     report("render 3x3 vs import numpy, jinja2", f"{t_render * 1e3:.0f} ms vs {t_base * 1e3:.0f} ms", ratio,
            "<= 1.3", ratio <= 1.3)
+    report("same, CPU time (user + system)", f"{cpu[1] * 1e3:.0f} ms vs {cpu[0] * 1e3:.0f} ms", cpu[1] / cpu[0],
+           "info", None)
+    if baseline is not None:
+        report("same, the baseline's render vs import", f"{times[2] * 1e3:.0f} ms vs {t_base * 1e3:.0f} ms",
+               times[2] / t_base, "info", None)
+        report("render 3x3 vs the baseline's", f"{t_render * 1e3:.0f} ms vs {times[2] * 1e3:.0f} ms",
+               t_render / times[2], "info", None)
+        report("same, CPU time", f"{cpu[1] * 1e3:.0f} ms vs {cpu[2] * 1e3:.0f} ms", cpu[1] / cpu[2], "info", None)
     # the first run after install: an empty template cache (jinja compiles the templates once)
     cold = []
     for _ in range(max(3, repeat)):
@@ -356,7 +381,46 @@ def bench_render(repeat: int) -> float:
     report("render 3x3, template cache cold", f"{t_cold * 1e3:.0f} ms", t_cold / t_base, "info", None)
     heavy = heavy_imports()
     report("heavy modules imported by render", ", ".join(heavy) or "none", None, "none", not heavy)
+    for name, ms in slowest_imports(args, base):
+        report(f"  import {name}", f"{ms:.1f} ms", None, "info", None)
     return t_render
+
+
+def interleaved_cpu(fns: list, repeat: int) -> tuple[list[float], list[float]]:
+    """Like ``interleaved`` for functions that each run one child process: median wall and CPU seconds."""
+    import resource
+
+    wall: list[list[float]] = [[] for _ in fns]
+    cpu: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            fn()
+            wall[i].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[i].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return [statistics.median(t) for t in wall], [statistics.median(t) for t in cpu]
+
+
+def slowest_imports(args: list[str], base: list[str], runs: int = 5, top: int = 8) -> list[tuple[str, float]]:
+    """The modules a render imports beyond ``base``'s, slowest first: median self time of ``runs`` runs under
+    ``-X importtime`` (its own overhead included), with their sum first."""
+    def times(cmd: list[str]) -> dict[str, float]:
+        err = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], capture_output=True, text=True, check=True,
+                             cwd=REPO).stderr
+        out = {}
+        for line in err.splitlines():
+            if line.startswith("import time:") and "|" in line and "self [us]" not in line:
+                own, _cum, name = line[len("import time:"):].split("|")
+                out[name.strip()] = int(own) / 1e3
+        return out
+
+    seen = set(times(base))
+    runs_ = [times(ATTNWALK + args) for _ in range(runs)]
+    extra = {m: statistics.median(r.get(m, 0.0) for r in runs_) for m in runs_[0] if m not in seen}
+    ranked = sorted(extra.items(), key=lambda kv: -kv[1])
+    return [(f"(all {len(extra)} beyond the baseline's)", sum(extra.values()))] + ranked[:top]
 
 
 def heavy_imports() -> list[str]:
@@ -653,6 +717,8 @@ def main() -> None:
                         "engine's first forward is timed in the same fresh-process rounds")
     parser.add_argument("--check-baseline", metavar="DIR", help="a folder holding another attnwalk package, whose "
                         "check is timed beside this one")
+    parser.add_argument("--render-baseline", metavar="DIR", help="a folder holding another attnwalk package (and "
+                        "links to templates/ and examples/), whose render is timed beside this one")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     print(f"attnwalk benchmarks: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
@@ -660,7 +726,7 @@ def main() -> None:
     print(f"{'benchmark':<44} {'measured':>22} {'ratio':>7}  target")
     t_render = None
     if "render" not in skip or "build" not in skip:
-        t_render = bench_render(args.repeat)
+        t_render = bench_render(args.repeat, args.render_baseline)
     if "engine" not in skip:
         bench_engine(args.threads, args.repeat, args.engine_baseline)
     if "export" not in skip:

@@ -23,13 +23,20 @@ def repo_root() -> Path:
 
 
 @lru_cache(maxsize=4)
+def _manifest(root: str) -> dict | None:
+    """The shipped manifest, parsed once for its entries and its index (None: none readable)."""
+    try:
+        return tomllib.loads((Path(root) / COURSE).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+
+
+@lru_cache(maxsize=4)
 def _entries(root: str) -> tuple:
     """The walkthroughs of the shipped manifest: (name, scenario path shown, options, langs, output,
     figures, formats)."""
-    path = Path(root) / COURSE
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+    data = _manifest(root)
+    if data is None:
         return ()
     out = []
     for e in data.get("walkthrough", []):
@@ -119,10 +126,10 @@ def locate(cfg: dict) -> dict | None:
 def _index(root: str) -> tuple[str | None, bool]:
     """The manifest's ``[course] index`` pattern (relative to the manifest) or None, and whether the
     index has an HTML page too (``formats``)."""
-    try:
-        course = tomllib.loads((Path(root) / COURSE).read_text(encoding="utf-8")).get("course")
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+    data = _manifest(root)
+    if data is None:
         return None, False
+    course = data.get("course")
     if not isinstance(course, dict) or "index" not in course:
         return None, False
     formats = course.get("formats", ["md"])
