@@ -530,6 +530,10 @@ def bench_check(repeat: int, baseline: str | None = None, skip_large: bool = Fal
     print(f"  where reading claims and verifying go, this, by kind of text (fastest of {max(3, repeat)} checks, "
           "each kind; a table row's cells inside it): "
           + ", ".join(f"{k} {v * 1e3:.1f} ms ({n})" for k, (v, n) in kinds.items()))
+    parts = forms_by_reader(text, max(3, repeat))
+    print(f"  where the hand-written forms go, this, each part's own time (fastest of {max(3, repeat)} checks, "
+          "each part; the number scan is the merge's too): " + ", ".join(f"{k} {v * 1e3:.1f} ms"
+                                                                       for k, v in parts.items()))
     if not skip_large:
         bench_check_large()
 
@@ -670,6 +674,57 @@ def reading_by_kind(text: str, repeat: int) -> dict[str, tuple[float, int]]:
     finally:
         K.Checker._text, K.Checker._row, K.Checker._flush_plain = saved
     return {k: (best[k], count[k]) for k in sorted(best, key=best.get, reverse=True)}
+
+
+def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
+    """Seconds (fastest of ``repeat`` warm checks, each part) of the hand-written forms (``human.find``) by part,
+    each part's own time (the parts it calls counted where they belong): the note's scan of numbers (which the
+    merge needs anyway: whoever asks first pays it), the LaTeX matrices, the code grids, the shapes, the other
+    block forms, the forms after the blocks, the judging, and the rest: what a shared index of matrices could save."""
+    from attnwalk.check import _TRACES, check_text, forms, human, shapes
+
+    parts = [("number scan", human, "_scan"), ("LaTeX matrices", human, "latex_blocks"),
+             ("code grids", human, "grid_blocks"), ("shapes", shapes, "claims"), ("judging", human, "best_reading"),
+             ("hand-written forms", human, "find")]
+    saved = [(mod, name, getattr(mod, name)) for _, mod, name in parts]
+    saved_forms = list(forms.BLOCK_FORMS), list(forms.AFTER_FORMS)
+    spent: dict[str, float] = {}
+    stack: list[float] = []  # the time of the wrapped calls inside the one running, per level
+
+    def timed(label, fn):
+        def wrap(*a, **k):
+            stack.append(0.0)
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                took = time.perf_counter() - start
+                inner = stack.pop()
+                spent[label] = spent.get(label, 0.0) + took - inner
+                if stack:
+                    stack[-1] += took
+        wrap.__name__ = getattr(fn, "__name__", label)
+        return wrap
+
+    best: dict[str, float] = {}
+    check_text(text)  # warm
+    for label, mod, name in parts:
+        setattr(mod, name, timed(label, getattr(mod, name)))
+    forms.BLOCK_FORMS[:] = [timed("other block forms", f) for f in saved_forms[0]]
+    forms.AFTER_FORMS[:] = [timed("forms after the blocks", f) for f in saved_forms[1]]
+    try:
+        for _ in range(repeat):
+            spent.clear()
+            _TRACES.clear()
+            check_text(text)
+            for k, v in spent.items():
+                best[k] = min(best.get(k, v), v)
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
+        forms.BLOCK_FORMS[:], forms.AFTER_FORMS[:] = saved_forms
+    best["the rest"] = best.pop("hand-written forms")
+    return dict(sorted(best.items(), key=lambda kv: -kv[1]))
 
 
 # 5. build --------------------------------------------------------------------------------------
