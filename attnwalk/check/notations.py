@@ -2143,6 +2143,8 @@ _NEXT_FACTOR = re.compile(r"\s*(?:\\cdot|\\times|·|×|@|\\begin\{)")
 def formula_label(text: str, begin: int, label: str) -> str | None:
     """``formula_result`` of the label of the matrix at ``begin``, unless a factor follows the matrix (``S = QK^T
     = [Q] [Kᵀ] = [S]``: the first matrix is Q, ``product_letters``'s)."""
+    if label.count("=") < 2:
+        return None  # no ``= <formula> =`` (most labels: ``S_0 =``)
     one = _ONE_MATRIX.match(text, begin)
     if one is None or _NEXT_FACTOR.match(text, one.end()):
         return None
