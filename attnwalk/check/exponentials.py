@@ -13,25 +13,14 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import human
-from .notations import _EXP_TERM, _any_wrong, _mag, _records_at, rounds_either, score_row_named
+from .notations import _EXP_TERM, _any_wrong, _mag, _records_at, exp_rows, rounds_either
 
 
 def exponential_terms(body: str, trace) -> list[tuple[int, str, float, str]]:
     """(offset, printed value, e^ŝ of its cell, label) of each ``exp(a) = v`` on a line whose exponents name a row
     of the scores (two exponentials at least: one alone names no place)."""
     out = []
-    by_line: dict[int, list] = {}
-    for m in _EXP_TERM.finditer(body):
-        by_line.setdefault(human.line_of(body, m.start()), []).append(m)
-    for terms in by_line.values():
-        if len(terms) < 2:
-            continue
-        cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        head = human._head_at(body, terms[0].start())
-        named = score_row_named(cells, trace, head)
-        if named is None:
-            continue
-        cand, r, cols = named
+    for terms, head, cand, r, cols in exp_rows(body, trace):
         row = human._expected(trace, cand, head)[r]
         for t, j in zip(terms, cols):
             out.append((t.start("v"), t.group("v"), float(np.exp(row[j])), f"e^{cand}[{r}, {j}]"))

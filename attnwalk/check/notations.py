@@ -179,6 +179,22 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
 _SCORES = ("scores_masked", "scores_scaled", "scores")  # what a line's exponentials may print a row of
 
 
+def exp_rows(text: str, trace):
+    """(its ``_EXP_TERM`` matches, head, tensor, row, columns) of each line of ``text`` holding two exponentials or more
+    whose exponents print one row of the scores a softmax takes (``score_row_named``: one alone names no place)."""
+    by_line: dict[int, list] = {}
+    for m in _EXP_TERM.finditer(text):
+        by_line.setdefault(text.rfind("\n", 0, m.start()) + 1, []).append(m)
+    for terms in by_line.values():
+        if len(terms) < 2:
+            continue
+        cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
+        head = human._head_at(text, terms[0].start())
+        named = score_row_named(cells, trace, head)
+        if named is not None:
+            yield terms, head, *named
+
+
 def score_row_named(cells: list, trace, head: int) -> tuple[str, int, list[int]] | None:
     """(tensor, row, columns) of the one score row whose finite cells ``cells`` print in order, each within its
     rounding (a masked row's -inf cells have no exponential: ``exp(-inf) = 0`` is no number read); None where no
@@ -2103,20 +2119,11 @@ def stated_row_sums(text: str, trace, hits: dict, foreign: list) -> None:
         return
     from . import forms
 
-    by_line: dict[int, list] = {}
-    for m in _EXP_TERM.finditer(text):
-        by_line.setdefault(text.rfind("\n", 0, m.start()) + 1, []).append(m)
-    for terms in by_line.values():
+    for terms, head, cand, r, _ in exp_rows(text, trace):
         end = text.find("\n", terms[-1].end())
         s = _STATED_SUM.search(text, terms[-1].end(), len(text) if end < 0 else end)
-        if len(terms) < 2 or s is None or s.start("num") in hits or forms.in_any(s.start("num"), foreign):
+        if s is None or s.start("num") in hits or forms.in_any(s.start("num"), foreign):
             continue
-        cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        head = human._head_at(text, terms[0].start())
-        named = score_row_named(cells, trace, head)
-        if named is None:
-            continue
-        cand, r, _ = named
         row = human._expected(trace, cand, head)[r]
         cell = human.Cell(s.group("num"), s.start("num"))
         (hit,) = human._judge([cell], np.array([float(np.exp(row[np.isfinite(row)]).sum())]), f"Σ e^{cand}[{r}]",
