@@ -110,3 +110,42 @@ def test_rounding_a_printed_array_keeps_its_step():
                            "w = torch.softmax(q @ k.T / 2**0.5, dim=-1)\nprint(np.round(w.numpy(), 3))\n"),
                      dict(OPTIONS))
     assert [r.status for r in rep.recs if r.line >= 11] == ["verified"] * 9
+
+
+@pytest.mark.parametrize(("code", "want"), [
+    ("m = torch.triu(torch.ones(3, 3), diagonal=1).bool()\ns = (q @ k.T / 2**0.5).masked_fill(m, float('-inf'))",
+     "scores_masked"),
+    ("m = torch.tril(torch.ones(3, 3))\ns = (q @ k.T / 2**0.5).masked_fill(m == 0, float('-inf'))", "scores_masked"),
+    ("m = torch.tril(torch.ones(3, 3)).bool()\ns = (q @ k.T / 2**0.5).masked_fill(~m, -np.inf)", "scores_masked"),
+    ("m = torch.triu(torch.ones(3, 3), 1).bool()\nx = (q @ k.T / 2**0.5).masked_fill(m, -1e9)\n"
+     "s = torch.softmax(x, dim=-1)", "attn"),  # another fill: the same weights in float64
+    ("m = torch.triu(torch.ones(3, 3), diagonal=1).bool()\n"
+     "s = torch.softmax((q @ k.T / 2**0.5).masked_fill(m, float('-inf')), dim=-1) @ v", "out"),
+    # not the trace's causal mask: no name
+    ("m = torch.triu(torch.ones(3, 3)).bool()\ns = (q @ k.T / 2**0.5).masked_fill(m, float('-inf'))", None),
+    ("m = torch.tril(torch.ones(3, 3))\ns = (q @ k.T / 2**0.5).masked_fill(m, float('-inf'))", None),  # the past
+    ("m = torch.triu(torch.ones(3, 3), diagonal=1).bool()\ns = (q @ k.T).masked_fill(m, float('-inf'))", None),
+    ("m = torch.triu(torch.ones(3, 3), diagonal=1).bool()\ns = (q @ k.T / 2**0.5).masked_fill(m, 0.0)", None),
+])
+def test_a_causal_mask_applied_with_masked_fill(code, want):
+    assert _kinds(code, mask="causal").get("s") == want
+
+
+def test_a_mask_in_an_unmasked_trace_names_nothing():
+    code = "m = torch.triu(torch.ones(3, 3), diagonal=1).bool()\ns = (q @ k.T / 2**0.5).masked_fill(m, float('-inf'))"
+    assert _kinds(code).get("s") is None
+
+
+def test_the_printed_output_of_a_causal_snippet_is_judged():
+    q, k, v = (torch.tensor(x, dtype=torch.float32) for x in (Q, K, V))
+    mask = torch.triu(torch.ones(3, 3), diagonal=1).bool()
+    out = torch.softmax((q @ k.T / 2**0.5).masked_fill(mask, float("-inf")), dim=-1) @ v
+    code = ("mask = torch.triu(torch.ones(3, 3), diagonal=1).bool()\n"
+            "scores = (q @ k.T / 2 ** 0.5).masked_fill(mask, float('-inf'))\n"
+            "w = torch.softmax(scores, dim=-1)\nprint(w @ v)\n")
+    text = _note(str(out), code)
+    rep = check_text(text, {**OPTIONS, "mask": "causal"})
+    assert [r.status for r in rep.recs if r.line >= 14] == ["verified"] * 6
+    bad = check_text(text.replace(f"{float(out[2, 1]):.4f}", f"{float(out[2, 1]) + 0.001:.4f}"),
+                     {**OPTIONS, "mask": "causal"})
+    assert [r.text for r in bad.wrong] == [f"{float(out[2, 1]) + 0.001:.4f}"]

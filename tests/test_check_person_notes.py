@@ -32,7 +32,10 @@ def _torch_tensors(cfg: dict) -> dict:
     t = {n: torch.tensor(cfg[n], dtype=torch.float64) for n in ("q", "k", "v", "x", "w_q", "w_k", "w_v") if n in cfg}
     if cfg.get("source") == "project":
         t["q"], t["k"], t["v"] = t["x"] @ t["w_q"], t["x"] @ t["w_k"], t["x"] @ t["w_v"]
-    t["attn"] = torch.softmax(t["q"] @ t["k"].T / t["q"].shape[-1] ** 0.5, dim=-1)
+    s = t["q"] @ t["k"].T / t["q"].shape[-1] ** 0.5
+    if cfg.get("mask") == "causal":
+        s = s.masked_fill(torch.triu(torch.ones_like(s), diagonal=1).bool(), float("-inf"))
+    t["attn"] = torch.softmax(s, dim=-1)
     t["out"] = t["attn"] @ t["v"]
     return t
 

@@ -4,8 +4,10 @@ it: ``w = torch.softmax(q @ k.T / 2**0.5, dim=-1)`` is the attention weights, ``
 A blog's snippet names its results as it likes (``w``, ``p``, ``out2``); what it computes is what tells which tensor
 a printed array is. Only the steps of scaled dot-product attention are recognised, each exactly: ``q @ kᵀ`` (the
 scores), those divided by √d_k or times 1/√d_k where the scalar is evaluated and equals the trace's (the scaled
-scores), softmax over the last axis of the scaled scores (the weights), the weights times ``v`` (the output).
-Anything else (a mask, a loop, a name bound twice, another scale) names nothing.
+scores), those with the future masked where the trace is causal (``masked_fill`` of the strictly upper triangle:
+``torch.triu(torch.ones(n, n), diagonal=1).bool()``, ``tril(..) == 0``), softmax over the last axis of the
+scaled (or masked) scores (the weights), the weights times ``v`` (the output). Anything else (another mask, a
+loop, a name bound twice, another scale) names nothing.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ _PRODUCTS = {("q", "k^T"): "scores", ("attn", "v"): "out"}
 
 
 def bindings(tree: ast.Module, env: dict, trace, given: frozenset = frozenset()) -> dict:
-    """``env`` (a name → the tensor it holds, from the blocks before; ``("scalar", name)`` → a number) with the
-    names this block binds at its top level, once, to a recognised step or a scalar; a name bound to anything else,
+    """``env`` (a name → the tensor it holds, from the blocks before; ``("scalar", name)`` → a number,
+    ``("mask", name)`` → ``mask_of``'s reading) with the names this block binds at its top level, once, to a
+    recognised step, a scalar or a mask; a name bound to anything else,
     or more than once, is dropped. ``given``: names whose literal assignment in this block ``env`` already holds."""
     env = dict(env)
     for node in tree.body:
@@ -37,13 +40,14 @@ def bindings(tree: ast.Module, env: dict, trace, given: frozenset = frozenset())
     for node in tree.body:
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             for t in {t for n in ast.walk(node) for t in _targets(n)}:
-                env.pop(t, None)
+                for key in (t, ("scalar", t), ("mask", t)):
+                    env.pop(key, None)
             continue
         name = node.targets[0].id
         if name in given:
             continue  # the block's literal of q, k or v (``program``): held as given
-        env.pop(name, None)
-        env.pop(("scalar", name), None)
+        for key in (name, ("scalar", name), ("mask", name)):
+            env.pop(key, None)
         if counts.get(name, 0) != 1:
             continue
         kind = kind_of(node.value, env, trace)
@@ -51,6 +55,8 @@ def bindings(tree: ast.Module, env: dict, trace, given: frozenset = frozenset())
             env[name] = kind
         elif (value := _scalar(node.value, env, trace.derived.get("d_k"))) is not None:
             env[("scalar", name)] = value  # ``d_k = q.shape[-1]``, read by a later ``/ math.sqrt(d_k)``
+        elif (mask := mask_of(node.value, env)) is not None:
+            env[("mask", name)] = mask  # ``mask = torch.triu(torch.ones(3, 3), diagonal=1).bool()``
     return env
 
 
@@ -121,7 +127,11 @@ def _call(node: ast.Call, env: dict, trace) -> str | None:
             return _softmax(kind, node.args, node.keywords, trace)
         if name in _MATMUL and len(node.args) == 1:
             return _PRODUCTS.get((kind, kind_of(node.args[0], env, trace)))
+        if name == "masked_fill" and len(node.args) == 2 and not node.keywords:
+            return _masked_fill(kind, mask_of(node.args[0], env), _fill(node.args[1]), trace)
         return None
+    if name == "masked_fill" and len(node.args) == 3 and not node.keywords:
+        return _masked_fill(kind_of(node.args[0], env, trace), mask_of(node.args[1], env), _fill(node.args[2]), trace)
     if name in _SOFTMAX and node.args:
         args = node.args[1:]
         if isinstance(func, ast.Name) and not args and not node.keywords and env.get(("def", name)):
@@ -149,10 +159,91 @@ def _softmax(kind: str | None, args: list, keywords: list, trace) -> str | None:
     if len(axes) != 1 or axes[0] not in _LAST_AXIS:
         return None
     if trace.config.get("mask", "none") != "none":
-        return None
+        return "attn" if kind in _MASKED else None  # a masked trace: only the snippet's masked scores
     scale = float(trace.derived.get("scale") or 1.0)
     if kind == "scores_scaled" or (kind == "scores" and scale == 1.0):
         return "attn"
+    return None
+
+
+# What a causal mask's scores are after ``masked_fill``: the trace's masked scores where the fill is the trace's, else
+# scores whose softmax is still the trace's weights (e^fill is 0 in float64 for each fill a note uses)
+_MASKED = ("scores_masked", "scores_masked_other")
+_FILLS = {"-inf": -math.inf, "-1e9": -1e9, "-10000": -1e4}
+
+
+def _masked_fill(scores: str | None, mask: str | None, fill: float | None, trace) -> str | None:
+    """``s.masked_fill(mask, fill)`` of the scaled scores with the strictly upper triangle (the future) as the mask:
+    the masked scores of a causal trace; None for anything else (a padding mask, the scores before scaling)."""
+    if trace.config.get("mask") != "causal" or mask != "future" or fill not in _FILLS.values():
+        return None
+    scale = float(trace.derived.get("scale") or 1.0)
+    if scores != "scores_scaled" and not (scores == "scores" and scale == 1.0):
+        return None
+    return "scores_masked" if fill == _FILLS.get(trace.config.get("mask_fill", "-inf")) else "scores_masked_other"
+
+
+def mask_of(node: ast.AST, env: dict) -> str | None:
+    """``"future"`` for a boolean mask of the strictly upper triangle (True where a key comes after its query:
+    ``torch.triu(torch.ones(n, n), diagonal=1).bool()``, ``tril(ones) == 0``, ``~torch.tril(..)``), ``"past"`` for
+    its complement (``torch.tril(torch.ones(n, n))``), None for anything else."""
+    flip = {"future": "past", "past": "future"}
+    if isinstance(node, ast.Name):
+        return env.get(("mask", node.id))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        return flip.get(mask_of(node.operand, env))
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+        value = _int(node.comparators[0])
+        if value not in (0, 1):
+            return None
+        same = (value == 1) == isinstance(node.ops[0], ast.Eq)
+        inner = mask_of(node.left, env)
+        return inner if same else flip.get(inner)
+    if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id
+    if isinstance(func, ast.Attribute) and not _is_module(func.value):  # ``m.bool()``, ``m.logical_not()``
+        if name in ("bool", "byte", "int", "float", "long") and not node.args:
+            return mask_of(func.value, env)
+        if name == "logical_not" and not node.args:
+            return flip.get(mask_of(func.value, env))
+        return None
+    if name == "logical_not" and len(node.args) == 1:
+        return flip.get(mask_of(node.args[0], env))
+    if name not in ("triu", "tril") or not node.args or not _ones(node.args[0]):
+        return None
+    k = [_int(a) for a in node.args[1:2]] + [_int(kw.value) for kw in node.keywords if kw.arg in ("diagonal", "k")]
+    k = k[0] if k else 0
+    if name == "triu" and k == 1:
+        return "future"
+    if name == "tril" and k == 0:
+        return "past"
+    return None
+
+
+def _ones(node: ast.AST) -> bool:
+    """``torch.ones(n, n)``, ``np.ones((n, n))``, ``torch.ones_like(s)``: a square of ones (its size is the judge's
+    to check against the printed array)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_module(node.func.value) \
+        and node.func.attr in ("ones", "ones_like")
+
+
+def _fill(node: ast.AST) -> float | None:
+    """The value of a mask's fill: ``float("-inf")``, ``-float('inf')``, ``-np.inf``, ``-1e9``, ``-10000``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _fill(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        try:
+            return float(node.args[0].value)
+        except ValueError:
+            return None
+    if isinstance(node, ast.Attribute) and node.attr == "inf" and _is_module(node.value):
+        return math.inf
     return None
 
 
