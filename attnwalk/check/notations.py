@@ -338,8 +338,19 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-_COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")[ \t]*(?:·|\*|×|\\cdot)[ \t]*V_?\{?(?P<word>[^\s}+·*,$]+)\}?")
-_COEF_MARK = re.compile(r"(?:·|\*|×|\\cdot)[ \t]*V")  # a coefficient before a value: the prefilter
+# a coefficient times a value named by its key: ``0.15·V_the``, ``0.668*V1``, ``0.40 \cdot v_{cat}``, and written side
+# by side where the value's name has a subscript (``0.40 v_1``, ``0.40 V_{The}``, ``0.40 v₁``)
+_COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")"
+                   r"(?:[ \t]*(?:·|\*|×|\\cdot)[ \t]*[Vv]_?|[ \t]*[Vv]_|[ \t]*[Vv](?=[₀-₉]))"
+                   r"\{?(?P<word>[^\s}+·*,$]+)\}?")
+# a coefficient before a value: the prefilter
+_COEF_MARK = re.compile(r"(?:·|\*|×|\\cdot)[ \t]*[Vv]|\d[ \t]*[Vv](?:_|[₀-₉])")
+# the query a row's weighted sum is for: its token word in quotes on the line, or a 1-based result name ``z_2 =``
+_QUOTED_WORD = re.compile(r"[\"“”'‘’「」]([^\"“”'‘’「」\n]{1,40})[\"“”'‘’「」]")
+_RESULT_NUMBER = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$?[ \t]*(?:z|o|y|out|output)_\{?(?P<n>\d+)\}?[ \t]*=")
+# the output row the weighted sum adds up to, right after its last term: ``= [1.60, 1.00]``, ``≈ (1.60, 1.00)``
+_SUM_RESULT = re.compile(r"[ \t]*\$?[ \t]*(?:=|≈|\\approx)[ \t]*\$?[ \t]*(?:\\left)?[\[(](?P<body>[ \t]*" + _NUM
+                         + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)(?:\\right)?[\])]")
 _LINE_QUERY = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?P<q>[^\s:]{1,40}?)[ \t]*:")
 _NAMED_RESULT = re.compile(r"^[ \t]*[A-Za-z]{1,12}_\{?(?P<q>[^\s_{}=]{1,40}?)\}?[ \t]*=")
 
@@ -396,7 +407,7 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
     cfg = trace.config
     keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
     queries = list(cfg.get("labels") or [])
-    if not keys or _COEF_MARK.search(text) is None:
+    if _COEF_MARK.search(text) is None:
         return
     lines = text.split("\n")
     starts = human._line_starts(text)
@@ -420,8 +431,13 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
         assigned = _NAMED_RESULT.match(line)  # ``new_E = 0.08×V₀ + ...``: the result of the query E
         if row is None and not named and assigned and assigned.group("q") in queries:
             named = [assigned.group("q")]
+        if row is None and not named:  # ``the output for "cat" is 0.40 v_1 + ...``
+            named = list({w for w in _QUOTED_WORD.findall(line) if w in queries})
         if row is None and len(named) == 1:
             row = queries.index(named[0])
+        if row is None and (numbered := _RESULT_NUMBER.match(line)):  # ``z_2 = 0.40 v_1 + ...``: 1-based
+            n = int(numbered.group("n")) - (0 if re.search(r"(?:z|o|y|out|output)_\{?0\}?", text) else 1)
+            row = n if 0 <= n < attn.shape[0] else None
         cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
         if row is None:  # the coefficients restating a row of weights judged just above (``softmax(..) = [..]``)
             row = _judged_row_above(hits, k + 1, [c.text for c in cells], [i for _, i in terms], attn.shape[1])
@@ -431,8 +447,36 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
             continue
         exp = np.array([attn[row][i] for _, i in terms])
         gated = forms.in_any(starts[k], foreign)
-        for c, h in zip(cells, human._judge(cells, exp, f"attn[{row}]", text, gated=gated) or []):
+        judged = human._judge(cells, exp, f"attn[{row}]", text, gated=gated) or []
+        for c, h in zip(cells, judged):
             hits[c.start] = h
+        if judged and len(terms) == len({i for _, i in terms}):
+            _weighted_sum_result(text, trace, hits, starts[k], line, terms, row, head,
+                                 all(h.ok for h in judged))
+
+
+def _weighted_sum_result(text: str, trace, hits: dict, base: int, line: str, terms: list, row: int, head: int,
+                         coefficients_right: bool) -> None:
+    """The output row ``= [..]`` right after a row's weights written as coefficients of its values (``0.40 v_1 +
+    0.40 v_2 + 0.20 v_3 = [1.60, 1.00]``): row ``row`` of the output, judged by the convention on results of
+    printed arithmetic (``rounds_either``): right where it rounds torch's output or the printed coefficients times
+    the values (V's rows as the scenario gives them), the latter only where every coefficient is right."""
+    m = _SUM_RESULT.match(line, terms[-1][0].end())
+    out, v = human._expected(trace, "out", head), human._expected(trace, "v", head)
+    if m is None or out is None or v is None or out.ndim != 2 or v.ndim != 2 or row >= out.shape[0]:
+        return
+    cells = human._cells(m.group("body").replace(",", " "), base + m.start("body"))
+    if not cells or len(cells) != out.shape[1] or any(c.start in hits for c in cells):
+        return
+    coef = [human._value(t.group("num").replace("−", "-").replace("–", "-"))[0] for t, _ in terms]
+    for d, c in enumerate(cells):
+        arith = sum(w * float(v[i][d]) for w, (_, i) in zip(coef, terms)) if coefficients_right else None
+        tensor = float(out[row][d])
+        ok = rounds_either(c.text, tensor, arith)
+        dec = max(human._value(c.text)[1] or 0, 0)
+        want = tensor if arith is None else arith
+        hits[c.start] = human.Hit(human.line_of(text, c.start), c.text, ok, f"out[{row}]", human.fmt(tensor, dec),
+                                  None if ok else human._fix_text(c.text, want))
 
 
 _REPL = re.compile(r"^>>>[ \t]*(?P<name>[A-Za-z_][\w.]*)[ \t]*\n(?P<mat>(?:tensor|array)\(\[\[[^()]*?\]\][^\n]*)", re.M)
