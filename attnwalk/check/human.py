@@ -246,7 +246,9 @@ def _near(v: float, dec: int, expected: float, scale: float) -> bool:
     return abs(v - expected) <= tol
 
 
-def _fix_text(text: str, expected: float) -> str:
+def _fix_text(text: str, expected: float) -> str | None:
+    if not math.isfinite(expected):
+        return None  # a masked score (-inf): no digits say it, so no fix is written
     _, dec = _value(text)
     pct = text.endswith("%")
     e = expected * 100 if pct else expected
