@@ -75,3 +75,39 @@ def test_exponents_of_no_shifted_row_are_not_read():
     other = ("$$\n\\begin{aligned}\ne^{0.3}&\\approx 1.3499\\\\\ne^{-0.5}&\\approx 0.6065\\\\\n"
              "e^{0}&=1\\\\\n\\sum &\\approx 9.9999\\\\\n\\end{aligned}\n$$\n")
     assert not check_text(other, LECTURE).wrong
+
+
+def _output_chain(first: str, last: str) -> str:
+    """The Korean lecture's row of the output by hand in an ``aligned`` block: each row after the first starts at its
+    alignment mark with ``&=``, continuing the relation of the row above."""
+    return ("$$\n\\begin{aligned}\n"
+            "\\mathbf{o}_0 &= 0.4011\\cdot[1,0] + 0.1978\\cdot[0,1] + 0.4011\\cdot[2,2]\\\\\n"
+            f"&= [0.4011,\\ 0] + [0,\\ 0.1978] + [0.8022,\\ 0.8022]\\\\\n&= [{first},\\ {last}]\n"
+            "\\end{aligned}\n$$\n")
+
+
+def test_aligned_rows_continue_the_relation_of_the_row_above():
+    """``&= ..`` rows read as one chain: the weighted sum of V's rows by the weights (torch's A[0] = [0.4011, 0.1978,
+    0.4011]), the products, and their sum [1.2033, 1.0000] (torch's output row 0: 0.40111 + 2 · 0.40111 = 1.20333,
+    0.19777 + 2 · 0.40111 = 1.0000). A last row with 1.2043 is wrong: neither torch's output nor the sum of the printed
+    terms (0.4011 + 0.8022 = 1.2033, within their rounding 1.2032 to 1.2034)."""
+    q = _t(LECTURE["q"])
+    out = torch.softmax(q @ q.T / 2**0.5, -1) @ _t(LECTURE["v"])
+    first, last = f"{float(out[0, 0]):.4f}", f"{float(out[0, 1]):.4f}"
+    assert (first, last) == ("1.2033", "1.0000")
+    right = check_text(_output_chain(first, last), LECTURE)
+    assert not right.wrong
+    assert {"0.4011", "0.1978", "0.8022"} <= set(_verdicts(right, 4)["verified"])
+    assert _verdicts(right, 5)["verified"] == [first, last]
+    wrong = check_text(_output_chain("1.2043", last), LECTURE)
+    assert [(r.line, r.text) for r in wrong.wrong] == [(5, "1.2043")]
+
+
+def test_rows_not_starting_with_a_relation_keep_their_row_ends():
+    """No false positive: rows of an ``aligned`` block each with its own left side (``e^{0}&=1\\\\`` then
+    ``e^{-0.7071}&\\approx 0.4931``) stay separate claims, each right (e^0 = 1, e^(-0.7071) = 0.49307), and are not
+    joined into one chain ``1 = e^(-0.7071)``."""
+    text = "$$\n\\begin{aligned}\ne^{0}&=1\\\\\ne^{-0.7071}&\\approx 0.4931\n\\end{aligned}\n$$\n"
+    assert abs(float(torch.exp(_t(-0.7071))) - 0.4931) < 5e-5
+    report = check_text(text, LECTURE)
+    assert not report.wrong and "0.4931" in _verdicts(report, 4)["verified"]
