@@ -321,8 +321,9 @@ def test_plain_matrix_rows_made_when_read():
 
 
 def _normalize_reference(text: str) -> str:
-    """``normalize`` as it was before issue 12: every substitution a regex, tried on every text."""
-    out = text
+    """``normalize`` as it was before issue 12: every substitution a regex, tried on every text (after the rows of
+    an ``aligned`` block are read as continuing relations: ``expr._aligned_rows``)."""
+    out = expr._aligned_rows(text) if "&" in text and expr._ALIGN_ENV.search(text) else text
     for pat, rep, _ in expr._SUBS:
         out = pat.sub(rep, out)
     return out

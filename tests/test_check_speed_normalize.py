@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def reference(text: str) -> str:
-    """Every substitution, in order, on every text: what the triggers only ever skip where nothing matches."""
-    out = text
+    """Every substitution, in order, on every text: what the triggers only ever skip where nothing matches (after
+    the rows of an ``aligned`` block are read as continuing relations: ``expr._aligned_rows``)."""
+    out = expr._aligned_rows(text) if "&" in text and expr._ALIGN_ENV.search(text) else text
     for pat, rep, _ in expr._SUBS:
         out = pat.sub(rep, out)
     assert out.count("\n") == text.count("\n")

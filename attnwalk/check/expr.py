@@ -141,6 +141,21 @@ assert all(k.isalpha() or (len(k) == 1 and not k.isalpha()) for step in _PLAN if
 _SCAN_FROM = 300  # characters from which ``_commands`` costs less than the ``in`` tests it replaces
 
 
+# An environment of aligned relations (``\begin{aligned} x &= 1 \\ &= 2``), whose ``&`` marks where rows align
+_ALIGN_ENV = re.compile(r"\\begin\{(?:aligned|align\*?|split|eqnarray\*?|gathered|alignedat)\}")
+# A row end whose next row starts at its alignment mark and a relation (``\\`` then ``&= ..``, ``&\approx ..``): the
+# relation continues the row above, so the row end is none; and an alignment mark right before a relation
+_CONTINUED_ROW = re.compile(r"\\\\([ \t]*\n[ \t]*)&(?=[ \t]*(?:=|≈|\\approx(?![a-zA-Z])))")
+_ALIGN_MARK = re.compile(r"&(?=[ \t]*(?:=|≈|\\approx(?![a-zA-Z])))")
+
+
+def _aligned_rows(text: str) -> str:
+    """``text`` with its aligned rows read as what they are: a row starting ``&= ..`` continues the relation of the
+    row above (``o &= 0.4·[1,0] + .. \\ &= [1.2, 1.0]`` is one chain), and an ``&`` before a relation marks only
+    where rows align. Newlines stay."""
+    return _ALIGN_MARK.sub(" ", _CONTINUED_ROW.sub(r" \1 ", text))
+
+
 def normalize(text: str) -> str:
     """``text`` with LaTeX flattened; never adds or removes a newline."""
     if _TRIGGER_CHARS.search(text) is None:
@@ -159,9 +174,11 @@ def normalize(text: str) -> str:
             else:
                 out = pat.sub(rep, out)
         return out  # these substitutions neither add nor remove a newline (those that may start with a backslash)
+    if "&" in out and "\\begin{" in out and _ALIGN_ENV.search(out):
+        out = _aligned_rows(out)
     # a long text: its LaTeX triggers found by ``_commands``, found again after each change while a LaTeX step is
     # to come (a removal may join a backslash to new letters), so each runs exactly where ``trigger in out`` would
-    cmds = _commands(text) if len(text) >= _SCAN_FROM else None
+    cmds = _commands(out) if len(out) >= _SCAN_FROM else None
     for pat, rep, trigger, keys, literal, more in _PLAN:
         if keys is not None and cmds is not None:
             if cmds.isdisjoint(keys):

@@ -2229,3 +2229,92 @@ def _nth_equals(label: str, n: int) -> int:
     for _ in range(n):
         at = label.find("=", at + 1)
     return at
+
+
+# ---------------------------------------------------------------- heldout12: a softmax with the row maximum subtracted
+
+_RELATION = r"[ \t]*&?[ \t]*(?:=|≈|\\approx)[ \t]*"
+# One line of exponentials of a score minus its row's maximum, one per line as an ``aligned`` block prints them
+# (``e^{0.7071-1.4142}&=e^{-0.7071}\approx 0.4931\\``, ``e^{0}&=1\\``): the exponent (a number, or the score and
+# the maximum), the ``&`` alignment mark before the relation, an optional restatement, the value last on the line.
+_SHIFTED_EXP_LINE = re.compile(
+    r"^[ \t]*(?:e\^\{|\\exp\()[ \t]*(?P<a>" + _NUM + r")(?:[ \t]*[-−–][ \t]*(?P<b>\d+(?:\.\d+)?))?[ \t]*[})]"
+    + _RELATION + r"(?:e\^\{[ \t]*" + _NUM + r"[ \t]*\}" + _RELATION + r")?(?P<v>" + _NUM
+    + r")[ \t]*(?:\\\\)?[ \t]*$", re.M)
+# The row's sum on the line right below them: a sum word, the relation, one number (``\sum &\approx 1.9863\\``)
+_SHIFTED_SUM_LINE = re.compile(
+    r"[ \t]*(?:" + "|".join(map(re.escape, sorted(SUM_WORDS, key=len, reverse=True))) + r")(?![a-zA-Z])"
+    + _RELATION + r"(?P<num>" + _NUM + r")[ \t]*(?:\\\\)?[ \t]*$", re.I | re.M)
+
+
+def _shifted_runs(text: str):
+    """The runs of two or more ``_SHIFTED_EXP_LINE`` matches on consecutive lines."""
+    run: list = []
+    for m in _SHIFTED_EXP_LINE.finditer(text):
+        if run and text.count("\n", run[-1].end(), m.start()) != 1:
+            if len(run) >= 2:
+                yield run
+            run = []
+        run.append(m)
+    if len(run) >= 2:
+        yield run
+
+
+def _shifted_row_named(run: list, trace, head: int) -> tuple[np.ndarray, list[int]] | None:
+    """(the score row, its columns) whose cells minus the row's maximum the run's exponents print in order (a
+    difference as the score and the maximum, each within its rounding); None where no row or two rows fit, or the
+    exponents also print a row of the scores themselves (a plain softmax: ``exponential_sums``'s)."""
+    found = {}
+    for cand in _SCORES:
+        mat = human._expected(trace, cand, head)
+        if mat is None or mat.ndim != 2:
+            continue
+        ordinary = np.isfinite(mat) & (np.abs(mat) < 1e4)
+        scale = float(np.max(np.abs(mat[ordinary]), initial=0.0))
+        for r in range(mat.shape[0]):
+            cols = np.flatnonzero(ordinary[r]).tolist()
+            if len(cols) != len(run):
+                continue
+            row = mat[r, cols]
+            top = float(row.max())
+            if all(human._close(m.group("a"), float(s), scale) and human._close(m.group("b"), top, scale)
+                   if m.group("b") else human._close(m.group("a").replace("−", "-"), float(s) - top, scale)
+                   for m, s in zip(run, row)):
+                found.setdefault((r, tuple(cols)), row - top)
+    if len(found) != 1:
+        return None
+    cells = [human.Cell(m.group("a").replace("−", "-"), m.start("a")) for m in run]
+    if not all(m.group("b") for m in run) and score_row_named(cells, trace, head) is not None:
+        return None
+    ((_, cols), shifted), = found.items()
+    return shifted, list(cols)
+
+
+def shifted_exponentials(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: a softmax with the row's maximum subtracted first (heldout12's Korean lecture: ``e^{0.7071-1.4142}&=
+    e^{-0.7071}\\approx 0.4931\\\\`` .. ``\\sum &\\approx 1.9863``): each value is e^(s - max) of the score row its
+    exponents print, and the sum below them that row's sum of e^(s - max) (torch's, not of the rounded values)."""
+    if "e^{" not in text and "\\exp(" not in text:
+        return
+    from . import forms
+
+    for run in _shifted_runs(text):
+        head = human._head_at(text, run[0].start())
+        named = _shifted_row_named(run, trace, head)
+        if named is None:
+            continue
+        exps = np.exp(named[0])
+        cells, want = [], []
+        for m, e in zip(run, exps.tolist()):
+            if m.start("v") not in hits and not forms.in_any(m.start("v"), foreign):
+                cells.append(human.Cell(m.group("v"), m.start("v")))
+                want.append(e)
+        below = _SHIFTED_SUM_LINE.match(text, run[-1].end() + 1)
+        if below is not None and below.start("num") not in hits and not forms.in_any(below.start("num"), foreign):
+            cells.append(human.Cell(below.group("num"), below.start("num")))
+            want.append(float(exps.sum()))
+        for cell, hit in zip(cells, human._judge(cells, np.array(want), "e^(scores - max)", text, gated=False) or []):
+            hits[cell.start] = hit
+
+
+FORMS.append(shifted_exponentials)

@@ -155,7 +155,8 @@ def expression(expr: str) -> float:
     assert re.fullmatch(r"(?:[\d.\s+\-*/()]|exp|sqrt)+", expr), expr
     if "exp" in expr or "sqrt" in expr:
         return float(eval(expr, {"exp": math.exp, "sqrt": math.sqrt}))
-    return float(eval(re.sub(r"\d+(?:\.\d+)?", lambda m: f"Fraction('{m.group()}')", expr), {"Fraction": Fraction}))
+    return float(eval(re.sub(r"\d+(?:\.\d+)?|\.\d+", lambda m: f"Fraction('{m.group()}')", expr),
+                      {"Fraction": Fraction}))
 
 
 def load(folder: Path, name: str) -> tuple[list[str], dict, dict]:
@@ -199,7 +200,7 @@ def torch_wrong(folder: Path, name: str, only: set | None = None) -> tuple[Count
             slack = 2.0**-22 * float(sel.abs().max())
         whole = len(nums) == len(want) or claim.get("last_number") or claim.get("partial")
         assert nums and len(nums) <= len(want) and whole, (name, claim, nums, want)
-        arith = [_arithmetic(e, lines, wrong) for e in claim["or_arith"]] if "or_arith" in claim else []
+        arith = [_arithmetic(e, lines, wrong, claim) for e in claim["or_arith"]] if "or_arith" in claim else []
         assert not arith or len(arith) == len(nums), (name, claim, nums, arith)
         for k, ((ln, t), e) in enumerate(zip(nums, want)):
             value, dec = published(t, claim)
@@ -214,10 +215,12 @@ def torch_wrong(folder: Path, name: str, only: set | None = None) -> tuple[Count
 _OPERAND = re.compile(r"\{(\d+)\.(\d+)\}")
 
 
-def _arithmetic(expr: str, lines: list[str], wrong: Counter) -> float | None:
-    """The exact value of ``expr`` over the numbers printed now (``{77.3}``: line 77's fourth number); None where an
-    operand is wrong itself (the arithmetic of wrong operands excuses no result)."""
-    operands = [(int(ln), NUM.findall(lines[int(ln) - 1])[int(i)]) for ln, i in _OPERAND.findall(expr)]
+def _arithmetic(expr: str, lines: list[str], wrong: Counter, claim: dict) -> float | None:
+    """The exact value of ``expr`` over the numbers printed now (``{77.3}``: line 77's fourth number, read as the
+    claim reads its numbers: ``.707`` whole with ``leading_dot``); None where an operand is wrong itself (the
+    arithmetic of wrong operands excuses no result)."""
+    num = NUM_DOT if claim.get("leading_dot") else NUM
+    operands = [(int(ln), num.findall(lines[int(ln) - 1])[int(i)]) for ln, i in _OPERAND.findall(expr)]
     if any(wrong[o] for o in operands):
         return None
     it = iter(operands)
