@@ -117,7 +117,7 @@ def test_the_fence_list_is_markdown_its(name):
 @pytest.mark.parametrize("name", sorted(PYTHON_NOTES))
 def test_python_blocks_are_markdown_its_contents_placed_in_the_note(name):
     text = PYTHON_NOTES[name]
-    (content, starts), = python_blocks(text)
+    (_, content, starts), = python_blocks(text)
     assert content == "".join(line + "\n" for line in _code())
     # each content line lies in the note at the offset given for it (container marks and indent before it)
     for line, at in zip(content.split("\n"), starts):

@@ -64,7 +64,7 @@ def _note(truth: dict) -> str:
 
 
 def _literal_numbers(text: str) -> int:
-    return sum(len(nums) for content, _ in python_blocks(text)
+    return sum(len(nums) for _, content, _ in python_blocks(text)
                for _, _, nums in literals(content, ast.parse(content)))
 
 
@@ -101,7 +101,7 @@ def test_a_wrong_digit_is_found_at_its_line_and_column_and_fix_rewrites_only_it(
     assert sorted((r.line, r.text, r.failure()[1]) for r in report.wrong) == sorted(
         [(lw + 1, bad_w, w), (lo + 1, bad_o, o)] + expect_k)
     # the AST's place of each number is its place in the note: line and column
-    content, starts = python_blocks(wrong_text)[1]
+    _, content, starts = python_blocks(wrong_text)[1]
     found = {t: (ln, col) for _, _, nums in literals(content, ast.parse(content)) for t, ln, col in nums}
     at = starts[found[bad_w][0]] + found[bad_w][1]
     assert wrong_text[at:at + len(bad_w)] == bad_w and wrong_text.count("\n", 0, at) == lw

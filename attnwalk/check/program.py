@@ -33,10 +33,12 @@ _INFOS = frozenset(("python", "py"))  # the fences ``source.is_program`` reads a
 _SPLIT = re.compile(r"_+|(?<=[a-z])(?=[A-Z])")  # an identifier's words: ``attn_weights``, ``attnWeights``
 
 
-def python_blocks(text: str) -> list[tuple[str, list[int]]]:
-    """(content, absolute offset of each content line's first character) of each closed ``python``/``py`` fence
-    of ``text`` (in a blockquote too: the quote marks of each line are dropped, their width kept in the offsets)."""
-    return [c for _, _, info, content, a, _ in fences(text) if info in _INFOS
+def python_blocks(text: str, spans: list | None = None) -> list[tuple[int, str, list[int]]]:
+    """(index in ``spans``, content, absolute offset of each content line's first character) of each ``python``/
+    ``py`` fence of ``text`` (``spans``: its ``fences``) whose lines all lie in the note (in a blockquote too: the
+    quote marks of each line are dropped, their width kept in the offsets): the blocks ``code_literals`` reads."""
+    spans = fences(text) if spans is None else spans
+    return [(k, *c) for k, (_, _, info, content, a, _) in enumerate(spans) if info in _INFOS
             and (c := _content(text, a, content)) is not None]
 
 
@@ -437,13 +439,7 @@ def code_literals(text: str, trace, hits: dict) -> None:
 
     judge = _Judge(text, trace, spans)
     env: dict = {}  # what each name of the code so far holds (``computed``): blocks run in order, as in a notebook
-    for k, (_, _, info, block, a, _) in enumerate(spans):
-        if info not in _INFOS:
-            continue
-        placed = _content(text, a, block)
-        if placed is None:
-            continue
-        content, starts = placed
+    for k, content, starts in python_blocks(text, spans):
         if "[" not in content and "(" not in content:
             continue
         tree = parsed(content)
