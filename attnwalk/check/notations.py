@@ -1443,6 +1443,19 @@ def _weighted_sums(lines: list, starts: list, v: np.ndarray):
             yield terms, k, []
 
 
+def _nearest_row(attn: np.ndarray, keys: list, coef: np.ndarray, texts: list) -> int | None:
+    """The query whose weights at ``keys`` are nearest the printed coefficients (``texts``, read as ``coef``), each
+    within their rounding (0.01, or one unit of their last digit: rounded weights, not assumed ones); None where
+    none is that near, or two rows are equally near and differ (two equal rows are one reading)."""
+    reach = max([0.01] + [10.0 ** -dec for t in texts if (dec := human._value(t)[1] or 0) > 0])
+    far = np.abs(attn[:, keys] - coef).max(axis=1)
+    r = int(np.argmin(far))
+    if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
+                                                               for i in np.flatnonzero(far == far[r])):
+        return None
+    return r
+
+
 def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarray) -> int | None:
     """The query of coefficients that restate, digit for digit, a row of weights printed and judged on one line
     within ``ROW_REACH`` lines above (``α ≈ [[0.47, 0.33, 0.20], ...`` then ``z₁ = 0.47·[1,0] + 0.33·[0.5,0.5] +
@@ -1665,12 +1678,8 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
     for terms, k, products in _weighted_sums(lines, starts, v):
         coef = np.array([human._value(c.text)[0] for c, _, _ in terms])
         keys = [i for _, i, _ in terms]
-        # the weights rounded (within 0.01, or one unit of the coefficients' last digit), not assumed ones
-        reach = max([0.01] + [10.0 ** -dec for c, _, _ in terms if (dec := human._value(c.text)[1] or 0) > 0])
-        far = np.abs(attn[:, keys] - coef).max(axis=1)
-        r = int(np.argmin(far))
-        if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
-                                                                   for i in np.flatnonzero(far == far[r])):
+        r = _nearest_row(attn, keys, coef, [c.text for c, _, _ in terms])
+        if r is None:
             # off by more than rounding: the weights the note printed above, wrong, restated as coefficients
             r = _restated_row(recs, [c.text for c, _, _ in terms], keys, human.line_of(body, terms[0][0].start), attn)
             if r is None:
@@ -2014,10 +2023,8 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
         if None in keys:
             continue
         coef = np.array([human._value(c.text)[0] for c, _, _ in terms[0]])
-        reach = max([0.01] + [10.0 ** -dec for c, _, _ in terms[0] if (dec := human._value(c.text)[1] or 0) > 0])
-        far = np.abs(attn[:, keys] - coef).max(axis=1)
-        r = int(np.argmin(far))
-        if far[r] > reach or np.sum(far == far[r]) > 1:
+        r = _nearest_row(attn, keys, coef, [c.text for c, _, _ in terms[0]])
+        if r is None:
             r = _restated_row(recs, [c.text for c, _, _ in terms[0]], keys, human.line_of(body, m.start()), attn)
             if r is None:
                 continue
