@@ -1193,7 +1193,7 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
     trace's (so that two distributions of a lesson on KL divergence are never read as scores and weights)."""
     if "(" not in text or (("=" not in text) and "≈" not in text and "\\approx" not in text):
         return
-    from .human import _cells, _expected, _head_at, _value, line_of
+    from .human import _cells, _expected, _head_at, _value, line_of, sums_to_one
     from .notations import _judge_softmax, _row_of
 
     scores = None  # (cells, line) of the last tuple printing a row of the softmax's own scores
@@ -1210,7 +1210,7 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
             continue
         vals = [_value(c.text) for c in cells]
         if any(not 0 <= v <= 1 for v, _ in vals) or \
-                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
+                not sums_to_one(vals):
             continue
         args = ", ".join(c.text for c in scores[0])
         _judge_softmax(scores[0], cells, f"softmax([{args}])", text, hits)

@@ -233,6 +233,13 @@ def _value(text: str) -> tuple[float, int | None]:
     return (v / 100, dec + 2) if pct else (v, dec)
 
 
+def sums_to_one(vals: list) -> bool:
+    """Whether printed numbers (``_value``'s (value, decimals) pairs) sum to 1 up to their rounding, half a unit of
+    each one's last digit (``1.2e2``'s is 5: decimals from the exponent, negative too): what a row of attention
+    weights does."""
+    return abs(sum(v for v, _ in vals) - 1) <= sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9
+
+
 def _close(text: str, expected: float, scale: float) -> bool:
     v, dec = _value(text)
     return _near(v, dec, expected, scale)

@@ -1096,7 +1096,7 @@ def _before_after_softmax(text: str, hits: dict) -> None:
             continue
         vals = [human._value(c.text) for c in cells]
         if any(not 0 <= v <= 1 for v, _ in vals) or \
-                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
+                not human.sums_to_one(vals):
             continue
         _judge_softmax(args, cells, f"softmax([{above.group('body').strip()}])", text, hits)
 

@@ -556,16 +556,11 @@ class _Judge:
 def _rows_sum_to_one(cells: list, shape: tuple) -> bool:
     """Whether each row of printed numbers sums to 1 up to their rounding: what attention weights do, and what a
     matrix named ``weights`` that holds projection weights seldom does (then it is not sure to be the attention)."""
-    from .human import _value
+    from .human import _value, sums_to_one
 
     read = [_value(c.text) for c in cells]
     n = shape[-1]
-    for k in range(0, len(read), n):
-        row = read[k:k + n]
-        slack = sum(0.5 * 10.0 ** -max(d, 0) for _, d in row) + 1e-9
-        if abs(sum(v for v, _ in row) - 1) > slack:
-            return False
-    return True
+    return all(sums_to_one(read[k:k + n]) for k in range(0, len(read), n))
 
 
 # ---------------------------------------------------------------- printed outputs
