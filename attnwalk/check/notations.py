@@ -441,9 +441,17 @@ _ROW = re.compile(r"\[(?P<body>[^\[\]]*)\]")
 
 def identifier_tensor(name: str) -> str | None:
     """The tensor a variable's name gives: the one of its longest phrase (``attn_scores_softmax``: softmax, the
-    weights; ``context_value4``: context, the output; ``weighted_values``: the output), None at a tie."""
+    weights; ``context_value4``: context, the output; ``weighted_values``: the output), None at a tie. A name
+    ``program.tensors_named`` reads as one tensor is that tensor (``S``, ``scaled_scores``, ``W_out``: the strict
+    reader's words, whole); past it, longest phrase, other words and digits allowed, as the printed
+    name of a matrix (``print(context_value4)``) may have; the strict reader reads only its own names, as a
+    literal assignment's wrong guess would call right numbers wrong."""
     from ..notation import WORDS
+    from .program import tensors_named
 
+    strict = tensors_named(name)
+    if len(strict) == 1:
+        return strict[0]
     flat = human._flatten(name)
     best: dict[str, int] = {}
     for tensor, phrases in WORDS.items():

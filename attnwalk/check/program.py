@@ -123,7 +123,8 @@ def _content(text: str, a: int, content: str) -> tuple[str, list[int]] | None:
 def tensors_named(ident: str) -> list[str]:
     """The tensors a Python identifier names (``W_Q``, ``scaled_scores``, ``ESPERADO_SCORES_ESCALADOS``): [] for
     one it does not name, or names with other words (``exp_values``, ``sum_exp``), or with digits (``q1``, a row
-    or a head: not read)."""
+    or a head: not read). Strict, as a literal's numbers are judged as what its name says; ``notations.
+    identifier_tensor`` (a printed name) takes this reading where it gives one tensor and reads further past it."""
     name = ident.rsplit(".", 1)[-1]  # ``self.W_q``: the attribute
     if name in CODE_NAMES or (len(name) > 1 and name.lower() in CODE_NAMES):
         return [CODE_NAMES.get(name) or CODE_NAMES[name.lower()]]
