@@ -101,9 +101,70 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _fences_before(text: str, pos: int) -> int:
-    """``text.count("```", 0, pos)`` in O(log n), so that each matrix's label lookup stays cheap."""
-    return bisect_right(_offsets(text, "```"), pos - 3)
+_ADMONITION = re.compile(r"^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ \t]+\S[^\n]*(?:\n|$)", re.M)
+
+
+@_memo
+def code_blocks(text: str) -> list[tuple[int, int, list[tuple[int, str]] | None]]:
+    """(start, end, [(offset, line) of each content line] or None where a line is not in the note as is) of each
+    fenced code block of ``text``, in order: markdown-it's (``source.fences``: backticks or tildes, in blockquotes
+    and list items too), and the fences of MkDocs' admonitions (``!!! note`` then a body indented 4 spaces), which
+    CommonMark reads as a paragraph's lines or indented code but MkDocs renders as code. The one list of code the
+    hand-written readers (``grid_blocks``, ``forms._outside_code``, the label lookup) read."""
+    from .program import _content
+    from .program import fences as program_fences
+
+    out = []
+    for start, end, _, content, a, _ in program_fences(text):
+        placed = _content(text, a, content)
+        out.append((start, end, None if placed is None else list(zip(placed[1], placed[0].split("\n")))))
+    if "!!!" in text or "???" in text:
+        out = sorted(out + [f for f in _admonition_fences(text)
+                            if not any(s < f[1] and f[0] < e for s, e, _ in out)])
+    return out
+
+
+def _admonition_fences(text: str) -> list:
+    """``code_blocks``' entries of the fences in MkDocs admonitions' bodies: each body (the lines indented 4 more
+    than its ``!!!``/``???`` line, blank ones between) taken out of its indent and read by markdown-it."""
+    from .source import _stock_parser
+
+    out = []
+    for m in _ADMONITION.finditer(text):
+        indent = len(m.group("indent")) + 4
+        lines, pos = [], m.end()  # (offset of the line's content, the line without its indent or line end)
+        while pos < len(text):
+            e = text.find("\n", pos)
+            e = len(text) if e < 0 else e + 1
+            line = text[pos:e].rstrip("\r\n")
+            if line.strip() and not line.startswith(" " * indent):
+                break
+            lines.append((pos + indent, line[indent:]) if line.strip() else (pos, ""))
+            pos = e
+        if not any("`" in t or "~" in t for _, t in lines):
+            continue
+        body = "".join(t + "\n" for _, t in lines)
+        for t in _stock_parser().parse(body):
+            if t.type == "fence" and t.map:
+                a, b = t.map
+                ends = [off - (indent if t_ else 0) for off, t_ in lines] + [pos]  # each line's start in the note
+                content = [(off, t_) for off, t_ in lines[a + 1:b]]
+                closed = b - a - 1 > t.content.count("\n")
+                if closed:
+                    content = content[:-1]
+                if t.content.startswith(" ") or any(not x.startswith(y) for (_, x), y in
+                                                    zip(content, t.content.split("\n"))):
+                    content = None  # a fence indented in the body: its lines' indent taken off (not read)
+                out.append((ends[a], ends[b] if b < len(ends) else pos, content))
+    return out
+
+
+def in_code(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies in a fenced code block of ``text`` (``code_blocks``), in O(log n): each matrix's label
+    lookup asks."""
+    blocks = code_blocks(text)
+    k = bisect_right(blocks, (pos, float("inf"))) - 1
+    return k >= 0 and pos < blocks[k][1]
 
 
 def line_start(text: str, pos: int) -> int:
@@ -298,7 +359,7 @@ def _cells(text: str, base: int) -> list[Cell] | None:
     return cells
 
 
-_LEAD = re.compile(r"\s*")
+_LEAD = re.compile(r"(?:[ \t]*>)*\s*")  # a line's indent and blockquote marks
 
 
 def _label_before(text: str, start: int) -> str:
@@ -357,14 +418,14 @@ def _label_text(text: str, start: int) -> str:
         return nearest
     if tensor_of(same):
         return same
-    outside_code = _fences_before(text, ls) % 2 == 0
+    outside_code = not in_code(text, ls)
     lines, last = [], -1
     for a in range(max(k - 4, 0), k):
         b = starts[a + 1] - 1  # the line's end, before its newline
         first = _LEAD.match(text, starts[a], b).end()
-        if outside_code and text.startswith("```", first, b):
+        if outside_code and text.startswith(("```", "~~~"), first, b):
             lines = []  # a code block that ended above is no label for what follows it
-        elif first < b and not text.startswith(("```", "$$"), first, b):
+        elif first < b and not text.startswith(("```", "~~~", "$$"), first, b):
             if text[first] == "#" and outside_code and _HEADING.match(text, first, b):
                 lines = []  # a heading starts a section: the lines above it name nothing in it (it may itself)
             lines.append(text[max(starts[a], b - LABEL_REACH):b])
@@ -564,29 +625,15 @@ _TABLE_RUN = re.compile(r"\|(?<=^\|)[^\n]*\|[ \t]*\n(?:^\|[^\n]*\|[ \t]*\n){2,}"
 _ROW_NAME = re.compile(r"^\s*(?:#\s*)?([^\d\s\[\]|:=-][^\[\]|:=]{0,24}?)\s*[:=|]?\s*(?=[-−\d\[])")
 
 
-def _code_blocks(text: str):
-    """``_CODE_BLOCK.finditer(text)``: a match opens at a "```" that starts a line (and is not its last line) and
-    closes at the first "```" starting a line after it; the next opens after that. Found from the note's scan
-    of "```" (each that starts a line is one of its matches), matched where one opens."""
-    fences = [p for p in _offsets(text, "```") if p == 0 or text[p - 1] == "\n"]
-    k = 0
-    while k < len(fences):
-        m = _CODE_BLOCK.match(text, fences[k])
-        if m is None:
-            return  # no line after it, or no fence starting a line after it: nor for any later one
-        yield m
-        k = bisect_left(fences, m.end(), k + 1)
-
-
 @_memo
 def grid_blocks(text: str) -> list[Block]:
     """Plain-text grids in code blocks: 2+ consecutive lines of numbers, a row name or ``# comment`` each."""
     out = []
-    for fm in _code_blocks(text):
-        base = fm.start(1)
+    for _, end, content in code_blocks(text):
+        if content is None:
+            continue
         rows, names, first = [], [], None
-        pos = 0
-        for line in fm.group(1).split("\n") + [""]:
+        for base, line in content + [(end, "")]:
             body = line.split("#", 1)[0]
             name = None
             nm = _ROW_NAME.match(body)
@@ -595,7 +642,7 @@ def grid_blocks(text: str) -> list[Block]:
                 cells_text, off = body[nm.end():], nm.end()
             else:
                 cells_text, off = body, 0
-            a, b = base + pos + off, base + pos + len(body)
+            a, b = base + off, base + len(body)
             if "[[" in line or "]]" in line:
                 cells = None
             elif (text[a - 1] in _EDGE or (a < len(text) and text[a] in _EDGE)) and _LETTER.search(text, a, b) is None:
@@ -604,7 +651,7 @@ def grid_blocks(text: str) -> list[Block]:
                 cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), a)
             if cells and len(cells) >= 2 and (not rows or len(cells) == len(rows[0])):
                 if not rows:
-                    first = base + pos
+                    first = base
                 rows.append(cells)
                 names.append(name)
             else:
@@ -612,8 +659,7 @@ def grid_blocks(text: str) -> list[Block]:
                     out.append(Block(rows, first, _label_before(text, first), names))
                 rows, names = [], []
                 if cells and len(cells) >= 2:
-                    first, rows, names = base + pos, [cells], [name]
-            pos += len(line) + 1
+                    first, rows, names = base, [cells], [name]
     return out
 
 
