@@ -203,9 +203,10 @@ def test_a_grid_in_any_fence_markdown_it_finds_is_code_to_the_hand_written_reade
     text = GRID_NOTES[name](_grid(prefix))
     (f,) = fences(text)
     # the one list: the block's span is markdown-it's, its lines placed where the note has them
-    (start, end, lines), = human.code_blocks(text)
-    assert (start, end) == (f.start, f.end) and [t for _, t in lines] == f.content.split("\n")[:-1]
-    assert all(text[at:at + len(t)] == t for at, t in lines)
+    (start, end, a, content), = human.code_blocks(text)
+    assert (start, end, content) == (f.start, f.end, f.content)
+    placed, at = _content(text, a, content)
+    assert placed == content and all(text[p:p + len(t)] == t for p, t in zip(at, content.split("\n")))
     outside = forms._outside_code(text)
     assert [b for _, b in outside][0] == f.start and outside[-1][0] == f.end
     assert human.in_code(text, f.start + 3) and not human.in_code(text, f.end) and not human.in_code(text, 0)
@@ -229,9 +230,11 @@ def test_mkdocs_admonitions_fences_are_code_and_keep_their_verdicts():
     text = note.read_text(encoding="utf-8")
     assert fences(text) == []
     lines = text.split("\n")
-    (start, end, content), = human.code_blocks(text)
+    (start, end, a, content), = human.code_blocks(text)
     assert text.count("\n", 0, start) == 12 and text.count("\n", 0, end) == 17  # lines 13 to 17: ``` to ```
-    assert [t for _, t in content] == [ln.strip() for ln in lines[13:16]]
+    assert content == "".join(ln.strip() + "\n" for ln in lines[13:16])
+    placed, at = _content(text, a, content)
+    assert [text[p:p + 21] for p in at] == [ln.strip() for ln in lines[13:16]]
     sc = load_scenario(note.with_suffix(".toml"))
     scenario = {k: sc[k] for k in ("variant", "source", "weight_layout", "heads", "x", "w_q", "w_k", "w_v")}
     x, w_q, w_k, w_v = (torch.tensor(scenario[k], dtype=torch.float64) for k in ("x", "w_q", "w_k", "w_v"))

@@ -211,7 +211,12 @@ def ref_grid_blocks(text: str) -> list:
                 if k + 1 < len(starts) else len(text) for k in range(first_line + 1, first_line + 1 + len(lines))]
         if all(text[e - len(ln):e] == ln for ln, e in zip(lines, ends)):
             blocks.append((f.start, [(e - len(ln), ln) for ln, e in zip(lines, ends)] + [(f.end, "")]))
-    blocks += [(a, c + [(b, "")]) for a, b, c in human._admonition_fences(text) if c is not None]
+    for a, b, at, content in human._admonition_fences(text):
+        lines = content.split("\n")[:-1]
+        starts = [at] + [m.end() for m in re.finditer("\n", text, at)]
+        ends = [starts[k + 1] - 1 for k in range(len(lines))]
+        if all(text[e - len(ln):e] == ln for ln, e in zip(lines, ends)):
+            blocks.append((a, [(e - len(ln), ln) for ln, e in zip(lines, ends)] + [(b, "")]))
     for _, placed in sorted(blocks):
         rows, names, first = [], [], None
         for base, line in placed:

@@ -52,7 +52,7 @@ def _outside_code(text: str) -> list[tuple[int, int]]:
     from .human import code_blocks
 
     spans, pos = [], 0
-    for start, end, _ in code_blocks(text):
+    for start, end, _, _ in code_blocks(text):
         spans.append((pos, start))
         pos = end
     spans.append((pos, len(text)))

@@ -105,22 +105,19 @@ _ADMONITION = re.compile(r"^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ \t]+\S[^\n]*(?:\n
 
 
 @_memo
-def code_blocks(text: str) -> list[tuple[int, int, list[tuple[int, str]] | None]]:
-    """(start, end, [(offset, line) of each content line] or None where a line is not in the note as is) of each
-    fenced code block of ``text``, in order: markdown-it's (``source.fences``: backticks or tildes, in blockquotes
-    and list items too), and the fences of MkDocs' admonitions (``!!! note`` then a body indented 4 spaces), which
-    CommonMark reads as a paragraph's lines or indented code but MkDocs renders as code. The one list of code the
-    hand-written readers (``grid_blocks``, ``forms._outside_code``, the label lookup) read."""
-    from .program import _content
+def code_blocks(text: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, content start, content) of each fenced code block of ``text``, in order: markdown-it's
+    (``source.fences``: backticks or tildes, in blockquotes and list items too; ``content`` without container
+    marks or indent, as ``program.fences`` gives it), and the fences of MkDocs' admonitions (``!!! note`` then a
+    body indented 4 spaces), which CommonMark reads as a paragraph's lines or indented code but MkDocs renders as
+    code. The one list of code the hand-written readers (``grid_blocks``, ``forms._outside_code``, the label
+    lookup) read; ``program._content`` places a block's lines in the note."""
     from .program import fences as program_fences
 
-    out = []
-    for start, end, _, content, a, _ in program_fences(text):
-        placed = _content(text, a, content)
-        out.append((start, end, None if placed is None else list(zip(placed[1], placed[0].split("\n")))))
+    out = [(start, end, a, content) for start, end, _, content, a, _ in program_fences(text)]
     if "!!!" in text or "???" in text:
         out = sorted(out + [f for f in _admonition_fences(text)
-                            if not any(s < f[1] and f[0] < e for s, e, _ in out)])
+                            if not any(s < f[1] and f[0] < e for s, e, _, _ in out)])
     return out
 
 
@@ -132,30 +129,24 @@ def _admonition_fences(text: str) -> list:
     out = []
     for m in _ADMONITION.finditer(text):
         indent = len(m.group("indent")) + 4
-        lines, pos = [], m.end()  # (offset of the line's content, the line without its indent or line end)
+        starts, body, pos = [], [], m.end()  # each body line's start in the note; the line without its indent
         while pos < len(text):
             e = text.find("\n", pos)
             e = len(text) if e < 0 else e + 1
             line = text[pos:e].rstrip("\r\n")
             if line.strip() and not line.startswith(" " * indent):
                 break
-            lines.append((pos + indent, line[indent:]) if line.strip() else (pos, ""))
+            starts.append(pos)
+            body.append(line[indent:] + "\n")
             pos = e
-        if not any("`" in t or "~" in t for _, t in lines):
+        if not any("`" in t or "~" in t for t in body):
             continue
-        body = "".join(t + "\n" for _, t in lines)
-        for t in _stock_parser().parse(body):
+        starts.append(pos)
+        for t in _stock_parser().parse("".join(body)):
             if t.type == "fence" and t.map:
                 a, b = t.map
-                ends = [off - (indent if t_ else 0) for off, t_ in lines] + [pos]  # each line's start in the note
-                content = [(off, t_) for off, t_ in lines[a + 1:b]]
-                closed = b - a - 1 > t.content.count("\n")
-                if closed:
-                    content = content[:-1]
-                if t.content.startswith(" ") or any(not x.startswith(y) for (_, x), y in
-                                                    zip(content, t.content.split("\n"))):
-                    content = None  # a fence indented in the body: its lines' indent taken off (not read)
-                out.append((ends[a], ends[b] if b < len(ends) else pos, content))
+                out.append((starts[a], starts[min(b, len(starts) - 1)], starts[min(a + 1, len(starts) - 1)],
+                            t.content))
     return out
 
 
@@ -629,11 +620,14 @@ _ROW_NAME = re.compile(r"^\s*(?:#\s*)?([^\d\s\[\]|:=-][^\[\]|:=]{0,24}?)\s*[:=|]
 def grid_blocks(text: str) -> list[Block]:
     """Plain-text grids in code blocks: 2+ consecutive lines of numbers, a row name or ``# comment`` each."""
     out = []
-    for _, end, content in code_blocks(text):
-        if content is None:
-            continue
+    from .program import _content
+
+    for _, end, a, content in code_blocks(text):
+        placed = _content(text, a, content)
+        if placed is None:
+            continue  # a line not in the note as is (a tab markdown-it expanded): no place for its numbers
         rows, names, first = [], [], None
-        for base, line in content + [(end, "")]:
+        for base, line in [*zip(placed[1], placed[0].split("\n")), (end, "")]:
             body = line.split("#", 1)[0]
             name = None
             nm = _ROW_NAME.match(body)
