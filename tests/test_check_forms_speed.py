@@ -213,7 +213,7 @@ def ref_grid_blocks(text: str) -> list:
             blocks.append((f.start, [(e - len(ln), ln) for ln, e in zip(lines, ends)] + [(f.end, "")]))
     for a, b, at, content in human._admonition_fences(text):
         lines = content.split("\n")[:-1]
-        starts = [at] + [m.end() for m in re.finditer("\n", text, at)]
+        starts = [at] + [m.end() for m in re.compile("\n").finditer(text, at)]
         ends = [starts[k + 1] - 1 for k in range(len(lines))]
         if all(text[e - len(ln):e] == ln for ln, e in zip(lines, ends)):
             blocks.append((a, [(e - len(ln), ln) for ln, e in zip(lines, ends)] + [(b, "")]))
