@@ -117,7 +117,7 @@ def test_the_fence_list_is_markdown_its(name):
 @pytest.mark.parametrize("name", sorted(PYTHON_NOTES))
 def test_python_blocks_are_markdown_its_contents_placed_in_the_note(name):
     text = PYTHON_NOTES[name]
-    (content, starts), = python_blocks(text)
+    (_, content, starts), = python_blocks(text)
     assert content == "".join(line + "\n" for line in _code())
     # each content line lies in the note at the offset given for it (container marks and indent before it)
     for line, at in zip(content.split("\n"), starts):
@@ -168,3 +168,81 @@ def test_every_note_and_a_soup_of_fences_gets_markdown_its_list():
             if placed is not None:
                 for line, at in zip(placed[0].split("\n"), placed[1]):
                     assert t[at:at + len(line)] == line and t[at + len(line):at + len(line) + 1] in ("\n", "\r"), t
+
+
+# ---------------------------------------------------------------- the hand-written readers' code blocks
+
+# A grid of Q = X @ W_Q (exact binary decimals) in a plain-text fence, one row a line, as the grid reader reads it
+GRID_NOTES = {
+    # a tilde fence: the hand-written readers saw backtick fences only
+    "tilde": lambda rows: HEAD + "Q:\n\n" + _fenced("~~~text", "~~~").replace(_body(), rows),
+    # a fence in a list item: the backticks not at the line's start
+    "list_item": lambda rows: HEAD + "- Q:\n\n" + _fenced("```text", "```", "  ").replace(_body("  "), rows),
+    # in a blockquote: each line behind "> "
+    "blockquote": lambda rows: HEAD + "> Q:\n>\n" + _fenced("```text", "```", "> ").replace(_body("> "), rows),
+}
+
+
+def _body(prefix: str = "") -> str:
+    return "".join(prefix + line + "\n" for line in _code())
+
+
+def _grid(prefix: str, q0: str | None = None) -> str:
+    """Q's rows as plain numbers behind ``prefix`` (``q0``: Q[0, 0] as printed)."""
+    rows = [r.strip(" [],").split(", ") for r in _q_rows()]
+    rows[0][0] = q0 or rows[0][0]
+    return "".join(prefix + "  ".join(r) + "\n" for r in rows)
+
+
+@pytest.mark.parametrize("name", sorted(GRID_NOTES))
+def test_a_grid_in_any_fence_markdown_it_finds_is_code_to_the_hand_written_readers(name):
+    from attnwalk.check import forms, human
+
+    prefix = {"tilde": "", "list_item": "  ", "blockquote": "> "}[name]
+    assert _q_rows()[0].strip(" [],").split(", ")[0] == "1.2500"  # Q[0, 0] = 1 * 0.5 + 0.5 * 1.5
+    text = GRID_NOTES[name](_grid(prefix))
+    (f,) = fences(text)
+    # the one list: the block's span is markdown-it's, its lines placed where the note has them
+    (start, end, a, content), = human.code_blocks(text)
+    assert (start, end, content) == (f.start, f.end, f.content)
+    placed, at = _content(text, a, content)
+    assert placed == content and all(text[p:p + len(t)] == t for p, t in zip(at, content.split("\n")))
+    outside = forms._outside_code(text)
+    assert [b for _, b in outside][0] == f.start and outside[-1][0] == f.end
+    assert human.in_code(text, f.start + 3) and not human.in_code(text, f.end) and not human.in_code(text, 0)
+    # the grid reader reads it: every number right, then a planted wrong one found with torch's value
+    report = check_text(text, SCENARIO)
+    assert report.wrong == [] and len(report.verified) == 6
+    bad = check_text(GRID_NOTES[name](_grid(prefix, q0="1.3750")), SCENARIO)
+    assert [(r.text, r.failure()[1]) for r in bad.wrong] == [("1.3750", "1.2500")]
+
+
+def test_mkdocs_admonitions_fences_are_code_and_keep_their_verdicts():
+    """An admonition's body is indented 4 spaces: CommonMark reads its fence as a paragraph's lines, MkDocs renders
+    it as code. ``code_blocks`` adds it; the note's output rows are read there (8 right, the planted 1.707 wrong:
+    torch's out[0, 2] is 1.704)."""
+    from pathlib import Path
+
+    from attnwalk.check import check_file, human
+    from attnwalk.scenario import load_scenario
+
+    note = Path(__file__).resolve().parent / "corpus" / "en_mkdocs_admonitions.md"
+    text = note.read_text(encoding="utf-8")
+    assert fences(text) == []
+    lines = text.split("\n")
+    (start, end, a, content), = human.code_blocks(text)
+    assert text.count("\n", 0, start) == 12 and text.count("\n", 0, end) == 17  # lines 13 to 17: ``` to ```
+    assert content == "".join(ln.strip() + "\n" for ln in lines[13:16])
+    placed, at = _content(text, a, content)
+    assert [text[p:p + 21] for p in at] == [ln.strip() for ln in lines[13:16]]
+    sc = load_scenario(note.with_suffix(".toml"))
+    scenario = {k: sc[k] for k in ("variant", "source", "weight_layout", "heads", "x", "w_q", "w_k", "w_v")}
+    x, w_q, w_k, w_v = (torch.tensor(scenario[k], dtype=torch.float64) for k in ("x", "w_q", "w_k", "w_v"))
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    out = torch.softmax(q @ k.T / 3 ** 0.5, dim=-1) @ v
+    report = check_file(note, sc)
+    rows = {(r.line, r.text) for r in report.verified if 14 <= r.line <= 16}
+    assert [(r.line, r.text, r.failure()[1]) for r in report.wrong if r.line in (14, 15, 16)] == [
+        (14, "1.707", f"{out[0, 2].item():.3f}")]
+    right = {(14 + i, f"{out[i, j].item():.3f}") for i in range(3) for j in range(3)}
+    assert rows == right - {(14, f"{out[0, 2].item():.3f}")}

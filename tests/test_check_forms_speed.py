@@ -27,6 +27,7 @@ from attnwalk import inputs
 from attnwalk.check import forms, human, notations, shapes
 from attnwalk.check.checker import NumRec
 from attnwalk.check.source import FRONT_RE, is_program
+from attnwalk.check.source import fences as source_fences
 from attnwalk.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -171,9 +172,9 @@ def ref_latex_blocks(text: str):
 
 
 def ref_list_rows(text: str) -> list:
-    """``forms.list_rows`` reading every line of each span outside code."""
+    """``forms.list_rows`` reading every line of the note (code blocks too)."""
     out = []
-    for a, b in forms._outside_code(text):
+    for a, b in [(0, len(text))]:
         run, pos = [], a
         for line in text[a:b].split("\n") + [None]:
             lists = []
@@ -197,13 +198,29 @@ def ref_list_rows(text: str) -> list:
 
 
 def ref_grid_blocks(text: str) -> list:
-    """``human.grid_blocks`` with every line's cells read on its own by ``_cells`` and ``_CODE_BLOCK``'s own scan."""
+    """``human.grid_blocks`` with every line's cells read on its own by ``_cells``, each code block's lines (and
+    where they lie) from markdown-it's fence tokens (and MkDocs admonitions' fences, ``human._admonition_fences``)."""
     out = []
-    for fm in human._CODE_BLOCK.finditer(text):
-        base = fm.start(1)
+    blocks = []
+    for f in source_fences(text):
+        starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
+        first_line, past = f.lines
+        lines = f.content.split("\n")[:-1]
+        # each content line ends its line of the note (container marks and the fence's indent before it)
+        ends = [starts[k + 1] - (2 if text[starts[k + 1] - 2:starts[k + 1]] == "\r\n" else 1)
+                if k + 1 < len(starts) else len(text) for k in range(first_line + 1, first_line + 1 + len(lines))]
+        if all(text[e - len(ln):e] == ln for ln, e in zip(lines, ends)):
+            blocks.append((f.start, [(e - len(ln), ln) for ln, e in zip(lines, ends)] + [(f.end, "")]))
+    for a, b, at, content in human._admonition_fences(text):
+        lines = content.split("\n")[:-1]
+        starts = [at] + [m.end() for m in re.compile("\n").finditer(text, at)]
+        ends = [starts[k + 1] - 1 for k in range(len(lines))]
+        if all(text[e - len(ln):e] == ln for ln, e in zip(lines, ends)):
+            blocks.append((a, [(e - len(ln), ln) for ln, e in zip(lines, ends)] + [(b, "")]))
+    for _, placed in sorted(blocks):
         rows, names, first = [], [], None
-        pos = 0
-        for line in fm.group(1).split("\n") + [""]:
+        for base, line in placed:
+            pos = 0
             body = line.split("#", 1)[0]
             name = None
             nm = human._ROW_NAME.match(body)
@@ -225,7 +242,6 @@ def ref_grid_blocks(text: str) -> list:
                 rows, names = [], []
                 if cells and len(cells) >= 2:
                     first, rows, names = base + pos, [cells], [name]
-            pos += len(line) + 1
     return out
 
 
@@ -590,15 +606,14 @@ LINE_PARTS = ["```", "```python", "~~~", "````", "\n", "\n", "> ", ">", " ", "\t
 
 def test_line_start_patterns_matched_on_the_lines_holding_their_mark():
     """``human.line_matches`` (a line-start pattern matched at the start of each line holding its mark) and
-    ``human._code_blocks`` (fenced blocks from the note's "```" scan) find what the patterns' own scans find."""
+    find what the patterns' own scans find."""
     rnd = random.Random(20)
     texts = ["".join(rnd.choice(LINE_PARTS) for _ in range(rnd.randint(0, 40))) for _ in range(30000)]
-    patterns = [(forms._FENCE, ("```", "~~~")), (forms._TABLE_PREFIX, ("|",)), (notations._ENTRY, (":",)),
+    patterns = [(forms._TABLE_PREFIX, ("|",)), (notations._ENTRY, (":",)),
                 (notations._ROW_COMMENT, ("#",)), (notations._PRINT_COMMENT, ("print(",))]
     found = 0
     for t in texts + [t for _, t, _ in NOTES]:
         human._PER_TEXT = (None, {})
-        assert _spans(human._code_blocks(t)) == _spans(human._CODE_BLOCK.finditer(t)), t
         for rx, marks in patterns:
             got = _spans(human.line_matches(rx, t, *marks))
             assert got == _spans(rx.finditer(t)), (rx.pattern, t)
@@ -767,7 +782,7 @@ def _work(text: str) -> float:
         human._numbers(text)
         list(shapes._named(text, WANTED))
         [human._head_at(text, p) for p in range(0, len(text), 97)]
-        list(human._code_blocks(text))
+        human.code_blocks.__wrapped__(text)
         list(human.line_matches(notations._ROW_COMMENT, text, "#"))
         best = min(best, time.process_time() - start)
     return best

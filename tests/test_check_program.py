@@ -64,7 +64,7 @@ def _note(truth: dict) -> str:
 
 
 def _literal_numbers(text: str) -> int:
-    return sum(len(nums) for content, _ in python_blocks(text)
+    return sum(len(nums) for _, content, _ in python_blocks(text)
                for _, _, nums in literals(content, ast.parse(content)))
 
 
@@ -101,7 +101,7 @@ def test_a_wrong_digit_is_found_at_its_line_and_column_and_fix_rewrites_only_it(
     assert sorted((r.line, r.text, r.failure()[1]) for r in report.wrong) == sorted(
         [(lw + 1, bad_w, w), (lo + 1, bad_o, o)] + expect_k)
     # the AST's place of each number is its place in the note: line and column
-    content, starts = python_blocks(wrong_text)[1]
+    _, content, starts = python_blocks(wrong_text)[1]
     found = {t: (ln, col) for _, _, nums in literals(content, ast.parse(content)) for t, ln, col in nums}
     at = starts[found[bad_w][0]] + found[bad_w][1]
     assert wrong_text[at:at + len(bad_w)] == bad_w and wrong_text.count("\n", 0, at) == lw
@@ -314,3 +314,16 @@ def test_weights_whose_rows_do_not_sum_to_one_are_not_sure_to_be_the_attention()
         f"{y:.{len(repr(x).split('.')[1])}f}" for x, y in zip(sum(made_up, []), a)
         if abs(x - y) > 0.5 * 10 ** -len(repr(x).split(".")[1]))
     assert len(report.wrong) >= 8
+
+
+def test_one_reader_of_identifiers_the_lenient_one_past_the_strict_one():
+    from attnwalk.check.notations import identifier_tensor
+
+    # names the strict reader reads as one tensor are that tensor for the printed-name reader too (each was None
+    # there before: no phrase, a tie between "scaled" and "scores", a letter)
+    for name, tensor in [("scaled_scores", "scores_scaled"), ("S", "scores"), ("A", "attn"), ("O", "out"),
+                         ("W_out", "w_out"), ("attn_matrix", "attn"), ("dot_product", "scores"), ("w_qkv", "w_qkv")]:
+        assert tensors_named(name) == [tensor] and identifier_tensor(name) == tensor, name
+    # past it, the longest phrase, digits and other words allowed: a printed name, not a literal to judge
+    for name, tensor in [("context_value4", "out"), ("attn_scores_softmax", "attn"), ("attention_weights_raw", "attn")]:
+        assert tensors_named(name) != [tensor] and identifier_tensor(name) == tensor, name

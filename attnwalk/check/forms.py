@@ -44,20 +44,18 @@ import numpy as np
 from .human import _START, _TEXT, _memo
 
 _LIST = re.compile(r"\[([^\[\]\n]*)\]")
-_FENCE = re.compile(r"^(?:>[ \t]?)*(```|~~~)", re.M)
 
 
+@_memo
 def _outside_code(text: str) -> list[tuple[int, int]]:
-    """Spans of ``text`` outside fenced code blocks."""
-    from .human import line_matches
+    """Spans of ``text`` outside fenced code blocks (``human.code_blocks``: markdown-it's, and MkDocs admonitions')."""
+    from .human import code_blocks
 
-    spans, pos, inside = [], 0, False
-    for m in line_matches(_FENCE, text, "```", "~~~"):
-        if not inside:
-            spans.append((pos, m.start()))
-        pos, inside = m.end(), not inside
-    if not inside:
-        spans.append((pos, len(text)))
+    spans, pos = [], 0
+    for start, end, _, _ in code_blocks(text):
+        spans.append((pos, start))
+        pos = end
+    spans.append((pos, len(text)))
     return spans
 
 
@@ -65,11 +63,13 @@ def _outside_code(text: str) -> list[tuple[int, int]]:
 def list_rows(text: str) -> list:
     """Matrices written one list per line (2+ lines, the same number of entries), side by side allowed;
     only the first line may have words before its list (``Q = [..] K = [..]``): ``q1 = [..]`` then
-    ``k1 = [..]`` are named vectors, read as such by the reader."""
+    ``k1 = [..]`` are named vectors, read as such by the reader. In code blocks too (``Q = [1, 0, 1, 0]`` then
+    ``    [0, 1, 0, 1]`` in a plain fence; a row of lists side by side, ``[1, 0] x [0, 2] = [0, 2]``, which the grid
+    reader would read as one row): a python literal is ``program``'s, read first."""
     from .human import Block, _cells_in, _label_before, tensors_of
 
     out = []
-    for a, b in _outside_code(text):
+    for a, b in [(0, len(text))]:
         run: list[tuple[int, str, list]] = []  # (line start, line, [(list match start, cells)])
         last = None
         # only the lines holding a "[" can hold a row: each other line ends a run (it has no list), as a line
@@ -1193,7 +1193,7 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
     trace's (so that two distributions of a lesson on KL divergence are never read as scores and weights)."""
     if "(" not in text or (("=" not in text) and "≈" not in text and "\\approx" not in text):
         return
-    from .human import _cells, _expected, _head_at, _value, line_of
+    from .human import _cells, _expected, _head_at, _value, line_of, sums_to_one
     from .notations import _judge_softmax, _row_of
 
     scores = None  # (cells, line) of the last tuple printing a row of the softmax's own scores
@@ -1210,7 +1210,7 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
             continue
         vals = [_value(c.text) for c in cells]
         if any(not 0 <= v <= 1 for v, _ in vals) or \
-                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
+                not sums_to_one(vals):
             continue
         args = ", ".join(c.text for c in scores[0])
         _judge_softmax(scores[0], cells, f"softmax([{args}])", text, hits)

@@ -101,9 +101,61 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _fences_before(text: str, pos: int) -> int:
-    """``text.count("```", 0, pos)`` in O(log n), so that each matrix's label lookup stays cheap."""
-    return bisect_right(_offsets(text, "```"), pos - 3)
+_ADMONITION = re.compile(r"^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ \t]+\S[^\n]*(?:\n|$)", re.M)
+
+
+@_memo
+def code_blocks(text: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, content start, content) of each fenced code block of ``text``, in order: markdown-it's
+    (``source.fences``: backticks or tildes, in blockquotes and list items too; ``content`` without container
+    marks or indent, as ``program.fences`` gives it), and the fences of MkDocs' admonitions (``!!! note`` then a
+    body indented 4 spaces), which CommonMark reads as a paragraph's lines or indented code but MkDocs renders as
+    code. The one list of code the hand-written readers (``grid_blocks``, ``forms._outside_code``, the label
+    lookup) read; ``program._content`` places a block's lines in the note."""
+    from .program import fences as program_fences
+
+    out = [(start, end, a, content) for start, end, _, content, a, _ in program_fences(text)]
+    if "!!!" in text or "???" in text:
+        out = sorted(out + [f for f in _admonition_fences(text)
+                            if not any(s < f[1] and f[0] < e for s, e, _, _ in out)])
+    return out
+
+
+def _admonition_fences(text: str) -> list:
+    """``code_blocks``' entries of the fences in MkDocs admonitions' bodies: each body (the lines indented 4 more
+    than its ``!!!``/``???`` line, blank ones between) taken out of its indent and read by markdown-it."""
+    from .source import _stock_parser
+
+    out = []
+    for m in _ADMONITION.finditer(text):
+        indent = len(m.group("indent")) + 4
+        starts, body, pos = [], [], m.end()  # each body line's start in the note; the line without its indent
+        while pos < len(text):
+            e = text.find("\n", pos)
+            e = len(text) if e < 0 else e + 1
+            line = text[pos:e].rstrip("\r\n")
+            if line.strip() and not line.startswith(" " * indent):
+                break
+            starts.append(pos)
+            body.append(line[indent:] + "\n")
+            pos = e
+        if not any("`" in t or "~" in t for t in body):
+            continue
+        starts.append(pos)
+        for t in _stock_parser().parse("".join(body)):
+            if t.type == "fence" and t.map:
+                a, b = t.map
+                out.append((starts[a], starts[min(b, len(starts) - 1)], starts[min(a + 1, len(starts) - 1)],
+                            t.content))
+    return out
+
+
+def in_code(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies in a fenced code block of ``text`` (``code_blocks``), in O(log n): each matrix's label
+    lookup asks."""
+    blocks = code_blocks(text)
+    k = bisect_right(blocks, (pos, float("inf"))) - 1
+    return k >= 0 and pos < blocks[k][1]
 
 
 def line_start(text: str, pos: int) -> int:
@@ -233,6 +285,13 @@ def _value(text: str) -> tuple[float, int | None]:
     return (v / 100, dec + 2) if pct else (v, dec)
 
 
+def sums_to_one(vals: list) -> bool:
+    """Whether printed numbers (``_value``'s (value, decimals) pairs) sum to 1 up to their rounding, half a unit of
+    each one's last digit (``1.2e2``'s is 5: decimals from the exponent, negative too): what a row of attention
+    weights does."""
+    return abs(sum(v for v, _ in vals) - 1) <= sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9
+
+
 def _close(text: str, expected: float, scale: float) -> bool:
     v, dec = _value(text)
     return _near(v, dec, expected, scale)
@@ -293,7 +352,7 @@ def _cells(text: str, base: int) -> list[Cell] | None:
     return cells
 
 
-_LEAD = re.compile(r"\s*")
+_LEAD = re.compile(r"(?:[ \t]*>)*\s*")  # a line's indent and blockquote marks
 
 
 def _label_before(text: str, start: int) -> str:
@@ -352,14 +411,14 @@ def _label_text(text: str, start: int) -> str:
         return nearest
     if tensor_of(same):
         return same
-    outside_code = _fences_before(text, ls) % 2 == 0
+    outside_code = not in_code(text, ls)
     lines, last = [], -1
     for a in range(max(k - 4, 0), k):
         b = starts[a + 1] - 1  # the line's end, before its newline
         first = _LEAD.match(text, starts[a], b).end()
-        if outside_code and text.startswith("```", first, b):
+        if outside_code and text.startswith(("```", "~~~"), first, b):
             lines = []  # a code block that ended above is no label for what follows it
-        elif first < b and not text.startswith(("```", "$$"), first, b):
+        elif first < b and not text.startswith(("```", "~~~", "$$"), first, b):
             if text[first] == "#" and outside_code and _HEADING.match(text, first, b):
                 lines = []  # a heading starts a section: the lines above it name nothing in it (it may itself)
             lines.append(text[max(starts[a], b - LABEL_REACH):b])
@@ -559,29 +618,18 @@ _TABLE_RUN = re.compile(r"\|(?<=^\|)[^\n]*\|[ \t]*\n(?:^\|[^\n]*\|[ \t]*\n){2,}"
 _ROW_NAME = re.compile(r"^\s*(?:#\s*)?([^\d\s\[\]|:=-][^\[\]|:=]{0,24}?)\s*[:=|]?\s*(?=[-−\d\[])")
 
 
-def _code_blocks(text: str):
-    """``_CODE_BLOCK.finditer(text)``: a match opens at a "```" that starts a line (and is not its last line) and
-    closes at the first "```" starting a line after it; the next opens after that. Found from the note's scan
-    of "```" (each that starts a line is one of its matches), matched where one opens."""
-    fences = [p for p in _offsets(text, "```") if p == 0 or text[p - 1] == "\n"]
-    k = 0
-    while k < len(fences):
-        m = _CODE_BLOCK.match(text, fences[k])
-        if m is None:
-            return  # no line after it, or no fence starting a line after it: nor for any later one
-        yield m
-        k = bisect_left(fences, m.end(), k + 1)
-
-
 @_memo
 def grid_blocks(text: str) -> list[Block]:
     """Plain-text grids in code blocks: 2+ consecutive lines of numbers, a row name or ``# comment`` each."""
     out = []
-    for fm in _code_blocks(text):
-        base = fm.start(1)
+    from .program import _content
+
+    for _, end, a, content in code_blocks(text):
+        placed = _content(text, a, content)
+        if placed is None:
+            continue  # a line not in the note as is (a tab markdown-it expanded): no place for its numbers
         rows, names, first = [], [], None
-        pos = 0
-        for line in fm.group(1).split("\n") + [""]:
+        for base, line in [*zip(placed[1], placed[0].split("\n")), (end, "")]:
             body = line.split("#", 1)[0]
             name = None
             nm = _ROW_NAME.match(body)
@@ -590,7 +638,7 @@ def grid_blocks(text: str) -> list[Block]:
                 cells_text, off = body[nm.end():], nm.end()
             else:
                 cells_text, off = body, 0
-            a, b = base + pos + off, base + pos + len(body)
+            a, b = base + off, base + len(body)
             if "[[" in line or "]]" in line:
                 cells = None
             elif (text[a - 1] in _EDGE or (a < len(text) and text[a] in _EDGE)) and _LETTER.search(text, a, b) is None:
@@ -599,7 +647,7 @@ def grid_blocks(text: str) -> list[Block]:
                 cells = _cells(cells_text.replace(",", " ").replace("[", " ").replace("]", " "), a)
             if cells and len(cells) >= 2 and (not rows or len(cells) == len(rows[0])):
                 if not rows:
-                    first = base + pos
+                    first = base
                 rows.append(cells)
                 names.append(name)
             else:
@@ -607,8 +655,7 @@ def grid_blocks(text: str) -> list[Block]:
                     out.append(Block(rows, first, _label_before(text, first), names))
                 rows, names = [], []
                 if cells and len(cells) >= 2:
-                    first, rows, names = base + pos, [cells], [name]
-            pos += len(line) + 1
+                    first, rows, names = base, [cells], [name]
     return out
 
 

@@ -485,9 +485,17 @@ _ROW = re.compile(r"\[(?P<body>[^\[\]]*)\]")
 
 def identifier_tensor(name: str) -> str | None:
     """The tensor a variable's name gives: the one of its longest phrase (``attn_scores_softmax``: softmax, the
-    weights; ``context_value4``: context, the output; ``weighted_values``: the output), None at a tie."""
+    weights; ``context_value4``: context, the output; ``weighted_values``: the output), None at a tie. A name
+    ``program.tensors_named`` reads as one tensor is that tensor (``S``, ``scaled_scores``, ``W_out``: the strict
+    reader's words, whole); past it, longest phrase, other words and digits allowed, as the printed
+    name of a matrix (``print(context_value4)``) may have; the strict reader reads only its own names, as a
+    literal assignment's wrong guess would call right numbers wrong."""
     from ..notation import WORDS
+    from .program import tensors_named
 
+    strict = tensors_named(name)
+    if len(strict) == 1:
+        return strict[0]
     flat = human._flatten(name)
     best: dict[str, int] = {}
     for tensor, phrases in WORDS.items():
@@ -1140,7 +1148,7 @@ def _before_after_softmax(text: str, hits: dict) -> None:
             continue
         vals = [human._value(c.text) for c in cells]
         if any(not 0 <= v <= 1 for v, _ in vals) or \
-                abs(sum(v for v, _ in vals) - 1) > sum(0.5 * 10.0 ** -(d or 0) for _, d in vals) + 1e-9:
+                not human.sums_to_one(vals):
             continue
         _judge_softmax(args, cells, f"softmax([{above.group('body').strip()}])", text, hits)
 
@@ -1487,6 +1495,19 @@ def _weighted_sums(lines: list, starts: list, v: np.ndarray):
             yield terms, k, []
 
 
+def _nearest_row(attn: np.ndarray, keys: list, coef: np.ndarray, texts: list) -> int | None:
+    """The query whose weights at ``keys`` are nearest the printed coefficients (``texts``, read as ``coef``), each
+    within their rounding (0.01, or one unit of their last digit: rounded weights, not assumed ones); None where
+    none is that near, or two rows are equally near and differ (two equal rows are one reading)."""
+    reach = max([0.01] + [10.0 ** -dec for t in texts if (dec := human._value(t)[1] or 0) > 0])
+    far = np.abs(attn[:, keys] - coef).max(axis=1)
+    r = int(np.argmin(far))
+    if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
+                                                               for i in np.flatnonzero(far == far[r])):
+        return None
+    return r
+
+
 def _restated_row(recs: list, texts: list, keys: list, line: int, attn: np.ndarray) -> int | None:
     """The query of coefficients that restate, digit for digit, a row of weights printed and judged on one line
     within ``ROW_REACH`` lines above (``α ≈ [[0.47, 0.33, 0.20], ...`` then ``z₁ = 0.47·[1,0] + 0.33·[0.5,0.5] +
@@ -1709,12 +1730,8 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
     for terms, k, products in _weighted_sums(lines, starts, v):
         coef = np.array([human._value(c.text)[0] for c, _, _ in terms])
         keys = [i for _, i, _ in terms]
-        # the weights rounded (within 0.01, or one unit of the coefficients' last digit), not assumed ones
-        reach = max([0.01] + [10.0 ** -dec for c, _, _ in terms if (dec := human._value(c.text)[1] or 0) > 0])
-        far = np.abs(attn[:, keys] - coef).max(axis=1)
-        r = int(np.argmin(far))
-        if far[r] > reach or np.sum(far == far[r]) > 1 and not all(np.array_equal(attn[i], attn[r])
-                                                                   for i in np.flatnonzero(far == far[r])):
+        r = _nearest_row(attn, keys, coef, [c.text for c, _, _ in terms])
+        if r is None:
             # off by more than rounding: the weights the note printed above, wrong, restated as coefficients
             r = _restated_row(recs, [c.text for c, _, _ in terms], keys, human.line_of(body, terms[0][0].start), attn)
             if r is None:
@@ -2058,10 +2075,8 @@ def entrywise_weighted_sums(body: str, trace, recs: list) -> list:
         if None in keys:
             continue
         coef = np.array([human._value(c.text)[0] for c, _, _ in terms[0]])
-        reach = max([0.01] + [10.0 ** -dec for c, _, _ in terms[0] if (dec := human._value(c.text)[1] or 0) > 0])
-        far = np.abs(attn[:, keys] - coef).max(axis=1)
-        r = int(np.argmin(far))
-        if far[r] > reach or np.sum(far == far[r]) > 1:
+        r = _nearest_row(attn, keys, coef, [c.text for c, _, _ in terms[0]])
+        if r is None:
             r = _restated_row(recs, [c.text for c, _, _ in terms[0]], keys, human.line_of(body, m.start()), attn)
             if r is None:
                 continue

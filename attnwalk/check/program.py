@@ -33,10 +33,12 @@ _INFOS = frozenset(("python", "py"))  # the fences ``source.is_program`` reads a
 _SPLIT = re.compile(r"_+|(?<=[a-z])(?=[A-Z])")  # an identifier's words: ``attn_weights``, ``attnWeights``
 
 
-def python_blocks(text: str) -> list[tuple[str, list[int]]]:
-    """(content, absolute offset of each content line's first character) of each closed ``python``/``py`` fence
-    of ``text`` (in a blockquote too: the quote marks of each line are dropped, their width kept in the offsets)."""
-    return [c for _, _, info, content, a, _ in fences(text) if info in _INFOS
+def python_blocks(text: str, spans: list | None = None) -> list[tuple[int, str, list[int]]]:
+    """(index in ``spans``, content, absolute offset of each content line's first character) of each ``python``/
+    ``py`` fence of ``text`` (``spans``: its ``fences``) whose lines all lie in the note (in a blockquote too: the
+    quote marks of each line are dropped, their width kept in the offsets): the blocks ``code_literals`` reads."""
+    spans = fences(text) if spans is None else spans
+    return [(k, *c) for k, (_, _, info, content, a, _) in enumerate(spans) if info in _INFOS
             and (c := _content(text, a, content)) is not None]
 
 
@@ -121,7 +123,8 @@ def _content(text: str, a: int, content: str) -> tuple[str, list[int]] | None:
 def tensors_named(ident: str) -> list[str]:
     """The tensors a Python identifier names (``W_Q``, ``scaled_scores``, ``ESPERADO_SCORES_ESCALADOS``): [] for
     one it does not name, or names with other words (``exp_values``, ``sum_exp``), or with digits (``q1``, a row
-    or a head: not read)."""
+    or a head: not read). Strict, as a literal's numbers are judged as what its name says; ``notations.
+    identifier_tensor`` (a printed name) takes this reading where it gives one tensor and reads further past it."""
     name = ident.rsplit(".", 1)[-1]  # ``self.W_q``: the attribute
     if name in CODE_NAMES or (len(name) > 1 and name.lower() in CODE_NAMES):
         return [CODE_NAMES.get(name) or CODE_NAMES[name.lower()]]
@@ -437,13 +440,7 @@ def code_literals(text: str, trace, hits: dict) -> None:
 
     judge = _Judge(text, trace, spans)
     env: dict = {}  # what each name of the code so far holds (``computed``): blocks run in order, as in a notebook
-    for k, (_, _, info, block, a, _) in enumerate(spans):
-        if info not in _INFOS:
-            continue
-        placed = _content(text, a, block)
-        if placed is None:
-            continue
-        content, starts = placed
+    for k, content, starts in python_blocks(text, spans):
         if "[" not in content and "(" not in content:
             continue
         tree = parsed(content)
@@ -560,16 +557,11 @@ class _Judge:
 def _rows_sum_to_one(cells: list, shape: tuple) -> bool:
     """Whether each row of printed numbers sums to 1 up to their rounding: what attention weights do, and what a
     matrix named ``weights`` that holds projection weights seldom does (then it is not sure to be the attention)."""
-    from .human import _value
+    from .human import _value, sums_to_one
 
     read = [_value(c.text) for c in cells]
     n = shape[-1]
-    for k in range(0, len(read), n):
-        row = read[k:k + n]
-        slack = sum(0.5 * 10.0 ** -max(d, 0) for _, d in row) + 1e-9
-        if abs(sum(v for v, _ in row) - 1) > slack:
-            return False
-    return True
+    return all(sums_to_one(read[k:k + n]) for k in range(0, len(read), n))
 
 
 # ---------------------------------------------------------------- printed outputs
