@@ -2098,6 +2098,7 @@ _DIGIT_LIST = re.compile(r"[0-9]\[")  # a weight right before its value row (a l
 # arithmetic of printed numbers, after a word that opens an aside (notation.EXAMPLE_WORDS) earlier on its line
 _WORKED = re.compile(r"(?<![\w\\])[A-Za-z\\][\w{}\\]*[ \t]*=[ \t]*\$?[ \t]*\d+(?:\.\d+)?(?:[ \t]*[-+*/×·÷][ \t]*"
                      r"\d+(?:\.\d+)?)+[ \t]*=[ \t]*(?P<num>\d+(?:\.\d+)?)(?!\d|\.\d)")
+_EXAMPLE_LONGEST = 1 + max(map(len, __import__("attnwalk.notation", fromlist=["EXAMPLE_WORDS"]).EXAMPLE_WORDS))
 _EXAMPLE = re.compile(r"(?i)(?:" + "|".join(w if not w[0].isascii() else r"\b" + re.escape(w) + r"(?!\w)"
                                             for w in __import__("attnwalk.notation", fromlist=["EXAMPLE_WORDS"])
                                             .EXAMPLE_WORDS) + ")")
@@ -2109,9 +2110,20 @@ def worked_hypotheticals(text: str) -> list[int]:
     on its line): offsets of the result. Right depth: ``settle`` leaves the symbol's check unread and keeps the
     arithmetic's verdict (at first ``d_k = 512/8 = 64`` was compared with the scenario's d_k, 2)."""
     out = []
+    line, hit_end, seen = -1, None, 0  # the line at hand, the end of the word found on it, the last match's start
     for m in _WORKED.finditer(text):
-        ls = text.rfind("\n", 0, m.start()) + 1
-        if _EXAMPLE.search(text, ls, m.start()):
+        at = m.start()
+        nl = text.rfind("\n", seen, at)
+        ls = nl + 1 if nl >= 0 else max(line, 0)
+        if ls != line:
+            line, hit_end, start = ls, None, ls
+        else:  # the line again: only past what its last search covered, less a word's length (linear on one line)
+            start = max(ls, seen - _EXAMPLE_LONGEST)
+        if hit_end is None or hit_end == seen:  # (a word ending at the last match was judged with the text cut there)
+            h = _EXAMPLE.search(text, start, at)
+            hit_end = None if h is None else h.end()
+        seen = at
+        if hit_end is not None:
             out.append(m.start("num"))
     return out
 
