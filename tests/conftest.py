@@ -7,6 +7,7 @@ import importlib.util
 import math
 import os
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -181,3 +182,22 @@ def reader_hits(reader, text: str, scenario) -> list:
     hits = {}
     reader(text, trace, hits, forms.foreign_sections(text, trace))
     return [h for _, h in sorted(hits.items())]
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")  # the system's (CI installs Debian's)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def chromium_context(tmp_path_factory):
+    """A headless Chromium driven by Playwright, with a fresh profile and an 800 × 1000 viewport: yields its context
+    (a module's ``browser`` fixture is ``yield from chromium_context(tmp_path_factory)``)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        # A fresh profile per run; Playwright's persistent-context API is the way to name its folder.
+        ctx = p.chromium.launch_persistent_context(str(tmp_path_factory.mktemp("chromium-profile")),
+                                                   executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                                   viewport={"width": 800, "height": 1000})
+        yield ctx
+        ctx.close()

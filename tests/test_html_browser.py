@@ -5,18 +5,17 @@ note's language, no network request; a screenshot per page for a reviewer ($ATTN
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM, chromium_context
 
 pytest.importorskip("matplotlib", reason="HTML notes inline figures: pip install 'attnwalk[figures]' (CI does)")
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (CI does; it uses the "
-                                 "system chromium, never a downloaded one)")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (CI does; it uses the "
+                    "system chromium, never a downloaded one)")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here: apt-get install chromium (CI does)")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,8 +25,6 @@ CASES = {
     "sdpa-cross": ["--scenario", str(ROOT / "examples/scenarios/cross-attention.toml")],
     "mha": ["--scenario", str(ROOT / "examples/scenarios/mha-seed-002.toml")],
 }
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 
 # Text outside KaTeX, code and the page's own scripts: where a raw `$` would mean unrendered math.
 LEFT_TEXT = """() => {
@@ -50,13 +47,7 @@ TOO_WIDE = """() => [...document.querySelectorAll('body *')].filter(e => {
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    with playwright.sync_playwright() as p:
-        # A fresh profile per run; Playwright's persistent-context API is the way to name its folder.
-        ctx = p.chromium.launch_persistent_context(str(tmp_path_factory.mktemp("chromium-profile")),
-                                                   executable_path=CHROMIUM, args=ARGS,
-                                                   viewport={"width": 800, "height": 1000})
-        yield ctx
-        ctx.close()
+    yield from chromium_context(tmp_path_factory)
 
 
 def shots_dir(tmp_path: Path) -> Path:

@@ -5,23 +5,20 @@ dark theme, their labels read against white. Contrast is WCAG's, from computed s
 screenshot's pixels (headless Chromium, Debian's, driven by Playwright)."""
 
 import io
-import shutil
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM, chromium_context
 
 pytest.importorskip("matplotlib", reason="HTML notes inline figures: pip install 'attnwalk[figures]' (CI does)")
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (CI does; it uses the "
-                                 "system chromium, never a downloaded one)")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (CI does; it uses the "
+                    "system chromium, never a downloaded one)")
 Image = pytest.importorskip("PIL.Image", reason="Pillow comes with matplotlib")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here: apt-get install chromium (CI does)")
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "examples/notes"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 # Page backgrounds of the dark themes readers use (GitHub dark, MkDocs Material slate, Obsidian, VS Code).
 DARK_BACKGROUNDS = {"github-dark": "#0d1117", "mkdocs-slate": "#1e2129", "obsidian": "#1e1e1e",
                     "vscode": "#1f1f1f"}
@@ -52,12 +49,7 @@ def test_contrast_formula_by_hand():
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    with playwright.sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(str(tmp_path_factory.mktemp("chromium-profile")),
-                                                   executable_path=CHROMIUM, args=ARGS,
-                                                   viewport={"width": 800, "height": 1000})
-        yield ctx
-        ctx.close()
+    yield from chromium_context(tmp_path_factory)
 
 
 # For each kind of element, its computed text colour and the first opaque background behind it.
