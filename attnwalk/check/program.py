@@ -614,8 +614,8 @@ def _prints(tree: ast.Module, env: dict, trace) -> list[str | None] | None:
         name = _dotted(v)
         if name is not None and name.rsplit(".", 1)[-1] not in _NOT_ARRAYS:
             out.append(name)
-        elif isinstance(v, (ast.BinOp, ast.Call)) and computed.kind_of(v, env, trace) is not None:
-            out.append(computed.kind_of(v, env, trace))  # ``print(w @ v)``: the step it computes
+        elif isinstance(v, (ast.BinOp, ast.Call)) and (step := computed.kind_of(v, env, trace)) is not None:
+            out.append(step)  # ``print(w @ v)``: the step it computes
         elif name is not None or (isinstance(v, ast.Constant) and isinstance(v.value, str)) or \
                 isinstance(v, ast.JoinedStr) or (isinstance(v, ast.Call) and (
                     (isinstance(v.func, ast.Name) and v.func.id in _NOT_ARRAYS) or
