@@ -260,18 +260,15 @@ def test_bisected_spans_match_the_regexes_they_replace():
 
 # (hostile round 13) super-linear readers found with these reproducers: a line of k worked sums with no example word
 # searched the line back from each (notations.worked_hypotheticals: now each line's text is searched once, linear),
-# and a line of k softmax calls looks for "=" before each later result list (notations.softmax_calls: re.search on
-# text[m.end():r.start()] for each pair): ~k^2 characters, left to the check readers' owner
+# and a line of k softmax calls looked for "=" before each later result list (notations.softmax_calls: re.search on
+# text[m.end():r.start()] for each pair, ~k^2 characters; now one scan of the line's lists, k lookups)
 SUPERLINEAR = {  # name -> (build(k), the smaller size: large enough that the k^2 term dominates)
     "worked_sums_one_line": (lambda k: "d_k = 512/8 = 64, " * k + "\n", 200),
     "softmax_calls_one_line": (lambda k: "softmax([1, 2, 3]) = [0.09, 0.24, 0.67] " * k + "\n", 80),
 }
-QUADRATIC = {"softmax_calls_one_line"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.xfail(
-    strict=True, reason="quadratic in the calls of one line: notations.softmax_calls (reported to the check "
-    "readers' owner)")] if n in QUADRATIC else []) for n in sorted(SUPERLINEAR)])
+@pytest.mark.parametrize("name", sorted(SUPERLINEAR))
 def test_calls_of_one_line_cost_linear_time(name):
     build, k = SUPERLINEAR[name]
     _check(build(10))
@@ -297,3 +294,33 @@ def test_worked_hypotheticals_searches_each_line_once_and_finds_what_a_search_pe
     assert sum(bool(per_match(t)) for t in texts) > 500  # the texts do hold asides
     for t in texts:
         assert N.worked_hypotheticals(t) == per_match(t), t
+
+
+def test_softmax_calls_find_the_result_a_search_from_each_call_finds():
+    """``notations.calls_and_results`` (one scan of lists per line) against the search from each call to its
+    line's end that it replaces: the last flat list whose text from the call ends with ``=``, ``≈`` or
+    ``\\approx``, on random lines of calls, lists, signs and breaks."""
+    import random
+    import re
+
+    from attnwalk.check import human
+    from attnwalk.check import notations as N
+
+    def per_call(text):
+        starts = human._line_starts(text)
+        out = []
+        for m in N._SOFTMAX_CALL.finditer(text):
+            k = max(i for i, s in enumerate(starts) if s <= m.start())
+            end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+            found = [r for r in N._FLAT_LIST.finditer(text, m.end(), end)
+                     if re.search(r"(?:=|≈|\\approx)[ \t]*$", text[m.end():r.start()])]
+            out.append((m.span(), found[-1].span() if found else None))
+        return out
+
+    pieces = ["softmax([1, 2, 3])", "softmax([0, 0.707])", "\\text{softmax}([1, 2])", " = ", "≈", " \\approx ",
+              "[0.09, 0.24, 0.67]", "[0.33, 0.67]", "[1, 2", "]", ")", " ", "\t", "\n", "=", "x", "softmax(["]
+    rng = random.Random(0)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 16))) for _ in range(5000)]
+    assert sum(any(r for _, r in per_call(t)) for t in texts) > 300  # the texts do hold calls with results
+    for t in texts:
+        assert [(m.span(), r.span() if r else None) for m, r in N.calls_and_results(t)] == per_call(t), t

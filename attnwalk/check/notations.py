@@ -1003,20 +1003,65 @@ def softmax_calls(text: str, trace, hits: dict, foreign: list) -> None:
     if not any(text[max(m.start() - 10, 0):m.start()].rstrip().rstrip("}").lower().endswith("softmax")
                for m in _CALL_OPEN.finditer(text)):
         return
-    starts = human._line_starts(text)
-    for m in _SOFTMAX_CALL.finditer(text):
-        k = bisect_right(starts, m.start()) - 1
-        end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+    for m, last in calls_and_results(text):
         args = _score_args(m.group("args"), m.start("args"))
-        results = [r for r in _FLAT_LIST.finditer(text, m.end(), end)
-                   if re.search(r"(?:=|≈|\\approx)[ \t]*$", text[m.end():r.start()])]
-        if not args or not results:
+        if not args or last is None:
             continue
-        last = results[-1]
         cells = human._cells(last.group("body").replace(",", " "), last.start("body"))
         if not cells or len(cells) != len(args) or any(c.start in hits for c in cells):
             continue
         _judge_softmax(args, cells, f"softmax([{m.group('args').strip()}])", text, hits)
+
+
+def calls_and_results(text: str) -> list[tuple]:
+    """Each ``softmax([..])`` call of ``text`` with its result: the last flat list after it on its line that comes
+    right after ``=``, ``≈`` or ``\\approx`` (and spaces) with that sign after the call, or None."""
+    starts = human._line_starts(text)
+    lines: dict[int, tuple] = {}  # a line's index -> its lists, their starts, its last result's index and sign
+    out = []
+    for m in _SOFTMAX_CALL.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+        if k not in lines:
+            lines[k] = _line_results(text, starts[k], end)
+        lists, firsts, last_i, sign = lines[k]
+        j = bisect_right(firsts, m.end() - 1) - 1
+        if j >= 0 and lists[j].end() > m.end():  # a list of the line straddles the call's end: search from it
+            out.append((m, _last_result(text, m.end(), end)))
+        else:  # the line's last result, where its sign lies after the call (what a search from the call finds)
+            out.append((m, lists[last_i] if last_i >= 0 and sign >= m.end() else None))
+    return out
+
+
+def _line_results(text: str, start: int, end: int) -> tuple[list, list, int, int]:
+    """The flat lists of the line ``text[start:end]``, where they start, the index of the last one right after
+    ``=``, ``≈`` or ``\\approx`` (and spaces), and where that sign starts (-1, -1 where none): one scan per line,
+    so that k calls on one line cost k lookups, not k scans of the rest of the line."""
+    lists = list(_FLAT_LIST.finditer(text, start, end))
+    for i in range(len(lists) - 1, -1, -1):
+        sign = _result_sign(text, start, lists[i].start())
+        if sign >= 0:
+            return lists, [r.start() for r in lists], i, sign
+    return lists, [r.start() for r in lists], -1, -1
+
+
+def _result_sign(text: str, start: int, at: int) -> int:
+    """Where the ``=``, ``≈`` or ``\\approx`` right before ``at`` (spaces and tabs between) starts, not before
+    ``start``; -1 where there is none."""
+    i = at
+    while i > start and text[i - 1] in " \t":
+        i -= 1
+    for sign in ("=", "≈", "\\approx"):
+        if i - len(sign) >= start and text.startswith(sign, i - len(sign)):
+            return i - len(sign)
+    return -1
+
+
+def _last_result(text: str, after: int, end: int):
+    """The last flat list in ``text[after:end]`` whose text before it (from ``after``) ends with ``=``, ``≈`` or
+    ``\\approx``: the reference reading, one search per list."""
+    results = [r for r in _FLAT_LIST.finditer(text, after, end) if _result_sign(text, after, r.start()) >= 0]
+    return results[-1] if results else None
 
 
 def _judge_softmax(args: list, cells: list, label: str, text: str, hits: dict) -> None:
