@@ -435,6 +435,21 @@ def test_cross_attention_key_value_table_rows_are_checked():
     assert len(failures) == 1 and f"published {changed}" in failures[0]
 
 
+def test_a_score_table_whose_headers_carry_cross_attention_keys_values_calls_no_right_number_wrong():
+    """Seed 004's score table written for cross-attention (``| | K(m0) = 0.779760 | ...``, rows ``Q(p0) = ...``,
+    cells S = q kᵀ): a header that carries a key's value is no token table's K column, so its cells (right
+    scores) are not judged as K(p0), K(p1) as they were; check calls none of them wrong."""
+    opts = dict(variant="sdpa", seed=262, lang="en", decimals=6, input="normal", tokens=3, dim=4, heads=1,
+                kv_tokens=4, source="columns")
+    x, x_kv = (walk(**opts)[nm][0] for nm in ("x", "x_kv"))
+    q, k = x[:, 0], x_kv[:, 1]  # q_cols = [0], k_cols = [1] (the columns source's default), d_k = 1
+    s = np.outer(q, k)  # S = Q Kᵀ by hand, d_k = 1
+    table = "| | " + " | ".join(f"K(m{j}) = {k[j]:.6f}" for j in range(4)) + " |\n|---|" + "---|" * 4 + "\n"
+    table += "".join(f"| Q(p{i}) = {q[i]:.6f} | " + " | ".join(f"{v:.6f}" for v in s[i]) + " |\n" for i in range(3))
+    r = check_text(note(**opts) + "\n" + table)
+    assert r.failure_lines() == []
+
+
 def test_many_digit_results_allow_for_float64_rounding_of_the_engine():
     """12 decimals of ~1e3 values is 16 significant digits: a correct note must still pass."""
     md = note(variant="yolo", seed=830, lang="en", decimals=12, input="ramp", batch=2, h=5, w=6, dim=12, heads=2,

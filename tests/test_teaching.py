@@ -461,3 +461,29 @@ def test_a_negative_runner_up_is_subtracted_in_parentheses(lang):
     for top, second, gap in gaps:
         assert abs(float(top) - float(second) - float(gap)) <= 0.006  # the gap printed with 2 decimals
     assert check_text(md).wrong == []
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_hand_example_sets_the_scores_as_seed_004s_multiplication_table(lang, tmp_path):
+    """Seed 004's score table: headers carry each token's value (``Q(p1) = 2``, ``K(p3) = 1``; seed 004's ``Q(p1)=2``
+    cannot wrap, and the table scrolled on a 390 px phone in test_html_browser), so S = Q Kᵀ reads
+    as the outer product of the columns Q = c0, K = c1 of the scenario's X (hand-derived: every cell is its row
+    header times its column header), and `attnwalk check` verifies every number of it: a changed cell is wrong."""
+    md = note("hand-2x2", lang)
+    x = np.array(load_scenario(REPO / "examples/scenarios/hand-2x2.toml")["x"], dtype=float)
+    q, k = x[:, 0], x[:, 1]
+    table = re.search(r"^\| \| (K\(p0\) = .*)\|\n\|---.*\n((?:\| Q\(.*\n)+)", md, re.M)
+    assert table is not None
+    heads = [h.strip() for h in table.group(1).split("|") if h.strip()]
+    assert heads == [f"K(p{j}) = {k[j]:g}" for j in range(4)]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.group(2).splitlines()]
+    assert [r[0] for r in rows] == [f"Q(p{i}) = {q[i]:g}" for i in range(4)]
+    assert [[float(c) for c in r[1:]] for r in rows] == np.outer(q, k).tolist()
+    zero = ", ".join(f"p{j}" for j in range(4) if k[j] == 0)
+    assert zero == "p0, p2" and f" {zero} " in md[table.end():].split("\n\n")[0]
+    rep = check_file(str(NOTES / f"hand-2x2.{lang}.md"))
+    lines = {md[:table.start(2)].count("\n") + 1 + i for i in range(4)}
+    assert {r.line for r in rep.verified} >= lines and not rep.wrong
+    bad = tmp_path / "bad.md"
+    bad.write_text(md.replace("| Q(p2) = 3 | 0 | 3 |", "| Q(p2) = 3 | 0 | 4 |"), encoding="utf-8")
+    assert [(r.text, str(r.checks[0][1])) for r in check_file(str(bad)).wrong] == [("4", "S[2, 1]")]

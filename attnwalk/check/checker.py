@@ -1380,7 +1380,9 @@ class Checker:
             elif re.fullmatch(r"out_?c?\d*", head, re.I):
                 ref = ("out_k", out_k)
                 out_k += 1
-            elif re.match(r"(Q|K|V)\b", head):
+            elif re.match(r"(Q|K|V)\b", head) and not re.search(r"=\s*[-−–]?\.?\d", head):
+                # a token table's Q, K or V column; not a header that carries one token's value (``K(m0) = 0.78``,
+                # seed 004's score table with keys the labels do not name): its cells are scores, left to be read
                 ref = (head[0].lower() + "_pix", None)
             refs.append(ref)
         memo[key] = refs

@@ -422,7 +422,7 @@ def build(trace: Trace) -> dict:
         "command": ((course or {}).get("command") or cli_command(cfg, uses_scenario(cfg)))
         + (course or {}).get("files", ""),
         "scenario": uses_scenario(cfg) and not (course or {}).get("command"),
-        "plain_rows": plain_rows(trace, q_ids, k_ids),
+        "plain_rows": plain_rows(trace, q_ids, k_ids), "score_table": score_table(trace, q_ids, k_ids),
         "B": trace["q"].shape[0], "cross": d["cross"], "exact": closed_form_part(trace),
         "q_words": q_words, "k_words": k_words,
         "out_table": out_table(trace), "init_std": f"{cfg['init_std']:g}",
@@ -524,6 +524,23 @@ def _qkv_rows(trace: Trace, q_ids: list[str], k_ids: list[str]) -> list[dict] | 
     c = lambda x: str(int(x)) if float(x).is_integer() else fmt(x, dec)  # noqa: E731
     vec = lambda r: c(r[0]) if len(r) == 1 else "[" + ", ".join(c(x) for x in r) + "]"  # noqa: E731
     return [{"p": q_ids[i], "q": vec(q[i]), "k": vec(k[i]), "v": vec(v[i])} for i in range(n)]
+
+
+def score_table(trace: Trace, q_ids: list[str], k_ids: list[str]) -> dict | None:
+    """Seed 004's score table for one head with d_k = 1: each header carries its token's value (``Q(p1) = 2``,
+    ``K(p3) = 1``: spaced, so a phone can wrap it), so S = Q Kᵀ reads as the multiplication table of Q and K. Only
+    for small self-attention notes, no mask (check reads ``K(p3)`` as key p3; a cross-attention key m3 it does not)."""
+    q, k, s = trace["q"][0], trace["k"][0], trace["scores"][0]
+    if q.shape[0] != 1 or q.shape[-1] != 1 or "mask" in trace or "x_kv" in trace or max(s.shape[-2:]) > 8:
+        return None
+    dec = trace.config["decimals"]
+    c = lambda x: str(int(x)) if float(x).is_integer() else fmt(x, dec)  # noqa: E731
+    zero = [k_ids[j] for j in range(len(k_ids)) if k[0, j, 0] == 0]
+    return {"keys": [f"K({k_ids[j]}) = {c(k[0, j, 0])}" for j in range(len(k_ids))],
+            "rows": [{"q": f"Q({q_ids[i]}) = {c(q[0, i, 0])}", "s": [c(x) for x in s[0, i]]}
+                     for i in range(len(q_ids))],
+            # keys whose K is 0: their column is 0 for every query (tested against the trace)
+            "zero_keys": zero if 0 < len(zero) < len(k_ids) else []}
 
 
 def snippet_sdpa(trace: Trace) -> dict:
