@@ -325,8 +325,9 @@ def render_group(jobs: list[Job]) -> list[str]:
     first = jobs[0]
     try:
         cfg = make_config(**first.options)
-        require(cfg, first.format)
-        require_document(cfg, first.format)
+        for fmt in dict.fromkeys(job.format for job in jobs):  # each format's own limits (a page, a notebook)
+            require(cfg, fmt)
+            require_document(cfg, fmt)
         trace = walk(**first.options)
     except ConfigError as err:
         raise BuildError(f"walkthrough {first.name!r} ({first.lang}): {err}") from None
@@ -354,12 +355,12 @@ def _render_one(trace, job: Job) -> str:
 
 
 def group_jobs(jobs: list[Job]) -> list[list[Job]]:
-    """Consecutive jobs of one walkthrough (same name, format and options but the language)."""
+    """Consecutive jobs of one walkthrough (same name and options but the language): its notes, pages, notebooks
+    and figures in every language, rendered from one trace (its closed forms computed once)."""
     groups: list[list[Job]] = []
     for job in jobs:
         prev = groups[-1][0] if groups else None
-        if prev and (prev.name, prev.format, _without_lang(prev.options)) == (
-                job.name, job.format, _without_lang(job.options)):
+        if prev and (prev.name, _without_lang(prev.options)) == (job.name, _without_lang(job.options)):
             groups[-1].append(job)
         else:
             groups.append([job])

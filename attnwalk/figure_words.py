@@ -6,7 +6,7 @@ WORDS = {
         "attn_title": "$A_{{{h}}}$: attention weights of head {h}",
         "look_title": "head {h}: where p{p} looks",
         "conv1x1": "1×1 conv {a}→{b}", "split": "split per head", "softmax": "softmax over keys j",
-        "chunk": "chunk, split heads", "project": "projections W_Q, W_K, W_V", "columns": "columns of X",
+        "chunk": "chunk, split heads", "project": "projections\nW_Q, W_K, W_V", "columns": "columns of X",
         "mask": "mask", "merge": "merge heads",
         "shapes_alt": "Diagram of the tensor shapes through the {variant} attention, step by step.",
         "shapes_caption": "The shapes of every recorded tensor, with this note's sizes.",

@@ -328,6 +328,34 @@ def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
 SHAPES_FONT_PT = 9.5  # the shape flow's labels: read at >= 8 px once a 390 px phone shrinks the figure
 
 
+def feeds(src: str, dst: str, sources: set[str]) -> bool:
+    """Whether box ``src`` of a row is an operand of box ``dst`` of the next row (``sources``: the names in
+    ``src``'s row): V is no operand of the scores or the softmax (it goes on to O = A V), and in
+    cross-attention Q comes from x only, K and V from x_kv only."""
+    if src == "v":
+        return dst.startswith("O")
+    if "x_kv" in sources:
+        return (src == "x") == (dst == "q")
+    return True
+
+
+def edges(rows: list) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int, int]]]:
+    """The arrows of a shape flow: (row, box, box of the next row) for each operand, and (row, box, later row,
+    box) for an operand used further down (V, carried past S and A to O)."""
+    arrows, carried = [], []
+    for r in range(1, len(rows)):
+        prev, boxes = [n for n, _ in rows[r - 1][0]], [n for n, _ in rows[r][0]]
+        for i, src in enumerate(prev):
+            used = [j for j, dst in enumerate(boxes) if feeds(src, dst, set(prev))]
+            arrows += [(r - 1, i, j) for j in used]
+            if not used and src == "v":  # the first later box that takes V
+                later = next(((r2, j) for r2 in range(r, len(rows)) for j, (n, _) in enumerate(rows[r2][0])
+                              if feeds(src, n, set(prev))), None)
+                if later:
+                    carried.append((r - 1, i, *later))
+    return arrows, carried
+
+
 def _draw_shapes(fig, trace, w: dict) -> None:
     from matplotlib.patches import FancyBboxPatch
 
@@ -337,11 +365,12 @@ def _draw_shapes(fig, trace, w: dict) -> None:
     # labels sit just right of the boxes, level with the arrow they name.
     box_w, box_h, gap, pitch, size = 1.0, 0.5, 0.12, 0.8, SHAPES_FONT_PT
     longest = max(len(", ".join(map(str, shape))) + 2 for boxes, _ in rows for _, shape in boxes)
+    op_len = max(len(line) for _, op in rows for line in op.split("\n"))  # a long operation is set on 2 lines
     box_w = max(box_w, 0.08 * longest + 0.15)  # a large note's shape, (1, 256, 40, 40), still fits its box
     widest = max(len(boxes) for boxes, _ in rows)
     centre = 0.1 + widest * (box_w + gap) / 2
     label_x = centre + widest * (box_w + gap) / 2 + 0.1
-    width = label_x + 0.08 * max(len(op) for _, op in rows) + 0.2
+    width = label_x + 0.08 * op_len + 0.2
     height = pitch * len(rows) + 0.3
     fig.set_size_inches(width, height)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -358,11 +387,15 @@ def _draw_shapes(fig, trace, w: dict) -> None:
             ax.text(x, y, f"{name}\n({', '.join(map(str, shape))})", ha="center", va="center", fontsize=size,
                     linespacing=1.3)
         centres.append((xs, y))
+    arrow = {"arrowstyle": "->", "color": "#555555", "linewidth": 0.8}
+    arrows, carried = edges(rows)
+    for r, i, j in arrows:
+        (xa, ya), (xb, yb) = centres[r], centres[r + 1]
+        ax.annotate("", xy=(xb[j], yb + box_h / 2 + 0.02), xytext=(xa[i], ya - box_h / 2 - 0.02), arrowprops=arrow)
+    for r, i, r2, j in carried:  # down past the rows between (their boxes lie left of it), then into the box's side
+        (xa, ya), (xb, yb) = centres[r], centres[r2]
+        ax.plot([xa[i], xa[i]], [ya - box_h / 2 - 0.02, yb], color="#555555", linewidth=0.8)
+        ax.annotate("", xy=(xb[j] + box_w / 2 + 0.02, yb), xytext=(xa[i], yb), arrowprops=arrow)
     for r in range(1, len(rows)):
-        (xa, ya), (xb, yb) = centres[r - 1], centres[r]
-        for x0 in xa:
-            for x1 in xb:
-                ax.annotate("", xy=(x1, yb + box_h / 2 + 0.02), xytext=(x0, ya - box_h / 2 - 0.02),
-                            arrowprops={"arrowstyle": "->", "color": "#555555", "linewidth": 0.8})
-        ax.text(label_x, (ya + yb) / 2, rows[r][1], ha="left", va="center",
+        ax.text(label_x, (centres[r - 1][1] + centres[r][1]) / 2, rows[r][1], ha="left", va="center",
                 fontsize=size, color="#333333")

@@ -92,6 +92,28 @@ def test_shape_flow_uses_the_notes_real_sizes():
     assert ("S", (1, 1, 2, 3)) in [b for row, _ in rows for b in row]
 
 
+@pytest.mark.parametrize("options", [{}, {"variant": "mha", "tokens": 3, "dim": 4, "heads": 2},
+                                     scenario("cross-attention.toml"), scenario("hand-2x2.toml")],
+                         ids=["yolo", "mha", "cross", "hand"])
+def test_shape_flow_arrows_follow_the_data(options):
+    """Each arrow of the shape flow joins an operand to what is computed from it: q and k to S (V is no
+    operand of the scores: it was drawn into S), V carried past S and A to O = A V, and in cross-attention
+    q from x alone, k and v from x_kv alone (x was drawn into all three, and x_kv into q)."""
+    rows = figures.flow(attnwalk.walk(**options), figures.WORDS["en"])
+    arrows, carried = figures.edges(rows)
+    name = lambda r, i: rows[r][0][i][0]  # noqa: E731
+    pairs = {(name(r, i), name(r + 1, j)) for r, i, j in arrows}
+    assert {(name(r, i), name(r2, j)) for r, i, r2, j in carried} == {("v", "O")}
+    assert ("q", "S") in pairs and ("k", "S") in pairs and not any(a == "v" for a, _ in pairs)
+    if "x_kv" in {b for row, _ in rows for b, _ in row}:
+        assert {p for p in pairs if p[0].startswith("x")} == {("x", "q"), ("x_kv", "k"), ("x_kv", "v")}
+    # every box but the first row's has an arrow in, every box but the last row's an arrow out
+    ins = {(r + 1, j) for r, _, j in arrows} | {(r2, j) for _, _, r2, j in carried}
+    outs = {(r, i) for r, i, _ in arrows} | {(r, i) for r, i, _, _ in carried}
+    assert ins == {(r, j) for r in range(1, len(rows)) for j in range(len(rows[r][0]))}
+    assert outs == {(r, i) for r in range(len(rows) - 1) for i in range(len(rows[r][0]))}
+
+
 def test_render_figures_dir_links_svgs_relative_to_the_note(tmp_path):
     out = tmp_path / "notes" / "n.md"
     out.parent.mkdir()
