@@ -1,5 +1,6 @@
-"""``source._parser`` asks markdown-it's paragraph terminators through one rule that first rules a
-line out by its first character (issue 12): the tokens must be those of the stock parser, on every
+"""``source._parser`` asks markdown-it's paragraph terminators (and those of a table's rows and a quote's
+lines) through one rule that first rules a line out by its first character, normalizes only a text with a
+CR or NUL, and finds the line marks in C (issue 12): the tokens must be those of the stock parser, on every
 note we have and on generated line soups built from every character a terminator may start with."""
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def notes() -> list[Path]:
 def test_the_gate_is_installed():
     rules = [r.name for r in source._parser().block.ruler.__rules__ if "paragraph" in r.alt]
     assert rules == ["paragraph_end"]
+    rules = [r.name for r in source._parser().block.ruler.__rules__ if "blockquote" in r.alt]
+    assert rules == ["blockquote_end"]
     table = next(r.fn for r in source._parser().block.ruler.__rules__ if r.name == "table")
     assert table.__globals__["escapedSplit"]("a | b \\| c") == ["a ", " b | c"]  # the library's own, for "\\"
     assert table.__globals__["escapedSplit"]("a | b | c") == ["a ", " b ", " c"]
@@ -47,7 +50,9 @@ PIECES = ["- a", "-a", "-0.25 & 1.5 \\\\", "- 0.25", "--", "---", "- - -", "***"
           "``` python", "> quote", ">", "# head", "#nohead", "###### six", "<div>", "<!-- c -->", "</p>", "<x",
           "| a | b |", "|---|---|", "a | b", "--- | ---", ":-: | --", "===", "text", "$$", "\\begin{bmatrix}",
           "    code", "  - nested", "   > q", "\t- tab", "", "", "x = 1", "_ _ _", "__", "1.5)", "١. arabic",
-          "-١", "²", "a \\| b | c", "| x \\\\| y |", "| \\| |", "|-|-|", "| 1 | 2 | 3 |", "\\|"]
+          "-١", "²", "a \\| b | c", "| x \\\\| y |", "| \\| |", "|-|-|", "| 1 | 2 | 3 |", "\\|", "> | a | b |",
+          "> |---|---|", "   ", " ", "a\r", "\r\n- crlf", "nul \0 |", "\t\tcode", "a\tb", "> > deep", "  ```",
+          "- | x |"]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -57,3 +62,34 @@ def test_same_tokens_on_line_soups(seed):
     lines = [(" " * rng.choice((0, 0, 0, 1, 2, 3, 4)) + line) if line else line for line in lines]
     text = "\n".join(lines) + rng.choice(("", "\n"))
     assert tokens(source._parser(), text) == tokens(source._stock_parser(), text)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_tokens_on_tables_and_quotes(seed):
+    """Tables (their rows end at a terminator) in quotes and lists, lazy quote lines, and the texts' ends
+    (no newline, blanks, a line of spaces last): the marks ``_line_marks`` finds decide each of them."""
+    rng = random.Random(1000 + seed)
+    rows = ["| a | b |", "|---|---|", "| 1 | 2 |", "| -0.5 | 3 |", "|:-|-:|", "a | b", "--- | ---"]
+    lines = []
+    for _ in range(rng.randint(3, 25)):
+        prefix = rng.choice(("", "", "> ", ">", "- ", "  ", "1. ", "    "))
+        line = rng.choice(rows + PIECES)
+        lines.append((prefix + line) if line else line)
+    text = "\n".join(lines) + rng.choice(("", "\n", "\n\n", "  ", "\n   ", " \n"))
+    assert tokens(source._parser(), text) == tokens(source._stock_parser(), text)
+
+
+def test_line_marks_are_the_librarys():
+    """``_line_marks`` against markdown-it's own StateBlock on generated texts without tabs (a tab sends
+    ``_block_state`` to the library)."""
+    from markdown_it.rules_block.state_block import StateBlock
+
+    md = source._stock_parser()
+    rng = random.Random(7)
+    for _ in range(3000):
+        pieces = ("\n", " ", "  ", "a", "|", "-", "\u00a0", "\r", "x y")
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        state = StateBlock(text, md, {}, [])
+        begins, ends, shifts = source._line_marks(text)
+        assert (begins, ends, shifts) == (state.bMarks, state.eMarks, state.tShift), repr(text)
+        assert shifts == state.sCount and state.bsCount == [0] * len(shifts)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import types
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add, sub
 from typing import NamedTuple
 
 FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -129,19 +131,23 @@ _MD = None
 # first character of a line must be for each (at the line's first non-blank): a table needs a "|" in
 # the line instead. A line that none of them can start continues the paragraph: markdown-it asks each
 # rule about each line of a paragraph, twice (``lheading`` scans it too), the most of a note's parse.
+# The "blockquote" chain (the same rules less the table) ends a table's body and a quote's lazy lines:
+# asked of each row of each table.
 _TERMINATORS = ("table", "fence", "blockquote", "hr", "list", "html_block", "heading")
+_QUOTE_TERMINATORS = _TERMINATORS[1:]
 _MAY_START = frozenset("`~>*-_+<#0123456789")
 _ORDERED = re.compile(r"\d{1,9}[.)](?:[ \t]|$)")  # an ordered list's marker (markdown-it: skipOrderedListMarker)
 
 
-def _ends_paragraph(rules):
-    """One rule for the "paragraph" chain standing for ``rules`` (markdown-it's terminators): True when
-    one of them is, asked in their order, after a test of the line that rules most lines out at once."""
+def _ends_block(rules, pipe: bool = True):
+    """One rule for a chain of terminators standing for ``rules`` (markdown-it's, in their order): True when
+    one of them is, asked in their order, after a test of the line that rules most lines out at once.
+    ``pipe``: the chain holds the table rule (a line holding a "|" is asked of them all)."""
     def ends(state, line: int, end: int, silent: bool) -> bool:
         if not silent:
             return False  # a terminator only, never a block of its own
         src, pos, stop = state.src, state.bMarks[line] + state.tShift[line], state.eMarks[line]
-        if src.find("|", pos, stop) < 0:  # no table starts here: the line's first character decides
+        if not pipe or src.find("|", pos, stop) < 0:  # no table starts here: the line's first character decides
             ch = src[pos] if pos < stop else ""
             if ch not in _MAY_START:
                 return False
@@ -186,17 +192,71 @@ def _quiet(fn):
                               fn.__closure__)
 
 
+def _normalize(state) -> None:
+    """markdown-it's ``normalize`` core rule (CR and CRLF to LF, NUL to U+FFFD) where the text holds a CR or a
+    NUL: two regex substitutions over the whole note, which change nothing in any other text."""
+    if "\r" in state.src or "\0" in state.src:
+        from markdown_it.rules_core.normalize import normalize
+
+        normalize(state)
+
+
+def _line_marks(src: str) -> tuple[list[int], list[int], list[int]]:
+    """(bMarks, eMarks, tShift) of markdown-it's ``StateBlock`` for a text without tabs (its sCount is then
+    tShift, its bsCount zeros), by ``str.split`` and C-level maps where the library loops over each line
+    in Python. A last line of spaces only, with no newline after it, is no line (as the library's loop)."""
+    lines = src.split("\n")
+    if not lines[-1].strip(" "):  # "" after a last newline, or blanks
+        lines.pop()
+    lens = list(map(len, lines))
+    begins = list(accumulate(map((1).__add__, lens), initial=0))
+    begins.pop()
+    ends = list(map(add, begins, lens))
+    shifts = list(map(sub, lens, map(len, map(str.lstrip, lines, repeat(" ")))))
+    length = len(src)
+    return begins + [length], ends + [length], shifts + [0]  # the library's fake last line
+
+
+def _block_state(src: str, md, env, out):
+    """markdown-it's ``StateBlock`` of ``src``; where ``src`` holds no tab (tabs expand indents, which the
+    library's own loop counts), its line marks are ``_line_marks``'s: the same lists."""
+    from markdown_it.rules_block.state_block import StateBlock
+
+    if "\t" in src:
+        return StateBlock(src, md, env, out)
+    state = StateBlock("", md, env, out)  # every field as the library sets it, for no line
+    begins, ends, shifts = _line_marks(src)
+    state.src, state.bMarks, state.eMarks, state.tShift = src, begins, ends, shifts
+    state.sCount, state.bsCount, state.lineMax = shifts[:], [0] * len(shifts), len(shifts) - 1
+    return state
+
+
+def _block_parse(block):
+    """``block.parse`` (markdown-it's ParserBlock) building its state by ``_block_state``."""
+    def parse(src: str, md, env, out):
+        if not src:
+            return None
+        state = _block_state(src, md, env, out)
+        block.tokenize(state, state.line, state.lineMax)
+        return state.tokens
+    return parse
+
+
 def _parser():
     """CommonMark + tables, block rules only: the checker reads each block's raw text (``content``),
     never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
-    The paragraph's terminators are asked through one rule (``_ends_paragraph``): the same blocks. The
-    rules log nothing (``_quiet``)."""
+    The terminators of a paragraph, and those of a table's rows and a quote's lines, are asked through
+    one rule each (``_ends_block``): the same blocks. The rules log nothing (``_quiet``). The text is
+    normalized only where that changes it (``_normalize``) and its lines are found in C (``_block_state``)."""
     global _MD
     if _MD is None:
         from markdown_it import MarkdownIt
 
         # text_join joins the inline tokens' children, which "inline" off never makes: nothing to do
         md = MarkdownIt("commonmark").enable("table").disable("inline").disable("text_join", ignoreInvalid=True)
+        if "normalize" in md.core.ruler.get_active_rules():
+            md.core.ruler.at("normalize", _normalize)
+        md.block.parse = _block_parse(md.block)
         ruler = md.block.ruler
         for r in ruler.__rules__:
             if r.enabled and (fn := _quiet(r.fn)) is not r.fn:
@@ -206,13 +266,19 @@ def _parser():
             fns = [_fast_split(r.fn) if r.name == "table" else r.fn for r in rules]
             for r, fn in zip(rules, fns):
                 ruler.at(r.name, fn, {"alt": [a for a in r.alt if a != "paragraph"]})
-            ruler.before("table", "paragraph_end", _ends_paragraph(fns), {"alt": ["paragraph"]})
+            ruler.before("table", "paragraph_end", _ends_block(fns), {"alt": ["paragraph"]})
+        rules = [r for r in ruler.__rules__ if r.enabled and "blockquote" in r.alt]
+        if tuple(r.name for r in rules) == _QUOTE_TERMINATORS:
+            for r in rules:
+                ruler.at(r.name, r.fn, {"alt": [a for a in r.alt if a != "blockquote"]})
+            ruler.before("table", "blockquote_end", _ends_block([r.fn for r in rules], pipe=False),
+                         {"alt": ["blockquote"]})
         _MD = md
     return _MD
 
 
 def _stock_parser():
-    """The parser without ``_ends_paragraph`` (tests compare the two)."""
+    """markdown-it as it comes, CommonMark + tables, block rules only (tests compare ``_parser`` with it)."""
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").enable("table").disable("inline")
