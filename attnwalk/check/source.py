@@ -99,20 +99,92 @@ class FrontMatter:
 
 def front_matter(text: str) -> FrontMatter:
     """The YAML front matter (``{}`` when absent); raises ValueError on invalid YAML."""
-    import yaml
-
     m = FRONT_RE.match(text)
     if not m:
         return FrontMatter({}, 0)
-    try:
-        # libyaml's loader when PyYAML has it (5-10x faster on the weights a note stores), same safe subset
-        data = yaml.load(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of > 4300 digits
-        raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0][:120]}; allowed: YAML front "
-                         "matter with a config map") from None
+    data = _yaml_numbers_read(m.group(1))
+    if data is None:
+        data = _yaml(m.group(1))
     if not isinstance(data, dict):
         raise ValueError("front matter: not a mapping; allowed: YAML front matter with a config map")
     return FrontMatter(data, m.group(0).count("\n") + (0 if m.group(0).endswith("\n") else 1))
+
+
+def _yaml(source: str):
+    """``source`` read by PyYAML's safe loader (``{}`` for nothing); ValueError, one line, on invalid YAML."""
+    import yaml
+
+    try:
+        # libyaml's loader when PyYAML has it (5-10x faster on the weights a note stores), same safe subset
+        return yaml.load(source, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of > 4300 digits
+        raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0][:120]}; allowed: YAML front "
+                         "matter with a config map") from None
+
+
+# A one-line flow list of plain numbers that is a value or an item (after ": ", "- ", "[", ","), e.g. a stored
+# weight's ``data: [0.0385, -0.0247, ..]``: libyaml's loader resolves each number through PyYAML's Python
+# resolver and constructor (~3 us a number, most of a generated note's front matter), ``float``/``int`` read
+# the ones below as they do (YAML 1.1: a float has a point and a signed exponent, an int no leading zero).
+_FLOW_NUMBERS = re.compile(r"(?:(?<=[:,-] )|(?<=[\[,]))\[([-0-9.eE+, ]+)\]")
+_YAML_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+(?:[eE][-+][0-9]+)?")
+_YAML_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_SLOT = "attnwalk_numbers_"  # a list's stand-in: ``attnwalk_numbers_<k>_``, a plain string to YAML
+
+
+def _yaml_numbers_read(source: str):
+    """``_yaml(source)`` with its flow lists of numbers (``_FLOW_NUMBERS``) read by Python: each list is
+    replaced by a stand-in string, the rest read by YAML, and each stand-in put back where YAML found it
+    whole, as a value or an item. None (read it all by YAML) where there is no such list, where YAML
+    finds an error, or where a stand-in is not found exactly once so (in a quoted string, a comment, a key):
+    then YAML alone says what the text is, error included. (A list after a tag or an anchor is no
+    candidate: ``!!str [1.0]`` is an error, ``!!str x`` a string.)"""
+    if "[" not in source or _SLOT in source:
+        return None
+    lists: list[list] = []
+
+    def slot(m: re.Match) -> str:
+        items = [x.strip(" ") for x in m.group(1).split(",")]
+        values = []
+        for x in items:
+            if _YAML_FLOAT.fullmatch(x):
+                values.append(float(x))
+            elif _YAML_INT.fullmatch(x):
+                values.append(int(x))
+            else:
+                return m.group(0)  # an item YAML reads otherwise ("1e5", "1.", "", "0x1F"): left to YAML
+        lists.append(values)
+        return f"{_SLOT}{len(lists) - 1}_"
+
+    replaced = _FLOW_NUMBERS.sub(slot, source)
+    if not lists:
+        return None
+    try:
+        data = _yaml(replaced)
+    except ValueError:
+        return None  # the error YAML finds in the text itself is the one to report
+    slots = {f"{_SLOT}{k}_": values for k, values in enumerate(lists)}
+    found: list[str] = []
+    _put_back(data, slots, found, set())
+    if len(found) != len(slots) or set(found) != set(slots):
+        return None
+    return data
+
+
+def _put_back(node, slots: dict[str, list], found: list[str], seen: set[int]) -> None:
+    """Replace, in place, each value or item of ``node`` that is a stand-in (``slots``) by its list, adding it
+    to ``found``. A node that YAML aliases is walked once (``seen``: aliases may stand for billions of nodes,
+    or for themselves)."""
+    if not isinstance(node, (dict, list)) or id(node) in seen:
+        return
+    seen.add(id(node))
+    for key, value in list(node.items() if isinstance(node, dict) else enumerate(node)):
+        if isinstance(value, str):
+            if value in slots:
+                found.append(value)
+                node[key] = slots[value]
+        else:
+            _put_back(value, slots, found, seen)
 
 
 @dataclass
