@@ -128,7 +128,7 @@ def _yaml(source: str):
 # the ones below as they do (YAML 1.1: a float has a point and a signed exponent, an int no leading zero).
 _FLOW_NUMBERS = re.compile(r"(?:(?<=[:,-] )|(?<=[\[,]))\[([-0-9.eE+, ]+)\]")
 _YAML_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+(?:[eE][-+][0-9]+)?")
-_YAML_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_YAML_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")  # (past 4,300 digits int() refuses: YAML says so)
 _SLOT = "attnwalk_numbers_"  # a list's stand-in: ``attnwalk_numbers_<k>_``, a plain string to YAML
 
 
