@@ -93,3 +93,18 @@ def test_line_marks_are_the_librarys():
         begins, ends, shifts = source._line_marks(text)
         assert (begins, ends, shifts) == (state.bMarks, state.eMarks, state.tShift), repr(text)
         assert shifts == state.sCount and state.bsCount == [0] * len(shifts)
+
+
+SETEXT = ["---", "===", "  ---", "   ===", "    ---", "--- ", "=== \t", "-- -", "= =", "> ---", ">---", "> > ===",
+          "> text", ">", "> ", "text", "more text", "- item", "  ---", "1. one", "   ", "", "", "-0.5 & 1", "=", "-",
+          "| a | b |", "|---|---|", "\t---", "  > ===", "* * *", "```", "$$", "a = b"]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_same_tokens_on_setext_soups(seed):
+    """``lheading`` is asked only where an underline comes before the next blank line: paragraphs with and
+    without one, in quotes and list items, lazy lines, underlines that are rules or list items instead."""
+    rng = random.Random(5000 + seed)
+    lines = [rng.choice(SETEXT if rng.random() < 0.7 else PIECES) for _ in range(rng.randint(2, 14))]
+    text = "\n".join(lines) + rng.choice(("", "\n"))
+    assert tokens(source._parser(), text) == tokens(source._stock_parser(), text)

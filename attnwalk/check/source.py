@@ -235,6 +235,26 @@ def _ends_block(rules, pipe: bool = True):
     return ends
 
 
+# lheading's underline ("---", "==="; after blanks, quote marks) or a blank line, whichever comes first after a
+# line: a paragraph with no underline before its blank line is no setext heading
+_UNDERLINE = re.compile(r"\n(?:[ \t>]*(-+|=+)[ \t]*(?=\n|\Z)|[ \t]*(?=\n))")
+
+
+def _gated_lheading(lheading):
+    """markdown-it's ``lheading`` rule (asked first of each paragraph, it scans the paragraph's lines with
+    their terminators as ``paragraph`` does next), asked only where an underline comes before the next blank
+    line of the text (a quote's blank lines and a container's end come earlier, never later); elsewhere the
+    False it would give, ``parentType`` left as it leaves it."""
+    def gated(state, line: int, end: int, silent: bool) -> bool:
+        m = _UNDERLINE.search(state.src, state.eMarks[line])
+        if m is not None and m.group(1) is not None:
+            return lheading(state, line, end, silent)
+        if not state.is_code_block(line):
+            state.parentType = "paragraph"  # (lheading sets it before its search and never restores it on False)
+        return False
+    return gated
+
+
 def _fast_split(table):
     """markdown-it's table rule with its cell splitter (``escapedSplit``, a Python loop over each character
     of each row) replaced, for this parser only, by ``str.split`` where a row holds no backslash: the
@@ -318,7 +338,8 @@ def _parser():
     """CommonMark + tables, block rules only: the checker reads each block's raw text (``content``),
     never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
     The terminators of a paragraph, and those of a table's rows and a quote's lines, are asked through
-    one rule each (``_ends_block``): the same blocks. The rules log nothing (``_quiet``). The text is
+    one rule each (``_ends_block``), and ``lheading`` only where an underline may follow: the same blocks.
+    The rules log nothing (``_quiet``). The text is
     normalized only where that changes it (``_normalize``) and its lines are found in C (``_block_state``)."""
     global _MD
     if _MD is None:
@@ -345,6 +366,9 @@ def _parser():
                 ruler.at(r.name, r.fn, {"alt": [a for a in r.alt if a != "blockquote"]})
             ruler.before("table", "blockquote_end", _ends_block([r.fn for r in rules], pipe=False),
                          {"alt": ["blockquote"]})
+        lheading = next((r for r in ruler.__rules__ if r.name == "lheading" and r.enabled), None)
+        if lheading is not None:
+            ruler.at("lheading", _gated_lheading(lheading.fn), {"alt": list(lheading.alt)})
         _MD = md
     return _MD
 
