@@ -443,6 +443,14 @@ def fences(text: str) -> list[Fence]:
     return cached[1]
 
 
+# Tokens ``segments`` passes over (a table cell's inline is read after its opening token; a paragraph's and a
+# heading's after theirs): two of every three tokens of a note of tables
+_PASSED = frozenset(("td_open", "td_close", "th_open", "th_close", "paragraph_close", "heading_close", "tbody_open",
+                     "tbody_close", "table_close", "bullet_list_open", "bullet_list_close", "ordered_list_open",
+                     "ordered_list_close", "blockquote_open", "blockquote_close", "hr", "html_block"))
+_CELLS = ("th_open", "td_open")
+
+
 def segments(text: str, line_offset: int = 0) -> list[Segment]:
     tokens_ = tokens(text)
     out: list[Segment] = []
@@ -450,32 +458,36 @@ def segments(text: str, line_offset: int = 0) -> list[Segment]:
     in_head = False
     row: Segment | None = None
     for i, t in enumerate(tokens_):
+        kind = t.type
+        if kind in _PASSED:
+            continue
+        if kind == "inline":
+            if row is not None and i > 0 and tokens_[i - 1].type in _CELLS:
+                row.cells.append(t.content)
+            continue
         start = (t.map[0] + 1 + line_offset) if t.map else 0
-        if t.type == "heading_open":
+        if kind == "heading_open":
             out.append(Segment("heading", tokens_[i + 1].content, start))
-        elif t.type == "paragraph_open":
-            inline = tokens_[i + 1]
-            out.append(Segment("para", inline.content, start))
-        elif t.type in ("fence", "code_block"):
+        elif kind == "paragraph_open":
+            out.append(Segment("para", tokens_[i + 1].content, start))
+        elif kind in ("fence", "code_block"):
             info = (t.info or "").strip().split()[0].lower() if t.info and t.info.strip() else ""
             if is_program(info, t.content):
                 continue
-            out.append(Segment("code", t.content, start + (1 if t.type == "fence" else 0)))
-        elif t.type == "list_item_open":
+            out.append(Segment("code", t.content, start + (1 if kind == "fence" else 0)))
+        elif kind == "list_item_open":
             out.append(Segment("item_open", line=start))
-        elif t.type == "list_item_close":
+        elif kind == "list_item_close":
             out.append(Segment("item_close"))
-        elif t.type == "table_open":
+        elif kind == "table_open":
             table_no += 1
-        elif t.type == "thead_open":
+        elif kind == "thead_open":
             in_head = True
-        elif t.type == "thead_close":
+        elif kind == "thead_close":
             in_head = False
-        elif t.type == "tr_open":
+        elif kind == "tr_open":
             row = Segment("row", line=start, header=in_head, table=table_no)
-        elif t.type == "inline" and row is not None and i > 0 and tokens_[i - 1].type in ("th_open", "td_open"):
-            row.cells.append(t.content)
-        elif t.type == "tr_close" and row is not None:
+        elif kind == "tr_close" and row is not None:
             out.append(row)
             row = None
     return out
