@@ -252,13 +252,10 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     code = [(f.start, f.end) for f in fences(body)
             if is_program(f.info, f.content)]  # program code: counted only where a matrix was read
     if code:  # the numbers inside a block (a <= offset < b: by bisection, offsets ascending) less the hits
-        drop = [k for a, b in code for k in range(bisect_left(starts, a), bisect_left(starts, b))
-                if starts[k] not in hits]
-        if drop:
-            keep = [True] * len(starts)
-            for k in drop:
-                keep[k] = False
-            starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
+        blocks = [(i, j, [k for k in range(i, j) if starts[k] in hits])
+                  for i, j in ((bisect_left(starts, a), bisect_left(starts, b)) for a, b in code)]
+        if any(len(kept) < j - i for i, j, kept in blocks):
+            starts, texts, lines = (_cut(v, blocks) for v in (starts, texts, lines))
     # notations._mag of a printed number (one sign first at most, one "%" last at most, never "…"): one strip
     mags = list(map(str.strip, texts, repeat("-−–%")))
     rec_lines = list(map(attrgetter("line"), recs))
@@ -316,6 +313,19 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     # each new record after the records of its line and those before (the Checker's records come by line,
     # the new ones in the note's order): a stable sort, in C
     return sorted(recs + added, key=attrgetter("line"))
+
+
+def _cut(values: list, blocks: list[tuple[int, int, list[int]]]) -> list:
+    """``values`` less each block's ``values[i:j]`` but the items at its ``kept`` indices (blocks in order,
+    disjoint): by slices, the numbers outside program code copied whole."""
+    out: list = []
+    last = 0
+    for i, j, kept in blocks:
+        out += values[last:i]
+        out += map(values.__getitem__, kept)
+        last = j
+    out += values[last:]
+    return out
 
 
 def _unsettled(lines: list[int], mags: list[str], rec_lines: list[int], rmags: list[str],
