@@ -1,7 +1,8 @@
 """``source._parser`` asks markdown-it's paragraph terminators (and those of a table's rows and a quote's
-lines) through one rule that first rules a line out by its first character, normalizes only a text with a
-CR or NUL, and finds the line marks in C (issue 12): the tokens must be those of the stock parser, on every
-note we have and on generated line soups built from every character a terminator may start with."""
+lines) through one rule that first rules a line out by its first character, asks ``lheading`` only where an
+underline may follow, normalizes only a text with a CR or NUL, finds the line marks in C and keeps no table
+cell's open and close tokens (issue 12): the other tokens must be those of the stock parser, on every note
+we have and on generated line soups built from every character a terminator may start with."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ SEEDS = Path("/work/shared/seeds")
 
 
 def tokens(md, text: str) -> list:
-    return [(t.type, t.map, t.content, t.info, t.markup, t.level) for t in md.parse(text)]
+    """The tokens of ``text`` less a table cell's open and close tokens (``source._parser`` keeps none)."""
+    return [(t.type, t.map, t.content, t.info, t.markup, t.level, t.hidden) for t in md.parse(text)
+            if t.type not in ("th_open", "th_close", "td_open", "td_close")]
 
 
 def notes() -> list[Path]:
@@ -108,3 +111,14 @@ def test_same_tokens_on_setext_soups(seed):
     lines = [rng.choice(SETEXT if rng.random() < 0.7 else PIECES) for _ in range(rng.randint(2, 14))]
     text = "\n".join(lines) + rng.choice(("", "\n"))
     assert tokens(source._parser(), text) == tokens(source._stock_parser(), text)
+
+
+def test_no_cell_marks_and_the_rows_cells():
+    """The parser keeps no cell's open or close token; ``segments`` reads each row's cells from its inlines."""
+    text = "| a | b |\n|:-|-:|\n| 1 | 2 |\n| 3 |\n\n> | x | y |\n> |---|---|\n> | 0.5 \\| 1 | 2 |\n"
+    kinds = {t.type for t in source._parser().parse(text)}
+    assert not kinds & {"th_open", "th_close", "td_open", "td_close"} and "tr_open" in kinds
+    source.forget()
+    rows = [(s.line, s.header, s.table, s.cells) for s in source.segments(text) if s.kind == "row"]
+    assert rows == [(1, True, 1, ["a", "b"]), (3, False, 1, ["1", "2"]), (4, False, 1, ["3", ""]),
+                    (6, True, 2, ["x", "y"]), (8, False, 2, ["0.5 | 1", "2"])]

@@ -310,17 +310,50 @@ def _line_marks(src: str) -> tuple[list[int], list[int], list[int]]:
 
 
 def _block_state(src: str, md, env, out):
-    """markdown-it's ``StateBlock`` of ``src``; where ``src`` holds no tab (tabs expand indents, which the
-    library's own loop counts), its line marks are ``_line_marks``'s: the same lists."""
+    """markdown-it's ``StateBlock`` of ``src``, pushing no table cell's open or close token (``_push``); where
+    ``src`` holds no tab (tabs expand indents, which the library's own loop counts), its line marks are
+    ``_line_marks``'s: the same lists."""
     from markdown_it.rules_block.state_block import StateBlock
 
     if "\t" in src:
-        return StateBlock(src, md, env, out)
-    state = StateBlock("", md, env, out)  # every field as the library sets it, for no line
-    begins, ends, shifts = _line_marks(src)
-    state.src, state.bMarks, state.eMarks, state.tShift = src, begins, ends, shifts
-    state.sCount, state.bsCount, state.lineMax = shifts[:], [0] * len(shifts), len(shifts) - 1
+        state = StateBlock(src, md, env, out)
+    else:
+        state = StateBlock("", md, env, out)  # every field as the library sets it, for no line
+        begins, ends, shifts = _line_marks(src)
+        state.src, state.bMarks, state.eMarks, state.tShift = src, begins, ends, shifts
+        state.sCount, state.bsCount, state.lineMax = shifts[:], [0] * len(shifts), len(shifts) - 1
+    state.push = _push(state)
     return state
+
+
+# A table cell's open and close tokens (th, td): two of every three tokens of a note of tables, never read (a
+# cell's text is its inline token, the only inline of a row)
+_CELL_MARKS = frozenset(("th_open", "th_close", "td_open", "td_close"))
+
+
+def _push(state):
+    """``state.push`` (markdown-it's ``StateBlock.push``, the same tokens and levels) that keeps no cell's open
+    or close token: it counts its level and returns a token that nothing keeps (the table rule sets a cell's
+    alignment on it)."""
+    from markdown_it.token import Token
+
+    append = state.tokens.append
+    sink = Token("td_open", "td", 1)
+
+    def push(ttype: str, tag: str, nesting: int):
+        if ttype in _CELL_MARKS:
+            state.level += nesting
+            return sink
+        token = Token(ttype, tag, nesting)
+        token.block = True
+        if nesting < 0:
+            state.level -= 1  # closing tag
+        token.level = state.level
+        if nesting > 0:
+            state.level += 1  # opening tag
+        append(token)
+        return token
+    return push
 
 
 def _block_parse(block):
@@ -339,7 +372,7 @@ def _parser():
     never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
     The terminators of a paragraph, and those of a table's rows and a quote's lines, are asked through
     one rule each (``_ends_block``), and ``lheading`` only where an underline may follow: the same blocks.
-    The rules log nothing (``_quiet``). The text is
+    The rules log nothing (``_quiet``). A table cell's open and close tokens are not kept (``_push``). The text is
     normalized only where that changes it (``_normalize``) and its lines are found in C (``_block_state``)."""
     global _MD
     if _MD is None:
@@ -385,7 +418,8 @@ _FENCES: tuple = (None, None)  # (text, its fences): the last note asked about
 
 
 def tokens(text: str) -> list:
-    """markdown-it's block tokens of ``text``, parsed once per note (``segments`` and ``fences`` read them)."""
+    """markdown-it's block tokens of ``text`` (no table cell's open and close tokens: ``_push``), parsed once
+    per note (``segments`` and ``fences`` read them)."""
     global _TOKENS
     cached = _TOKENS  # one tuple, replaced whole (as ``human._per_text``)
     if cached[0] is not text:
@@ -443,12 +477,10 @@ def fences(text: str) -> list[Fence]:
     return cached[1]
 
 
-# Tokens ``segments`` passes over (a table cell's inline is read after its opening token; a paragraph's and a
-# heading's after theirs): two of every three tokens of a note of tables
-_PASSED = frozenset(("td_open", "td_close", "th_open", "th_close", "paragraph_close", "heading_close", "tbody_open",
-                     "tbody_close", "table_close", "bullet_list_open", "bullet_list_close", "ordered_list_open",
-                     "ordered_list_close", "blockquote_open", "blockquote_close", "hr", "html_block"))
-_CELLS = ("th_open", "td_open")
+# Tokens ``segments`` passes over (a paragraph's and a heading's inline is read after their opening token)
+_PASSED = frozenset(("paragraph_close", "heading_close", "tbody_open", "tbody_close", "table_close",
+                     "bullet_list_open", "bullet_list_close", "ordered_list_open", "ordered_list_close",
+                     "blockquote_open", "blockquote_close", "hr", "html_block"))
 
 
 def segments(text: str, line_offset: int = 0) -> list[Segment]:
@@ -462,7 +494,7 @@ def segments(text: str, line_offset: int = 0) -> list[Segment]:
         if kind in _PASSED:
             continue
         if kind == "inline":
-            if row is not None and i > 0 and tokens_[i - 1].type in _CELLS:
+            if row is not None:  # a cell's (``_parser`` keeps no cell's open and close tokens)
                 row.cells.append(t.content)
             continue
         start = (t.map[0] + 1 + line_offset) if t.map else 0
