@@ -372,8 +372,8 @@ def _parser():
     never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
     The terminators of a paragraph, and those of a table's rows and a quote's lines, are asked through
     one rule each (``_ends_block``), and ``lheading`` only where an underline may follow: the same blocks.
-    The rules log nothing (``_quiet``). A table cell's open and close tokens are not kept (``_push``). The text is
-    normalized only where that changes it (``_normalize``) and its lines are found in C (``_block_state``)."""
+    The rules log nothing (``_quiet``). The text is normalized only where that changes it (``_normalize``),
+    its lines are found in C and no table cell's open and close tokens are kept (``_block_state``)."""
     global _MD
     if _MD is None:
         from markdown_it import MarkdownIt
