@@ -122,3 +122,22 @@ def test_no_cell_marks_and_the_rows_cells():
     rows = [(s.line, s.header, s.table, s.cells) for s in source.segments(text) if s.kind == "row"]
     assert rows == [(1, True, 1, ["a", "b"]), (3, False, 1, ["1", "2"]), (4, False, 1, ["3", ""]),
                     (6, True, 2, ["x", "y"]), (8, False, 2, ["0.5 | 1", "2"])]
+
+
+def test_underline_searches_do_not_grow_with_the_paragraphs(monkeypatch):
+    """A note of k paragraphs and no blank line (each ended by a fence): the underline search of the first
+    paragraph answers every later one (one search, not k searches each to the end of the note)."""
+    calls = []
+
+    class Counting:
+        def search(self, text, pos):
+            calls.append(pos)
+            return rx.search(text, pos)
+
+    rx = source._UNDERLINE
+    monkeypatch.setattr(source, "_UNDERLINE", Counting())
+    for k in (10, 400):
+        calls.clear()
+        text = "a 0.5\n```\nx\n```\n" * k
+        assert tokens(source._parser(), text) == tokens(source._stock_parser(), text)
+        assert len(calls) == 1

@@ -244,9 +244,17 @@ def _gated_lheading(lheading):
     """markdown-it's ``lheading`` rule (asked first of each paragraph, it scans the paragraph's lines with
     their terminators as ``paragraph`` does next), asked only where an underline comes before the next blank
     line of the text (a quote's blank lines and a container's end come earlier, never later); elsewhere the
-    False it would give, ``parentType`` left as it leaves it."""
+    False it would give, ``parentType`` left as it leaves it. The last search is kept on the state (``from``,
+    its match): no match starts between them, so a paragraph starting there has the same answer (a note of
+    paragraphs and no blank line is searched once, not once a paragraph)."""
     def gated(state, line: int, end: int, silent: bool) -> bool:
-        m = _UNDERLINE.search(state.src, state.eMarks[line])
+        at = state.eMarks[line]
+        last = getattr(state, "underline_after", None)
+        if last is not None and last[0] <= at and (last[1] is None or at <= last[1].start()):
+            m = last[1]
+        else:
+            m = _UNDERLINE.search(state.src, at)
+            state.underline_after = (at, m)
         if m is not None and m.group(1) is not None:
             return lheading(state, line, end, silent)
         if not state.is_code_block(line):
