@@ -252,36 +252,40 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     code = [(f.start, f.end) for f in fences(body)
             if is_program(f.info, f.content)]  # program code: counted only where a matrix was read
     if code:  # the numbers inside a block (a <= offset < b: by bisection, offsets ascending) less the hits
-        drop = [k for a, b in code for k in range(bisect_left(starts, a), bisect_left(starts, b))
-                if starts[k] not in hits]
-        if drop:
-            keep = [True] * len(starts)
-            for k in drop:
-                keep[k] = False
-            starts, texts, lines = (list(compress(v, keep)) for v in (starts, texts, lines))
+        blocks = [(i, j, [k for k in range(i, j) if starts[k] in hits])
+                  for i, j in ((bisect_left(starts, a), bisect_left(starts, b)) for a, b in code)]
+        if any(len(kept) < j - i for i, j, kept in blocks):
+            starts, texts, lines = (_cut(v, blocks) for v in (starts, texts, lines))
     # notations._mag of a printed number (one sign first at most, one "%" last at most, never "…"): one strip
-    keys = list(zip(lines, map(str.strip, texts, repeat("-−–%"))))
+    mags = list(map(str.strip, texts, repeat("-−–%")))
     rec_lines = list(map(attrgetter("line"), recs))
-    rkeys = list(zip(rec_lines, map(str.removesuffix, map(str.rstrip, map(
-        str.lstrip, map(attrgetter("text"), recs), repeat("-−–")), repeat("%…")), repeat("..."))))
+    rmags = list(map(str.removesuffix, map(str.rstrip, map(
+        str.lstrip, map(attrgetter("text"), recs), repeat("-−–")), repeat("%…")), repeat("...")))
+    # records nothing decided (NumRec.status "unknown": no check, no operand): few, where a hit can count
+    undecided = [k for k in compress(range(len(recs)), map(not_, map(attrgetter("checks"), recs)))
+                 if not recs[k].operand]
+    # A key (line, magnitude) never spans two lines, so the merge is line by line; a line whose numbers are its
+    # records' magnitudes in the same order, all decided, changes nothing (each number is the k-th of its key,
+    # whose k-th record is decided: a generated note's thousands of verified numbers). Only the other lines'
+    # numbers and records are walked below.
+    nsel, rsel = _unsettled(lines, mags, rec_lines, rmags, {rec_lines[k] for k in undecided})
+    keys = list(zip(map(lines.__getitem__, nsel), map(mags.__getitem__, nsel)))
+    rkeys = list(zip(map(rec_lines.__getitem__, rsel), map(rmags.__getitem__, rsel)))
     have = Counter(rkeys)
     # Only the keys where a hit can count are walked in Python: those with more numbers than records (the
-    # numbers past them are new records) and those with a record nothing decided (NumRec.status "unknown":
-    # no check, no operand). Every other number is the k-th of its key, whose k-th record is decided: a hit
-    # on it changes nothing (a generated note's thousands of verified numbers).
+    # numbers past them are new records) and those with an undecided record. Every other number is the k-th of
+    # its key, whose k-th record is decided: a hit on it changes nothing.
     counts = Counter(keys)
     hot = set(compress(counts, map(gt, counts.values(), map(have.get, counts, repeat(0)))))
-    hot.update(rkeys[k] for k in compress(range(len(recs)), map(not_, map(attrgetter("checks"), recs)))
-               if not recs[k].operand)  # no check (few records): an operand is decided too
+    hot.update((rec_lines[k], rmags[k]) for k in undecided)
     # keys with no record at all (integers, most of them): each of their numbers is a new record, found in C;
     # only the others are walked in Python, counting occurrences
     fresh = {key for key in hot if key not in have}
-    new = list(compress(range(len(keys)), map(fresh.__contains__, keys)))
+    new = list(compress(nsel, map(fresh.__contains__, keys)))
     seen: dict[tuple[int, str], int] = {}
     matched = []  # (key, occurrence, hit) of the numbers that have a record
     walked = []
-    for n in compress(range(len(keys)), map((hot - fresh).__contains__, keys)):
-        key = keys[n]
+    for n, key in compress(zip(nsel, keys), map((hot - fresh).__contains__, keys)):
         k = seen.get(key, 0)
         seen[key] = k + 1
         if k >= have[key]:
@@ -293,7 +297,7 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     if matched:
         need = {key for key, _, _ in matched}
         slots: dict[tuple[int, str], list[NumRec]] = {}
-        for key, r in compress(zip(rkeys, recs), map(need.__contains__, rkeys)):
+        for key, r in compress(zip(rkeys, map(recs.__getitem__, rsel)), map(need.__contains__, rkeys)):
             slots.setdefault(key, []).append(r)
         for key, k, hit in matched:
             rec = slots[key][k]
@@ -309,6 +313,46 @@ def _merge_human(body: str, trace, recs: list[NumRec], failed: list[str]) -> lis
     # each new record after the records of its line and those before (the Checker's records come by line,
     # the new ones in the note's order): a stable sort, in C
     return sorted(recs + added, key=attrgetter("line"))
+
+
+def _cut(values: list, blocks: list[tuple[int, int, list[int]]]) -> list:
+    """``values`` less each block's ``values[i:j]`` but the items at its ``kept`` indices (blocks in order,
+    disjoint): by slices, the numbers outside program code copied whole."""
+    out: list = []
+    last = 0
+    for i, j, kept in blocks:
+        out += values[last:i]
+        out += map(values.__getitem__, kept)
+        last = j
+    out += values[last:]
+    return out
+
+
+def _unsettled(lines: list[int], mags: list[str], rec_lines: list[int], rmags: list[str],
+               undecided: set[int]) -> tuple[list[int], list[int]]:
+    """(indices of the numbers, indices of the records) on the lines the merge must walk: the lines holding a
+    number (``lines``, ascending) whose magnitudes differ from their records' (``rec_lines``, by line, each
+    line's in the order read), or with a record in ``undecided``. By NumPy, the lines' bounds in both lists,
+    then one list comparison a line."""
+    import numpy as np
+
+    if not lines:
+        return [], []
+    at = np.fromiter(lines, np.int64, len(lines))
+    firsts = np.flatnonzero(at[1:] != at[:-1]) + 1
+    line_of = at[np.concatenate(([0], firsts))]
+    rec_at = np.fromiter(rec_lines, np.int64, len(rec_lines))
+    if (rec_at[1:] < rec_at[:-1]).any():  # records not by line (Checker.run gives them so): every line walked
+        return list(range(len(lines))), list(range(len(rec_lines)))
+    nsel: list[int] = []
+    rsel: list[int] = []
+    for line, a, b, c, d in zip(line_of.tolist(), [0, *firsts.tolist()], [*firsts.tolist(), len(lines)],
+                                np.searchsorted(rec_at, line_of, side="left").tolist(),
+                                np.searchsorted(rec_at, line_of, side="right").tolist()):
+        if mags[a:b] != rmags[c:d] or line in undecided:
+            nsel += range(a, b)
+            rsel += range(c, d)
+    return nsel, rsel
 
 
 def _lines_of(line_starts: list[int], offsets: list[int]) -> list[int]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import types
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add, sub
 from typing import NamedTuple
 
 FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -97,20 +99,92 @@ class FrontMatter:
 
 def front_matter(text: str) -> FrontMatter:
     """The YAML front matter (``{}`` when absent); raises ValueError on invalid YAML."""
-    import yaml
-
     m = FRONT_RE.match(text)
     if not m:
         return FrontMatter({}, 0)
-    try:
-        # libyaml's loader when PyYAML has it (5-10x faster on the weights a note stores), same safe subset
-        data = yaml.load(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of > 4300 digits
-        raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0][:120]}; allowed: YAML front "
-                         "matter with a config map") from None
+    data = _yaml_numbers_read(m.group(1))
+    if data is None:
+        data = _yaml(m.group(1))
     if not isinstance(data, dict):
         raise ValueError("front matter: not a mapping; allowed: YAML front matter with a config map")
     return FrontMatter(data, m.group(0).count("\n") + (0 if m.group(0).endswith("\n") else 1))
+
+
+def _yaml(source: str):
+    """``source`` read by PyYAML's safe loader (``{}`` for nothing); ValueError, one line, on invalid YAML."""
+    import yaml
+
+    try:
+        # libyaml's loader when PyYAML has it (5-10x faster on the weights a note stores), same safe subset
+        return yaml.load(source, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of > 4300 digits
+        raise ValueError(f"front matter: invalid YAML: {str(err).splitlines()[0][:120]}; allowed: YAML front "
+                         "matter with a config map") from None
+
+
+# A one-line flow list of plain numbers that is a value or an item (after ": ", "- ", "[", ","), e.g. a stored
+# weight's ``data: [0.0385, -0.0247, ..]``: libyaml's loader resolves each number through PyYAML's Python
+# resolver and constructor (~3 us a number, most of a generated note's front matter), ``float``/``int`` read
+# the ones below as they do (YAML 1.1: a float has a point and a signed exponent, an int no leading zero).
+_FLOW_NUMBERS = re.compile(r"(?:(?<=[:,-] )|(?<=[\[,]))\[([-0-9.eE+, ]+)\]")
+_YAML_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+(?:[eE][-+][0-9]+)?")
+_YAML_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")  # (past 4,300 digits int() refuses: YAML says so)
+_SLOT = "attnwalk_numbers_"  # a list's stand-in: ``attnwalk_numbers_<k>_``, a plain string to YAML
+
+
+def _yaml_numbers_read(source: str):
+    """``_yaml(source)`` with its flow lists of numbers (``_FLOW_NUMBERS``) read by Python: each list is
+    replaced by a stand-in string, the rest read by YAML, and each stand-in put back where YAML found it
+    whole, as a value or an item. None (read it all by YAML) where there is no such list, where YAML
+    finds an error, or where a stand-in is not found exactly once so (in a quoted string, a comment, a key):
+    then YAML alone says what the text is, error included. (A list after a tag or an anchor is no
+    candidate: ``!!str [1.0]`` is an error, ``!!str x`` a string.)"""
+    if "[" not in source or _SLOT in source:
+        return None
+    lists: list[list] = []
+
+    def slot(m: re.Match) -> str:
+        items = [x.strip(" ") for x in m.group(1).split(",")]
+        values = []
+        for x in items:
+            if _YAML_FLOAT.fullmatch(x):
+                values.append(float(x))
+            elif _YAML_INT.fullmatch(x):
+                values.append(int(x))
+            else:
+                return m.group(0)  # an item YAML reads otherwise ("1e5", "1.", "", "0x1F"): left to YAML
+        lists.append(values)
+        return f"{_SLOT}{len(lists) - 1}_"
+
+    replaced = _FLOW_NUMBERS.sub(slot, source)
+    if not lists:
+        return None
+    try:
+        data = _yaml(replaced)
+    except ValueError:
+        return None  # the error YAML finds in the text itself is the one to report
+    slots = {f"{_SLOT}{k}_": values for k, values in enumerate(lists)}
+    found: list[str] = []
+    _put_back(data, slots, found, set())
+    if len(found) != len(slots) or set(found) != set(slots):
+        return None
+    return data
+
+
+def _put_back(node, slots: dict[str, list], found: list[str], seen: set[int]) -> None:
+    """Replace, in place, each value or item of ``node`` that is a stand-in (``slots``) by its list, adding it
+    to ``found``. A node that YAML aliases is walked once (``seen``: aliases may stand for billions of nodes,
+    or for themselves)."""
+    if not isinstance(node, (dict, list)) or id(node) in seen:
+        return
+    seen.add(id(node))
+    for key, value in list(node.items() if isinstance(node, dict) else enumerate(node)):
+        if isinstance(value, str):
+            if value in slots:
+                found.append(value)
+                node[key] = slots[value]
+        else:
+            _put_back(value, slots, found, seen)
 
 
 @dataclass
@@ -129,19 +203,23 @@ _MD = None
 # first character of a line must be for each (at the line's first non-blank): a table needs a "|" in
 # the line instead. A line that none of them can start continues the paragraph: markdown-it asks each
 # rule about each line of a paragraph, twice (``lheading`` scans it too), the most of a note's parse.
+# The "blockquote" chain (the same rules less the table) ends a table's body and a quote's lazy lines:
+# asked of each row of each table.
 _TERMINATORS = ("table", "fence", "blockquote", "hr", "list", "html_block", "heading")
+_QUOTE_TERMINATORS = _TERMINATORS[1:]
 _MAY_START = frozenset("`~>*-_+<#0123456789")
 _ORDERED = re.compile(r"\d{1,9}[.)](?:[ \t]|$)")  # an ordered list's marker (markdown-it: skipOrderedListMarker)
 
 
-def _ends_paragraph(rules):
-    """One rule for the "paragraph" chain standing for ``rules`` (markdown-it's terminators): True when
-    one of them is, asked in their order, after a test of the line that rules most lines out at once."""
+def _ends_block(rules, pipe: bool = True):
+    """One rule for a chain of terminators standing for ``rules`` (markdown-it's, in their order): True when
+    one of them is, asked in their order, after a test of the line that rules most lines out at once.
+    ``pipe``: the chain holds the table rule (a line holding a "|" is asked of them all)."""
     def ends(state, line: int, end: int, silent: bool) -> bool:
         if not silent:
             return False  # a terminator only, never a block of its own
         src, pos, stop = state.src, state.bMarks[line] + state.tShift[line], state.eMarks[line]
-        if src.find("|", pos, stop) < 0:  # no table starts here: the line's first character decides
+        if not pipe or src.find("|", pos, stop) < 0:  # no table starts here: the line's first character decides
             ch = src[pos] if pos < stop else ""
             if ch not in _MAY_START:
                 return False
@@ -155,6 +233,34 @@ def _ends_paragraph(rules):
                 return True
         return False
     return ends
+
+
+# lheading's underline ("---", "==="; after blanks, quote marks) or a blank line, whichever comes first after a
+# line: a paragraph with no underline before its blank line is no setext heading
+_UNDERLINE = re.compile(r"\n(?:[ \t>]*(-+|=+)[ \t]*(?=\n|\Z)|[ \t]*(?=\n))")
+
+
+def _gated_lheading(lheading):
+    """markdown-it's ``lheading`` rule (asked first of each paragraph, it scans the paragraph's lines with
+    their terminators as ``paragraph`` does next), asked only where an underline comes before the next blank
+    line of the text (a quote's blank lines and a container's end come earlier, never later); elsewhere the
+    False it would give, ``parentType`` left as it leaves it. The last search is kept on the state (``from``,
+    its match): no match starts between them, so a paragraph starting there has the same answer (a note of
+    paragraphs and no blank line is searched once, not once a paragraph)."""
+    def gated(state, line: int, end: int, silent: bool) -> bool:
+        at = state.eMarks[line]
+        last = getattr(state, "underline_after", None)
+        if last is not None and last[0] <= at and (last[1] is None or at <= last[1].start()):
+            m = last[1]
+        else:
+            m = _UNDERLINE.search(state.src, at)
+            state.underline_after = (at, m)
+        if m is not None and m.group(1) is not None:
+            return lheading(state, line, end, silent)
+        if not state.is_code_block(line):
+            state.parentType = "paragraph"  # (lheading sets it before its search and never restores it on False)
+        return False
+    return gated
 
 
 def _fast_split(table):
@@ -186,17 +292,105 @@ def _quiet(fn):
                               fn.__closure__)
 
 
+def _normalize(state) -> None:
+    """markdown-it's ``normalize`` core rule (CR and CRLF to LF, NUL to U+FFFD) where the text holds a CR or a
+    NUL: two regex substitutions over the whole note, which change nothing in any other text."""
+    if "\r" in state.src or "\0" in state.src:
+        from markdown_it.rules_core.normalize import normalize
+
+        normalize(state)
+
+
+def _line_marks(src: str) -> tuple[list[int], list[int], list[int]]:
+    """(bMarks, eMarks, tShift) of markdown-it's ``StateBlock`` for a text without tabs (its sCount is then
+    tShift, its bsCount zeros), by ``str.split`` and C-level maps where the library loops over each line
+    in Python. A last line of spaces only, with no newline after it, is no line (as the library's loop)."""
+    lines = src.split("\n")
+    if not lines[-1].strip(" "):  # "" after a last newline, or blanks
+        lines.pop()
+    lens = list(map(len, lines))
+    begins = list(accumulate(map((1).__add__, lens), initial=0))
+    begins.pop()
+    ends = list(map(add, begins, lens))
+    shifts = list(map(sub, lens, map(len, map(str.lstrip, lines, repeat(" ")))))
+    length = len(src)
+    return begins + [length], ends + [length], shifts + [0]  # the library's fake last line
+
+
+def _block_state(src: str, md, env, out):
+    """markdown-it's ``StateBlock`` of ``src``, pushing no table cell's open or close token (``_push``); where
+    ``src`` holds no tab (tabs expand indents, which the library's own loop counts), its line marks are
+    ``_line_marks``'s: the same lists."""
+    from markdown_it.rules_block.state_block import StateBlock
+
+    if "\t" in src:
+        state = StateBlock(src, md, env, out)
+    else:
+        state = StateBlock("", md, env, out)  # every field as the library sets it, for no line
+        begins, ends, shifts = _line_marks(src)
+        state.src, state.bMarks, state.eMarks, state.tShift = src, begins, ends, shifts
+        state.sCount, state.bsCount, state.lineMax = shifts[:], [0] * len(shifts), len(shifts) - 1
+    state.push = _push(state)
+    return state
+
+
+# A table cell's open and close tokens (th, td): two of every three tokens of a note of tables, never read (a
+# cell's text is its inline token, the only inline of a row)
+_CELL_MARKS = frozenset(("th_open", "th_close", "td_open", "td_close"))
+
+
+def _push(state):
+    """``state.push`` (markdown-it's ``StateBlock.push``, the same tokens and levels) that keeps no cell's open
+    or close token: it counts its level and returns a token that nothing keeps (the table rule sets a cell's
+    alignment on it)."""
+    from markdown_it.token import Token
+
+    append = state.tokens.append
+    sink = Token("td_open", "td", 1)
+
+    def push(ttype: str, tag: str, nesting: int):
+        if ttype in _CELL_MARKS:
+            state.level += nesting
+            return sink
+        token = Token(ttype, tag, nesting)
+        token.block = True
+        if nesting < 0:
+            state.level -= 1  # closing tag
+        token.level = state.level
+        if nesting > 0:
+            state.level += 1  # opening tag
+        append(token)
+        return token
+    return push
+
+
+def _block_parse(block):
+    """``block.parse`` (markdown-it's ParserBlock) building its state by ``_block_state``."""
+    def parse(src: str, md, env, out):
+        if not src:
+            return None
+        state = _block_state(src, md, env, out)
+        block.tokenize(state, state.line, state.lineMax)
+        return state.tokens
+    return parse
+
+
 def _parser():
     """CommonMark + tables, block rules only: the checker reads each block's raw text (``content``),
     never the inline tokens (emphasis, links, ...) that the ``inline`` core rule would build from it.
-    The paragraph's terminators are asked through one rule (``_ends_paragraph``): the same blocks. The
-    rules log nothing (``_quiet``)."""
+    The terminators of a paragraph, and those of a table's rows and a quote's lines, are asked through
+    one rule each (``_ends_block``), and ``lheading`` only where an underline may follow: the same blocks.
+    The rules log nothing (``_quiet``). The text is normalized only where that changes it (``_normalize``),
+    its lines are found in C and no table cell's open and close tokens are kept (``_block_state``)."""
     global _MD
     if _MD is None:
         from markdown_it import MarkdownIt
 
         # text_join joins the inline tokens' children, which "inline" off never makes: nothing to do
         md = MarkdownIt("commonmark").enable("table").disable("inline").disable("text_join", ignoreInvalid=True)
+        if "normalize" in md.core.ruler.get_active_rules():
+            md.core.ruler.at("normalize", _normalize)
+        md.block.parse = _block_parse(md.block)
         ruler = md.block.ruler
         for r in ruler.__rules__:
             if r.enabled and (fn := _quiet(r.fn)) is not r.fn:
@@ -206,13 +400,22 @@ def _parser():
             fns = [_fast_split(r.fn) if r.name == "table" else r.fn for r in rules]
             for r, fn in zip(rules, fns):
                 ruler.at(r.name, fn, {"alt": [a for a in r.alt if a != "paragraph"]})
-            ruler.before("table", "paragraph_end", _ends_paragraph(fns), {"alt": ["paragraph"]})
+            ruler.before("table", "paragraph_end", _ends_block(fns), {"alt": ["paragraph"]})
+        rules = [r for r in ruler.__rules__ if r.enabled and "blockquote" in r.alt]
+        if tuple(r.name for r in rules) == _QUOTE_TERMINATORS:
+            for r in rules:
+                ruler.at(r.name, r.fn, {"alt": [a for a in r.alt if a != "blockquote"]})
+            ruler.before("table", "blockquote_end", _ends_block([r.fn for r in rules], pipe=False),
+                         {"alt": ["blockquote"]})
+        lheading = next((r for r in ruler.__rules__ if r.name == "lheading" and r.enabled), None)
+        if lheading is not None:
+            ruler.at("lheading", _gated_lheading(lheading.fn), {"alt": list(lheading.alt)})
         _MD = md
     return _MD
 
 
 def _stock_parser():
-    """The parser without ``_ends_paragraph`` (tests compare the two)."""
+    """markdown-it as it comes, CommonMark + tables, block rules only (tests compare ``_parser`` with it)."""
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").enable("table").disable("inline")
@@ -223,7 +426,8 @@ _FENCES: tuple = (None, None)  # (text, its fences): the last note asked about
 
 
 def tokens(text: str) -> list:
-    """markdown-it's block tokens of ``text``, parsed once per note (``segments`` and ``fences`` read them)."""
+    """markdown-it's block tokens of ``text`` (no table cell's open and close tokens: ``_push``), parsed once
+    per note (``segments`` and ``fences`` read them)."""
     global _TOKENS
     cached = _TOKENS  # one tuple, replaced whole (as ``human._per_text``)
     if cached[0] is not text:
@@ -281,6 +485,12 @@ def fences(text: str) -> list[Fence]:
     return cached[1]
 
 
+# Tokens ``segments`` passes over (a paragraph's and a heading's inline is read after their opening token)
+_PASSED = frozenset(("paragraph_close", "heading_close", "tbody_open", "tbody_close", "table_close",
+                     "bullet_list_open", "bullet_list_close", "ordered_list_open", "ordered_list_close",
+                     "blockquote_open", "blockquote_close", "hr", "html_block"))
+
+
 def segments(text: str, line_offset: int = 0) -> list[Segment]:
     tokens_ = tokens(text)
     out: list[Segment] = []
@@ -288,32 +498,36 @@ def segments(text: str, line_offset: int = 0) -> list[Segment]:
     in_head = False
     row: Segment | None = None
     for i, t in enumerate(tokens_):
+        kind = t.type
+        if kind in _PASSED:
+            continue
+        if kind == "inline":
+            if row is not None:  # a cell's (``_parser`` keeps no cell's open and close tokens)
+                row.cells.append(t.content)
+            continue
         start = (t.map[0] + 1 + line_offset) if t.map else 0
-        if t.type == "heading_open":
+        if kind == "heading_open":
             out.append(Segment("heading", tokens_[i + 1].content, start))
-        elif t.type == "paragraph_open":
-            inline = tokens_[i + 1]
-            out.append(Segment("para", inline.content, start))
-        elif t.type in ("fence", "code_block"):
+        elif kind == "paragraph_open":
+            out.append(Segment("para", tokens_[i + 1].content, start))
+        elif kind in ("fence", "code_block"):
             info = (t.info or "").strip().split()[0].lower() if t.info and t.info.strip() else ""
             if is_program(info, t.content):
                 continue
-            out.append(Segment("code", t.content, start + (1 if t.type == "fence" else 0)))
-        elif t.type == "list_item_open":
+            out.append(Segment("code", t.content, start + (1 if kind == "fence" else 0)))
+        elif kind == "list_item_open":
             out.append(Segment("item_open", line=start))
-        elif t.type == "list_item_close":
+        elif kind == "list_item_close":
             out.append(Segment("item_close"))
-        elif t.type == "table_open":
+        elif kind == "table_open":
             table_no += 1
-        elif t.type == "thead_open":
+        elif kind == "thead_open":
             in_head = True
-        elif t.type == "thead_close":
+        elif kind == "thead_close":
             in_head = False
-        elif t.type == "tr_open":
+        elif kind == "tr_open":
             row = Segment("row", line=start, header=in_head, table=table_no)
-        elif t.type == "inline" and row is not None and i > 0 and tokens_[i - 1].type in ("th_open", "td_open"):
-            row.cells.append(t.content)
-        elif t.type == "tr_close" and row is not None:
+        elif kind == "tr_close" and row is not None:
             out.append(row)
             row = None
     return out
