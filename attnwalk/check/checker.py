@@ -214,7 +214,7 @@ class Checker:
         self.skip_memo: dict = {}  # (kind, text) of a token -> whether the token walk passes it over (``_text``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
         # names (not read in attnwalk's own notes) may start with more
-        firsts = label_firsts()
+        firsts = self.label_firsts = label_firsts()
         self.firsts = firsts | _CTX_FIRSTS if firsts is not None and view.strict else None
         # the first characters at which ``_at`` may do more than pass a word of prose over: a label's or
         # context word's (``firsts``), an item's ("Head 1:"), a bound matrix's name (A-Z)
@@ -598,7 +598,8 @@ class Checker:
         if not nt.rstrip().endswith(":"):
             return
         refs = {}
-        for t in toks:
+        firsts = self.label_firsts  # where ``label_at`` can find nothing, it is not asked (most tokens of prose)
+        for t in toks if firsts is None else [t for t in toks if nt[t.pos] in firsts]:
             hit = label_at(nt, t.pos)
             if hit:
                 refs[(hit[1].kind, hit[1].index, hit[1].head)] = hit[1]
