@@ -289,6 +289,21 @@ def test_decimal_numbers_are_number_re_matches_with_a_point():
         assert [(m.start(1), m.group(1), m.group(2)) for m in checker._DECIMAL_RE.finditer(t)] == want, t
 
 
+def test_decimal_numbers_in_a_window_are_number_re_matches_with_a_point():
+    """``_decimals`` searches a window of a text (outside the plain bodies already recorded): what NUMBER_RE
+    finds there with a point, the characters before the window seen by the lookbehind as NUMBER_RE sees them
+    (``(?<![\\w.])``: ``a1.5`` is no number even when the window starts at the 1)."""
+    rng = random.Random(11)
+    alpha = list("0123456789....…ab -_x\n&⟦⟧é٣") + ["...", "1.5", "12", "0.0625"]
+    for _ in range(50_000):
+        t = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 30)))
+        lo = rng.randint(0, len(t))
+        hi = rng.randint(lo, len(t))
+        want = [(m.start(1), m.group(1), m.group(2)) for m in expr.NUMBER_RE.finditer(t, lo, hi) if "." in m.group(1)]
+        got = [(m.start(1), m.group(1), m.group(2)) for m in checker._DECIMAL_RE.finditer(t, lo, hi)]
+        assert got == want, (t, lo, hi)
+
+
 def test_plain_matrix_rows_made_when_read():
     """A plain matrix's node (``PlainMat``) makes its rows only when ``args`` is read; they are the rows
     the token path builds, and ``cells`` lists the same numbers, positions and signs row by row."""
