@@ -385,3 +385,20 @@ def test_plain_body_counts_its_tokens():
         for m in expr._PLAIN_RUN.finditer(text):
             a, b = m.span(1)
             assert expr._body_count(text, a, b) == len(expr._BODY_TOK.findall(text, a, b)), text
+
+
+def test_a_minus_after_a_number_is_the_regex_it_replaces():
+    """``expr.neg_after_num`` (blanks taken out, then a minus glued to a digit) answers as ``_NEG_AFTER_NUM.search``
+    (a digit, blanks, a minus) on random windows of random texts: plain bodies' characters, other blanks and
+    digits (a newline between the digit and the minus is no difference)."""
+    rng = random.Random(13)
+    alpha = list("0123456789 \t\t  --&⏎\n.ab٣") + ["0.0625", " -", "-0.5", "&   -"]
+    seen = set()
+    for _ in range(50_000):
+        t = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 30)))
+        a = rng.randint(0, len(t))
+        b = rng.randint(a, len(t))
+        want = expr._NEG_AFTER_NUM.search(t, a, b) is not None
+        assert expr.neg_after_num(t, a, b) == want, (t, a, b)
+        seen.add(want)
+    assert seen == {True, False}

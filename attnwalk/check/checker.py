@@ -113,7 +113,7 @@ _QUOTIENT = re.compile(r"[ \t]*/(?!/)[ \t]*")
 _REL_AFTER = re.compile(r"[ \t\n]*(?:=|≈)(?![=≈:])[ \t\n]*")
 _SIGNED_NUM = re.compile(r"(-[ \t]*)?(" + dict(expr._TOKEN_KINDS)["num"] + ")(" + expr._TRUNC + ")?")
 _VALUE_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
-_NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
+_DIGIT, _NUM_START = expr._DIGIT, expr._NUM_START
 _POS = attrgetter("pos")
 _KIND = attrgetter("kind")
 _KIND_TEXT = attrgetter("kind", "text")
@@ -430,7 +430,7 @@ class Checker:
                 if body is None:
                     return False
                 a, b = body.span(1)
-                if _NEG_AFTER_NUM.search(nt, a, b) or not _DIGIT.search(nt, a, b):
+                if expr.neg_after_num(nt, a, b) or not _DIGIT.search(nt, a, b):
                     return False
                 value, after = (at, a, b), body.end()
             else:
