@@ -100,6 +100,9 @@ _BIND_RE = re.compile(r"([A-Z])\s*(=)\s*(?=⟦)")
 _NL_RE = re.compile("\n")
 _CLAIM_KINDS = frozenset(("num", "open", "ident", "op", "sqrt", "other"))  # tokens a claim may start at
 _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE starts with A-Z
+# the tokens at which a context word (``_ctx_label``) can start, whole: m, m_i (_MAX_RE), t and T of tổng, sum,
+# total (_SUM_RE: "ổ" is no identifier's letter), and out_c<n> (_OUTC_RE, by its prefix); exp (_EXP_RE) is a function
+_CTX_WORDS = frozenset(("m", "m_i", "t", "T", "sum", "Sum", "total", "Total"))
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 _REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
@@ -218,10 +221,10 @@ class Checker:
         # names (not read in attnwalk's own notes) may start with more
         firsts = self.label_firsts = label_firsts()
         self.firsts = firsts | _CTX_FIRSTS if firsts is not None and view.strict else None
-        # the first characters at which ``_at`` may do more than pass a word of prose over: a label's or
-        # context word's (``firsts``), an item's ("Head 1:"), a bound matrix's name (A-Z)
-        self.active = None if self.firsts is None else self.firsts | _ITEM_FIRSTS | frozenset(
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        # the first characters at which ``_at`` may do more than pass a word of prose over: a label's
+        # (``label_firsts``), an item's ("Head 1:"), a bound matrix's name (A-Z); a context word is a whole token
+        # (``_CTX_WORDS``), so that prose's words that merely start like one (mức, số, trọng) are passed over too
+        self.active = None if self.firsts is None else firsts | _ITEM_FIRSTS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
     # ------------------------------------------------------------ driving
 
@@ -325,7 +328,7 @@ class Checker:
             self.budget[0] -= spent
             i = bisect_left(toks, at, key=_POS) + 1
         # a word of prose that starts nothing (what ``_at`` finds after its first tests): passed over here
-        active, symbols = self.active, self.symbols
+        active = self.active
         if active is not None and SKIP_WORDS and "plain" not in map(_KIND, toks):
             # no plain body, so nothing expands and the tokens stay as they are: the words the loop below would
             # pass over are found first (one memo lookup each, made in C), and ``_at`` asked at the others only
@@ -334,9 +337,7 @@ class Checker:
             if None in flags:
                 for k in compress(range(len(flags)), map(_IS_NONE, flags)):
                     t = toks[k]
-                    flags[k] = memo[t.kind, t.text] = (t.kind == "other" or (
-                        t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS and t.text not in symbols)
-                    ) and t.text[0] not in active
+                    flags[k] = memo[t.kind, t.text] = self._starts_nothing(t.kind, t.text)
             for k in compress(range(i, len(toks)), map(not_, flags[i:])):
                 if k < i:
                     continue  # read by the claim before
@@ -351,9 +352,7 @@ class Checker:
             if t.kind == "plain":  # a matrix body no claim took: its numbers are tried one by one
                 expand(toks, i, nt)
                 continue
-            if active is not None and (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text
-                                                           not in CONSTS and t.text not in symbols)) \
-                    and t.text[0] not in active:
+            if active is not None and self._starts_nothing(t.kind, t.text):
                 i += 1
                 continue
             try:
@@ -365,6 +364,14 @@ class Checker:
         if kind == "para":
             self._set_caption(nt, toks)
         self._rest(nt, line)
+
+    def _starts_nothing(self, kind: str, text: str) -> bool:
+        """Does ``_at`` pass a token over at once, whatever follows it (a strict note's walk; ``active`` is set):
+        a word of prose (not a function, constant or symbol) that neither a label, an item nor a bound matrix's
+        name starts with, and that is no context word of ``_ctx_label``'s?"""
+        return (kind == "other" or (kind == "ident" and text not in FUNCS and text not in CONSTS
+                                    and text not in self.symbols)) and text[0] not in self.active \
+            and text not in _CTX_WORDS and not text.startswith("out_c")
 
     def _rest(self, nt: str, line: int) -> None:
         """The last pass over a text: its decimals nobody used."""
