@@ -455,6 +455,7 @@ CONTEXT_PROSE = [
     " summary = 2, total: 15.8473, total = 15.8473, totals = 4, out_c0 = 0.0123, out_cx = 1, expo = 2, exp = 1.",
     "Row 2: Tổng ≈ 15.85 and Sum = 15.847, Total = 15.8, m = max = 0.0104, sum_j = 1, o = 2, e = 3, s = 4, t = 5.",
     "Kiểm tra: tổng = 1.0000; Check: sum ≈ 1 và Hàng 0 của S_0: [0.1, 0.2] nên m = 0.2, trọng số tổng = 1.",
+    "Ultralytics B = ⟦ 0.1 & 0.2 ⏎ 0.3 & 0.4 ⟧, PX = ⟦ 0.1 & 0.2 ⟧, Pa = ⟦ 1 ⟧ and Z= ⟦ 0.5 ⟧; Conv2d = 2, BN = 1.",
 ]
 
 

@@ -222,9 +222,10 @@ class Checker:
         firsts = self.label_firsts = label_firsts()
         self.firsts = firsts | _CTX_FIRSTS if firsts is not None and view.strict else None
         # the first characters at which ``_at`` may do more than pass a word of prose over: a label's
-        # (``label_firsts``), an item's ("Head 1:"), a bound matrix's name (A-Z); a context word is a whole token
-        # (``_CTX_WORDS``), so that prose's words that merely start like one (mức, số, trọng) are passed over too
-        self.active = None if self.firsts is None else firsts | _ITEM_FIRSTS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        # (``label_firsts``), an item's ("Head 1:"); a context word and a bound matrix's name are whole tokens
+        # (``_CTX_WORDS``; one capital letter), so that prose's words that merely start like one (mức, số, trọng,
+        # Ultralytics) are passed over too (``_starts_nothing``)
+        self.active = None if self.firsts is None else firsts | _ITEM_FIRSTS
 
     # ------------------------------------------------------------ driving
 
@@ -367,11 +368,11 @@ class Checker:
 
     def _starts_nothing(self, kind: str, text: str) -> bool:
         """Does ``_at`` pass a token over at once, whatever follows it (a strict note's walk; ``active`` is set):
-        a word of prose (not a function, constant or symbol) that neither a label, an item nor a bound matrix's
-        name starts with, and that is no context word of ``_ctx_label``'s?"""
+        a word of prose (not a function, constant or symbol) that neither a label nor an item starts with, and that
+        is no context word of ``_ctx_label``'s and no bound matrix's name (_BIND_RE: one capital letter)?"""
         return (kind == "other" or (kind == "ident" and text not in FUNCS and text not in CONSTS
                                     and text not in self.symbols)) and text[0] not in self.active \
-            and text not in _CTX_WORDS and not text.startswith("out_c")
+            and text not in _CTX_WORDS and not text.startswith("out_c") and not (len(text) == 1 and "A" <= text <= "Z")
 
     def _rest(self, nt: str, line: int) -> None:
         """The last pass over a text: its decimals nobody used."""
