@@ -367,9 +367,12 @@ class Checker:
         self._rest(nt, line)
 
     def _starts_nothing(self, kind: str, text: str) -> bool:
-        """Does ``_at`` pass a token over at once, whatever follows it (a strict note's walk; ``active`` is set):
-        a word of prose (not a function, constant or symbol) that neither a label nor an item starts with, and that
-        is no context word of ``_ctx_label``'s and no bound matrix's name (_BIND_RE: one capital letter)?"""
+        """Does ``_at`` pass a token over at once, whatever follows it (a strict note's walk; ``active`` is set)?
+        A token no claim starts at (a comma, a newline, a relation, a bracket that closes, an operator but "-"),
+        or a word of prose (not a function, constant or symbol) that neither a label nor an item starts with, and
+        that is no context word of ``_ctx_label``'s and no bound matrix's name (_BIND_RE: one capital letter)."""
+        if kind not in _CLAIM_KINDS or (kind == "op" and text != "-"):
+            return True  # ``_at``'s first tests (none of these tokens starts with a capital or an item's letter)
         return (kind == "other" or (kind == "ident" and text not in FUNCS and text not in CONSTS
                                     and text not in self.symbols)) and text[0] not in self.active \
             and text not in _CTX_WORDS and not text.startswith("out_c") and not (len(text) == 1 and "A" <= text <= "Z")
