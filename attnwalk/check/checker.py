@@ -103,6 +103,7 @@ _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE sta
 # the tokens at which a context word (``_ctx_label``) can start, whole: m, m_i (_MAX_RE), t and T of tổng, sum,
 # total (_SUM_RE: "ổ" is no identifier's letter), and out_c<n> (_OUTC_RE, by its prefix); exp (_EXP_RE) is a function
 _CTX_WORDS = frozenset(("m", "m_i", "t", "T", "sum", "Sum", "total", "Total"))
+_CTX_AT = re.compile("|".join(f"(?:{rx.pattern})" for rx in (_MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE)))  # any of them
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 _REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
@@ -120,6 +121,7 @@ _DIGIT, _NUM_START = expr._DIGIT, expr._NUM_START
 _POS = attrgetter("pos")
 _KIND = attrgetter("kind")
 _KIND_TEXT = attrgetter("kind", "text")
+_TEXT = attrgetter("text")
 _IS_NONE = partial(is_, None)
 # ``_dot_lines``: after a label, the rest of a worked dot product ``= (a)(b) + (c)(d) … = t`` as the token walk
 # reads it: a relation ("==", "≈=": no), products of two parenthesised printed numbers glued together (the
@@ -338,7 +340,13 @@ class Checker:
             if None in flags:
                 for k in compress(range(len(flags)), map(_IS_NONE, flags)):
                     t = toks[k]
-                    flags[k] = memo[t.kind, t.text] = self._starts_nothing(t.kind, t.text)
+                    flags[k] = memo[t.kind, t.text] = t.text not in _CTX_WORDS and not t.text.startswith("out_c") \
+                        and self._prose_word(t.kind, t.text)  # (``_starts_nothing``, one call a token)
+            # a context word is one only where its regex matches (``_ctx_label``): elsewhere (the t of tại, the m of
+            # mức) it is a word of prose like another
+            for k in compress(range(len(flags)), map(_CTX_WORDS.__contains__, map(_TEXT, toks))):
+                t = toks[k]
+                flags[k] = _CTX_AT.match(nt, t.pos) is None and self._prose_word(t.kind, t.text)
             for k in compress(range(i, len(toks)), map(not_, flags[i:])):
                 if k < i:
                     continue  # read by the claim before
@@ -368,14 +376,18 @@ class Checker:
 
     def _starts_nothing(self, kind: str, text: str) -> bool:
         """Does ``_at`` pass a token over at once, whatever follows it (a strict note's walk; ``active`` is set)?
-        A token no claim starts at (a comma, a newline, a relation, a bracket that closes, an operator but "-"),
-        or a word of prose (not a function, constant or symbol) that neither a label nor an item starts with, and
-        that is no context word of ``_ctx_label``'s and no bound matrix's name (_BIND_RE: one capital letter)."""
+        A word of prose (``_prose_word``) that is no context word of ``_ctx_label``'s."""
+        return self._prose_word(kind, text) and text not in _CTX_WORDS and not text.startswith("out_c")
+
+    def _prose_word(self, kind: str, text: str) -> bool:
+        """A token no claim starts at (a comma, a newline, a relation, a bracket that closes, an operator but "-"),
+        or a word (not a function, constant or symbol) that neither a label nor an item starts with and that is
+        no bound matrix's name (_BIND_RE: one capital letter): ``_at`` passes it over unless it is a context word."""
         if kind not in _CLAIM_KINDS or (kind == "op" and text != "-"):
             return True  # ``_at``'s first tests (none of these tokens starts with a capital or an item's letter)
         return (kind == "other" or (kind == "ident" and text not in FUNCS and text not in CONSTS
                                     and text not in self.symbols)) and text[0] not in self.active \
-            and text not in _CTX_WORDS and not text.startswith("out_c") and not (len(text) == 1 and "A" <= text <= "Z")
+            and not (len(text) == 1 and "A" <= text <= "Z")
 
     def _rest(self, nt: str, line: int) -> None:
         """The last pass over a text: its decimals nobody used."""
