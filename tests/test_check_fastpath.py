@@ -429,3 +429,67 @@ def test_lines_of_is_bisect_right():
     starts, offsets = human._line_starts(note), human._numbers(note)[0]
     got = _lines_of(starts, offsets)
     assert got == [bisect_right(starts, at) for at in offsets] and all(type(x) is int for x in got)
+
+
+@contextmanager
+def every_token_asked():
+    """No word of prose passed over at all (``Checker.active`` None): ``_at`` asked at every token, the reference
+    of both shortcuts that pass words over (by their first character, and ``SKIP_WORDS``'s memo of them)."""
+    saved = checker.Checker.__init__
+
+    def init(self, *args, **kwargs):
+        saved(self, *args, **kwargs)
+        self.active = None
+
+    checker.Checker.__init__ = init
+    try:
+        yield
+    finally:
+        checker.Checker.__init__ = saved
+
+
+# Worked-softmax context words (``_ctx_label``: m, m_i, tổng, sum, total, out_c<n>) among prose words that only
+# start like them (mức, số, tổngx, summary, totals, m_ij, mass, out_cx, expo), after a row is named (Hàng / Row)
+CONTEXT_PROSE = [
+    "Hàng 3: m = 0.0104 rồi mức m_i = 0.0104, m_ij = 2, mass = 3; tổng = 15.8473 và tổngx = 1, số sum = 15.8473,"
+    " summary = 2, total: 15.8473, total = 15.8473, totals = 4, out_c0 = 0.0123, out_cx = 1, expo = 2, exp = 1.",
+    "Row 2: Tổng ≈ 15.85 and Sum = 15.847, Total = 15.8, m = max = 0.0104, sum_j = 1, o = 2, e = 3, s = 4, t = 5.",
+    "Kiểm tra: tổng = 1.0000; Check: sum ≈ 1 và Hàng 0 của S_0: [0.1, 0.2] nên m = 0.2, trọng số tổng = 1.",
+    "Ultralytics B = ⟦ 0.1 & 0.2 ⏎ 0.3 & 0.4 ⟧, PX = ⟦ 0.1 & 0.2 ⟧, Pa = ⟦ 1 ⟧ and Z= ⟦ 0.5 ⟧; Conv2d = 2, BN = 1.",
+]
+
+
+@pytest.mark.parametrize("opts", NOTES[:4], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_words_passed_over_are_words_that_start_nothing(opts):
+    """The walk passes over the words ``Checker._starts_nothing`` names (a context word is a whole token, so the
+    prose words that merely start like one are passed over too): the records of ``_at`` asked at every token, with
+    the config's symbols, context words and their look-alikes, and planted wrong numbers."""
+    t = walk(**opts)
+    note = render(t, "md", t.config["lang"]) + "\n\n" + "\n\n".join(PROSE + CONTEXT_PROSE) + "\n\n```\n" + \
+        "\n".join(CONTEXT_PROSE) + "\n```\n"
+    for k in range(3):
+        text = note if k == 0 else _planted(note, random.Random(k), 8 * k)
+        got = records(text)
+        with every_token_asked():
+            want = records(text)
+        assert got == want
+        assert any(r[2] == "verified" for r in got)
+        if k:
+            assert any(r[2] == "wrong" for r in got)
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_words_passed_over_with_output_columns(lang):
+    """``out_c2`` names an output column where the config has ``v_cols`` (the hand-2x2 course note): a context word
+    by its prefix, never passed over; the records of ``_at`` asked at every token, with planted wrong numbers."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "notes" / f"hand-2x2.{lang}.md"
+    note = path.read_text(encoding="utf-8") + "\n\nRow 1: out_c2 = 0.5, out_c3 = 2, out_c9 = 1, out_cx = 1, m = 1.\n"
+    for k in range(3):
+        text = note if k == 0 else _planted(note, random.Random(k), 6 * k)
+        got = records(text)
+        with every_token_asked():
+            want = records(text)
+        assert got == want
+        assert any(r[2] == "verified" for r in got)

@@ -289,6 +289,21 @@ def test_decimal_numbers_are_number_re_matches_with_a_point():
         assert [(m.start(1), m.group(1), m.group(2)) for m in checker._DECIMAL_RE.finditer(t)] == want, t
 
 
+def test_decimal_numbers_in_a_window_are_number_re_matches_with_a_point():
+    """``_decimals`` searches a window of a text (outside the plain bodies already recorded): what NUMBER_RE
+    finds there with a point, the characters before the window seen by the lookbehind as NUMBER_RE sees them
+    (``(?<![\\w.])``: ``a1.5`` is no number even when the window starts at the 1)."""
+    rng = random.Random(11)
+    alpha = list("0123456789....…ab -_x\n&⟦⟧é٣") + ["...", "1.5", "12", "0.0625"]
+    for _ in range(50_000):
+        t = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 30)))
+        lo = rng.randint(0, len(t))
+        hi = rng.randint(lo, len(t))
+        want = [(m.start(1), m.group(1), m.group(2)) for m in expr.NUMBER_RE.finditer(t, lo, hi) if "." in m.group(1)]
+        got = [(m.start(1), m.group(1), m.group(2)) for m in checker._DECIMAL_RE.finditer(t, lo, hi)]
+        assert got == want, (t, lo, hi)
+
+
 def test_plain_matrix_rows_made_when_read():
     """A plain matrix's node (``PlainMat``) makes its rows only when ``args`` is read; they are the rows
     the token path builds, and ``cells`` lists the same numbers, positions and signs row by row."""
@@ -370,3 +385,20 @@ def test_plain_body_counts_its_tokens():
         for m in expr._PLAIN_RUN.finditer(text):
             a, b = m.span(1)
             assert expr._body_count(text, a, b) == len(expr._BODY_TOK.findall(text, a, b)), text
+
+
+def test_a_minus_after_a_number_is_the_regex_it_replaces():
+    """``expr.neg_after_num`` (blanks taken out, then a minus glued to a digit) answers as ``_NEG_AFTER_NUM.search``
+    (a digit, blanks, a minus) on random windows of random texts: plain bodies' characters, other blanks and
+    digits (a newline between the digit and the minus is no difference)."""
+    rng = random.Random(13)
+    alpha = list("0123456789 \t\t  --&⏎\n.ab٣") + ["0.0625", " -", "-0.5", "&   -"]
+    seen = set()
+    for _ in range(50_000):
+        t = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 30)))
+        a = rng.randint(0, len(t))
+        b = rng.randint(a, len(t))
+        want = expr._NEG_AFTER_NUM.search(t, a, b) is not None
+        assert expr.neg_after_num(t, a, b) == want, (t, a, b)
+        seen.add(want)
+    assert seen == {True, False}

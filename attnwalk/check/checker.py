@@ -100,6 +100,10 @@ _BIND_RE = re.compile(r"([A-Z])\s*(=)\s*(?=⟦)")
 _NL_RE = re.compile("\n")
 _CLAIM_KINDS = frozenset(("num", "open", "ident", "op", "sqrt", "other"))  # tokens a claim may start at
 _ITEM_FIRSTS = frozenset("HhCDd")  # what _ITEM_RE can match first; _BIND_RE starts with A-Z
+# the tokens at which a context word (``_ctx_label``) can start, whole: m, m_i (_MAX_RE), t and T of tổng, sum,
+# total (_SUM_RE: "ổ" is no identifier's letter), and out_c<n> (_OUTC_RE, by its prefix); exp (_EXP_RE) is a function
+_CTX_WORDS = frozenset(("m", "m_i", "t", "T", "sum", "Sum", "total", "Total"))
+_CTX_AT = re.compile("|".join(f"(?:{rx.pattern})" for rx in (_MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE)))  # any of them
 _CTX_FIRSTS = frozenset("meotTsS")  # the first letters of _MAX_RE, _EXP_RE, _OUTC_RE, _SUM_RE
 _WORDS_CHECK = re.compile(r"(?:Kiểm tra|Check)\b", re.I)
 _REL_CHAR = re.compile("[=≈:]")  # what a relation token (``expr``'s "rel") holds
@@ -113,10 +117,11 @@ _QUOTIENT = re.compile(r"[ \t]*/(?!/)[ \t]*")
 _REL_AFTER = re.compile(r"[ \t\n]*(?:=|≈)(?![=≈:])[ \t\n]*")
 _SIGNED_NUM = re.compile(r"(-[ \t]*)?(" + dict(expr._TOKEN_KINDS)["num"] + ")(" + expr._TRUNC + ")?")
 _VALUE_SEP = re.compile(r"[ \t\n]*(?:,[ \t\n]*)?")
-_NEG_AFTER_NUM, _DIGIT, _NUM_START = expr._NEG_AFTER_NUM, expr._DIGIT, expr._NUM_START
+_DIGIT, _NUM_START = expr._DIGIT, expr._NUM_START
 _POS = attrgetter("pos")
 _KIND = attrgetter("kind")
 _KIND_TEXT = attrgetter("kind", "text")
+_TEXT = attrgetter("text")
 _IS_NONE = partial(is_, None)
 # ``_dot_lines``: after a label, the rest of a worked dot product ``= (a)(b) + (c)(d) … = t`` as the token walk
 # reads it: a relation ("==", "≈=": no), products of two parenthesised printed numbers glued together (the
@@ -172,8 +177,10 @@ PHRASE_WORDS: list[tuple[str, ...]] = [
 
 
 _ROW_WORDS = ("àng", "ow", "ixel", "oken")  # what _ROW_RE needs after its first letter
-# NUMBER_RE's matches that hold a decimal point: the same matches (an integer it finds never hides one)
-_DECIMAL_RE = re.compile(NUMBER_RE.pattern.replace(r"(\d+(?:\.\d+)?)", r"(\d+\.\d+)", 1))
+# NUMBER_RE's matches that hold a decimal point: the same matches (an integer it finds never hides one). Its
+# lookbehind (no word character or point before the number) is asked after the first digit, so that the pattern
+# starts with a digit and the regex engine skips to the next digit in C instead of trying every offset
+_DECIMAL_RE = re.compile(NUMBER_RE.pattern.replace(r"(?<![\w.])(\d+(?:\.\d+)?)", r"(\d(?<![\w.]\d)\d*\.\d+)", 1))
 assert _DECIMAL_RE.pattern != NUMBER_RE.pattern
 
 
@@ -214,12 +221,13 @@ class Checker:
         self.skip_memo: dict = {}  # (kind, text) of a token -> whether the token walk passes it over (``_text``)
         # what a label (``_label_cb``) can start with: label_at's patterns, _ctx_label's words; hand-written
         # names (not read in attnwalk's own notes) may start with more
-        firsts = label_firsts()
+        firsts = self.label_firsts = label_firsts()
         self.firsts = firsts | _CTX_FIRSTS if firsts is not None and view.strict else None
-        # the first characters at which ``_at`` may do more than pass a word of prose over: a label's or
-        # context word's (``firsts``), an item's ("Head 1:"), a bound matrix's name (A-Z)
-        self.active = None if self.firsts is None else self.firsts | _ITEM_FIRSTS | frozenset(
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        # the first characters at which ``_at`` may do more than pass a word of prose over: a label's
+        # (``label_firsts``), an item's ("Head 1:"); a context word and a bound matrix's name are whole tokens
+        # (``_CTX_WORDS``; one capital letter), so that prose's words that merely start like one (mức, số, trọng,
+        # Ultralytics) are passed over too (``_starts_nothing``)
+        self.active = None if self.firsts is None else firsts | _ITEM_FIRSTS
 
     # ------------------------------------------------------------ driving
 
@@ -323,7 +331,7 @@ class Checker:
             self.budget[0] -= spent
             i = bisect_left(toks, at, key=_POS) + 1
         # a word of prose that starts nothing (what ``_at`` finds after its first tests): passed over here
-        active, symbols = self.active, self.symbols
+        active = self.active
         if active is not None and SKIP_WORDS and "plain" not in map(_KIND, toks):
             # no plain body, so nothing expands and the tokens stay as they are: the words the loop below would
             # pass over are found first (one memo lookup each, made in C), and ``_at`` asked at the others only
@@ -332,9 +340,13 @@ class Checker:
             if None in flags:
                 for k in compress(range(len(flags)), map(_IS_NONE, flags)):
                     t = toks[k]
-                    flags[k] = memo[t.kind, t.text] = (t.kind == "other" or (
-                        t.kind == "ident" and t.text not in FUNCS and t.text not in CONSTS and t.text not in symbols)
-                    ) and t.text[0] not in active
+                    flags[k] = memo[t.kind, t.text] = t.text not in _CTX_WORDS and not t.text.startswith("out_c") \
+                        and self._prose_word(t.kind, t.text)  # (``_starts_nothing``, one call a token)
+            # a context word is one only where its regex matches (``_ctx_label``): elsewhere (the t of tại, the m of
+            # mức) it is a word of prose like another
+            for k in compress(range(len(flags)), map(_CTX_WORDS.__contains__, map(_TEXT, toks))):
+                t = toks[k]
+                flags[k] = _CTX_AT.match(nt, t.pos) is None and self._prose_word(t.kind, t.text)
             for k in compress(range(i, len(toks)), map(not_, flags[i:])):
                 if k < i:
                     continue  # read by the claim before
@@ -349,9 +361,7 @@ class Checker:
             if t.kind == "plain":  # a matrix body no claim took: its numbers are tried one by one
                 expand(toks, i, nt)
                 continue
-            if active is not None and (t.kind == "other" or (t.kind == "ident" and t.text not in FUNCS and t.text
-                                                           not in CONSTS and t.text not in symbols)) \
-                    and t.text[0] not in active:
+            if active is not None and self._starts_nothing(t.kind, t.text):
                 i += 1
                 continue
             try:
@@ -363,6 +373,21 @@ class Checker:
         if kind == "para":
             self._set_caption(nt, toks)
         self._rest(nt, line)
+
+    def _starts_nothing(self, kind: str, text: str) -> bool:
+        """Does ``_at`` pass a token over at once, whatever follows it (a strict note's walk; ``active`` is set)?
+        A word of prose (``_prose_word``) that is no context word of ``_ctx_label``'s."""
+        return self._prose_word(kind, text) and text not in _CTX_WORDS and not text.startswith("out_c")
+
+    def _prose_word(self, kind: str, text: str) -> bool:
+        """A token no claim starts at (a comma, a newline, a relation, a bracket that closes, an operator but "-"),
+        or a word (not a function, constant or symbol) that neither a label nor an item starts with and that is
+        no bound matrix's name (_BIND_RE: one capital letter): ``_at`` passes it over unless it is a context word."""
+        if kind not in _CLAIM_KINDS or (kind == "op" and text != "-"):
+            return True  # ``_at``'s first tests (none of these tokens starts with a capital or an item's letter)
+        return (kind == "other" or (kind == "ident" and text not in FUNCS and text not in CONSTS
+                                    and text not in self.symbols)) and text[0] not in self.active \
+            and not (len(text) == 1 and "A" <= text <= "Z")
 
     def _rest(self, nt: str, line: int) -> None:
         """The last pass over a text: its decimals nobody used."""
@@ -428,7 +453,7 @@ class Checker:
                 if body is None:
                     return False
                 a, b = body.span(1)
-                if _NEG_AFTER_NUM.search(nt, a, b) or not _DIGIT.search(nt, a, b):
+                if expr.neg_after_num(nt, a, b) or not _DIGIT.search(nt, a, b):
                     return False
                 value, after = (at, a, b), body.end()
             else:
@@ -598,7 +623,8 @@ class Checker:
         if not nt.rstrip().endswith(":"):
             return
         refs = {}
-        for t in toks:
+        firsts = self.label_firsts  # where ``label_at`` can find nothing, it is not asked (most tokens of prose)
+        for t in toks if firsts is None else [t for t in toks if nt[t.pos] in firsts]:
             hit = label_at(nt, t.pos)
             if hit:
                 refs[(hit[1].kind, hit[1].index, hit[1].head)] = hit[1]
