@@ -26,3 +26,22 @@ def test_coefficient_lines_are_the_lines_of_every_match():
         starts = human._line_starts(text)
         want = sorted({bisect_right(starts, m.start()) - 1 for m in notations._COEF_MARK.finditer(text)})
         assert notations._coef_lines(text) == want, text
+
+
+def ref_cells(text: str, base: int):
+    """``human._cells`` as it was: every number read, then what they leave searched for a letter."""
+    cells = [human.Cell(m.group(), base + m.start()) for m in human.NUM_RE.finditer(text)]
+    if human._LETTER.search(text) is not None:
+        rest = human.NUM_RE.sub("", text)
+        if human._LETTER.search(rest) and not human._NOT_WORDS.fullmatch(rest):
+            return None
+    return cells
+
+
+CELL_PARTS = ["0", "1.5", "-2", "−3", "e", "E", "e-4", "E+2", "1e5", "x", "ab", "é", "Ω", "中", "\\cdots", "&", ",",
+              " ", "\t", "\n", "(", ")", "[", "]", ".", "%", "_", "^", "\\\\", ";", "+"]
+
+
+def test_a_row_with_a_letter_no_number_holds_is_prose_as_before():
+    for text in _texts(CELL_PARTS, 20000, 11) + ["", "1e5 2E-3", "e", "2 3 x"]:
+        assert human._cells(text, 7) == ref_cells(text, 7), text

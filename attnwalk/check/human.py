@@ -339,8 +339,14 @@ _WORD = re.compile(r"\w")
 _NOT_WORDS = re.compile(r"[\s,&;\\()\[\]]*")
 
 
+# a letter no number holds (a number's only letters are its exponent's "e" or "E"): a row holding one is prose
+_LETTER_NOT_E = re.compile(r"[A-DF-Za-df-z\u00c0-\u1ef9\u4e00-\u9fff]")
+
+
 def _cells(text: str, base: int) -> list[Cell] | None:
     """The numbers of a row, or None when words stand among them (the row is prose, not numbers)."""
+    if _LETTER_NOT_E.search(text) is not None:
+        return None  # what the numbers leave holds that letter (the check below), found without reading them
     found = list(NUM_RE.finditer(text))
     cells = list(map(tuple.__new__, repeat(Cell), zip(map(re.Match.group, found), map(base.__add__,
                                                                                      map(re.Match.start, found)))))
