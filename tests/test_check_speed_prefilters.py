@@ -45,3 +45,65 @@ CELL_PARTS = ["0", "1.5", "-2", "−3", "e", "E", "e-4", "E+2", "1e5", "x", "ab"
 def test_a_row_with_a_letter_no_number_holds_is_prose_as_before():
     for text in _texts(CELL_PARTS, 20000, 11) + ["", "1e5 2E-3", "e", "2 3 x"]:
         assert human._cells(text, 7) == ref_cells(text, 7), text
+
+
+def ref_bindings(tree, env, trace, given=frozenset()):
+    """``computed.bindings`` as it was: the names counted over a walk of the whole module, and each statement that
+    is no plain assignment walked again for the names it drops."""
+    import ast
+
+    from attnwalk.check import computed
+
+    env = dict(env)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in computed._SOFTMAX:
+            env[("def", node.name)] = computed._last_axis_softmax(node)
+    counts: dict = {}
+    for node in ast.walk(tree):
+        for t in computed._targets(node):
+            counts[t] = counts.get(t, 0) + 1
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            for t in {t for n in ast.walk(node) for t in computed._targets(n)}:
+                for key in (t, ("scalar", t), ("mask", t)):
+                    env.pop(key, None)
+            continue
+        name = node.targets[0].id
+        if name in given:
+            continue
+        for key in (name, ("scalar", name), ("mask", name)):
+            env.pop(key, None)
+        if counts.get(name, 0) != 1:
+            continue
+        kind = computed.kind_of(node.value, env, trace)
+        if kind is not None:
+            env[name] = kind
+        elif (value := computed._scalar(node.value, env, trace.derived.get("d_k"))) is not None:
+            env[("scalar", name)] = value
+        elif (mask := computed.mask_of(node.value, env)) is not None:
+            env[("mask", name)] = mask
+    return env
+
+
+STATEMENTS = ["s = q @ k.T", "s = q @ k.T / 2**0.5", "w = torch.softmax(s, dim=-1)", "o = w @ v", "d_k = k.shape[-1]",
+              "s = q @ k.T / math.sqrt(d_k)", "w, o = f(s)", "s += 1", "for w in range(3):\n    o = w @ v",
+              "s.masked_fill_(m, 0)", "m = torch.triu(torch.ones(3, 3), diagonal=1).bool()",
+              "s = s.masked_fill(m, float('-inf'))", "def softmax(x):\n    e = np.exp(x)\n    return e / e.sum(-1)",
+              "w = softmax(s)", "o[0] = 1", "x: int = 2", "print(w @ v)", "k = [[1, 1], [0, 1], [1, 0]]",
+              "y = [o for o in w]", "if (n := 3):\n    s = q"]
+
+
+def test_bindings_from_one_walk_of_each_statement_are_the_plain_ones():
+    import ast
+
+    from attnwalk.api import walk
+    from attnwalk.check import computed
+
+    trace = walk(variant="sdpa", source="direct", heads=1, q=[[1, 0], [0, 1], [1, 1]], k=[[1, 1], [0, 1], [1, 0]],
+                 v=[[1, 2], [3, 0], [0, 1]])
+    rnd = random.Random(5)
+    for _ in range(3000):
+        tree = ast.parse("\n".join(rnd.choice(STATEMENTS) for _ in range(rnd.randint(0, 6))))
+        env = {"q": "q", "k": "k", "v": "v", **({"o": "out"} if rnd.random() < 0.3 else {})}
+        given = frozenset(rnd.sample(["q", "k", "s", "w"], rnd.randint(0, 2)))
+        assert computed.bindings(tree, env, trace, given) == ref_bindings(tree, env, trace, given), ast.unparse(tree)
