@@ -107,3 +107,19 @@ def test_bindings_from_one_walk_of_each_statement_are_the_plain_ones():
         env = {"q": "q", "k": "k", "v": "v", **({"o": "out"} if rnd.random() < 0.3 else {})}
         given = frozenset(rnd.sample(["q", "k", "s", "w"], rnd.randint(0, 2)))
         assert computed.bindings(tree, env, trace, given) == ref_bindings(tree, env, trace, given), ast.unparse(tree)
+
+
+SHIFTED_PARTS = ["e^{", "\\exp(", "e^{0.7071-1.4142}", "}", ")", "&", "=", "\\approx", "≈", " ", "\t", "\n", "\n",
+                 "0.4931", "-0.7071", "−1", "1.4142", "\\\\", "e^{0}", "&=1\\\\", "x", "e^", "exp(",
+                 "e^{0.7071-1.4142}&=e^{-0.7071}\\approx 0.4931\\\\", "\\exp(1.5) = 4.48", "  e^{0}&=1\\\\\n"]
+
+
+def test_shifted_exponential_lines_are_matched_on_the_lines_holding_their_opening():
+    rnd = random.Random(13)
+    found = 0
+    for text in ["".join(rnd.choice(SHIFTED_PARTS) for _ in range(rnd.randint(0, 30))) for _ in range(20000)]:
+        want = [(m.start(), m.end()) for m in notations._SHIFTED_EXP_LINE.finditer(text)]
+        assert [(m.start(), m.end()) for m in human.line_matches(notations._SHIFTED_EXP_LINE, text, "e^{", "\\exp(")] \
+            == want, text
+        found += len(want)
+    assert found > 200

@@ -2299,7 +2299,7 @@ _SHIFTED_SUM_LINE = re.compile(
 def _shifted_runs(text: str):
     """The runs of two or more ``_SHIFTED_EXP_LINE`` matches on consecutive lines."""
     run: list = []
-    for m in _SHIFTED_EXP_LINE.finditer(text):
+    for m in human.line_matches(_SHIFTED_EXP_LINE, text, "e^{", "\\exp("):  # (a match opens with one of them)
         if run and text.count("\n", run[-1].end(), m.start()) != 1:
             if len(run) >= 2:
                 yield run
