@@ -114,6 +114,14 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
 
 # ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
 _EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+
+
+@human._memo
+def exp_terms(text: str) -> list:
+    """``_EXP_TERM``'s matches in ``text``, found once per text for its several readers of exponentials."""
+    return list(_EXP_TERM.finditer(text))
+
+
 _SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:" + "|".join(map(re.escape, SUM_WORDS))
                        + r")\}?[ \t]*(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
 
@@ -121,7 +129,7 @@ _SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:" + "|"
 def _sum_lines_below_exponentials(text: str, starts: list):
     """``_SUM_LINE``'s matches on the first non-blank line below each run of ``e^x = v`` lines: only those lines are
     tried (the pattern, its words ignoring case, costs ~2 ms over a 70 kB note)."""
-    exp_lines = sorted({bisect_right(starts, t.start()) - 1 for t in _EXP_TERM.finditer(text)})
+    exp_lines = sorted({bisect_right(starts, t.start()) - 1 for t in exp_terms(text)})
     done = set()
     for k in exp_lines:
         j = k + 1
@@ -142,7 +150,7 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
     alone on its line, below the exponentials of one score row (every exponent of that row, in order, as
     printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them; the
     exponentials also as ``exp(0.7071) = 2.0281``, the sum under the words of ``notation.SUM_WORDS`` (``Suma``)."""
-    if _EXP_TERM.search(text) is None:  # no e^x = v line at all (a fast scan: the pattern starts with "e")
+    if not exp_terms(text):  # no e^x = v line at all
         return
     starts = human._line_starts(text)
     for m in _sum_lines_below_exponentials(text, starts):
@@ -183,7 +191,7 @@ def exp_rows(text: str, trace):
     """(its ``_EXP_TERM`` matches, head, tensor, row, columns) of each line of ``text`` holding two exponentials or more
     whose exponents print one row of the scores a softmax takes (``score_row_named``: one alone names no place)."""
     by_line: dict[int, list] = {}
-    for m in _EXP_TERM.finditer(text):
+    for m in exp_terms(text):
         by_line.setdefault(text.rfind("\n", 0, m.start()) + 1, []).append(m)
     for terms in by_line.values():
         if len(terms) < 2:
@@ -2208,7 +2216,7 @@ def stated_row_sums(text: str, trace, hits: dict, foreign: list) -> None:
     exponentials on their own line, not on a line below them. The exponents, in order, print one row of the scores
     (``score_row_named``); the sum is that row's sum of e^s, the denominator of its softmax (torch's, not the sum of
     the rounded values printed before it)."""
-    if _EXP_TERM.search(text) is None:  # the same scan as ``exponential_sums``: no e^x = v at all
+    if not exp_terms(text):  # the same scan as ``exponential_sums``: no e^x = v at all
         return
     from . import forms
 
