@@ -1368,15 +1368,16 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
         lines = tm.group(0).split("\n")
         header = lines[0].strip().strip("|").split("|")
         body = [ln for ln in lines[2:] if ln.strip()]
-        if len(header) < 2 or not body:
+        judged = {j for j, h in enumerate(header) if len(tensors_of(h)) == 1}  # the columns that can be judged
+        if len(header) < 2 or not body or not judged:
             continue
         columns: dict[int, list] = {}
         pos = tm.start() + len(lines[0]) + len(lines[1]) + 2
         for i, line in enumerate(body):
             off = pos + line.index("|") + 1
             for j, part in enumerate(line.strip().strip("|").split("|")):
-                m = _VECTOR_CELL.fullmatch(part)
-                if m is not None and j < len(header):
+                m = _VECTOR_CELL.fullmatch(part) if j in judged else None
+                if m is not None:
                     cells = _cells_in(text, off + m.start("body"), off + m.end("body"))
                     if cells:
                         columns.setdefault(j, []).append((cells, i))
