@@ -126,14 +126,15 @@ def _span_lines_holding(text: str, a: int, b: int, mark: str):
     from .human import _line_starts, _offsets
 
     starts, found = _line_starts(text), _offsets(text, mark)
-    last = -1
-    for at in found[bisect_left(found, a):bisect_left(found, b)]:
-        k = bisect_right(starts, at) - 1
-        if k != last:
-            last = k
-            lo = max(starts[k], a)
-            end = min(starts[k + 1] - 1 if k + 1 < len(starts) else len(text), b)
-            yield lo, text[lo:end], k
+    at, stop = bisect_left(found, a), bisect_left(found, b)
+    while at < stop:
+        k = bisect_right(starts, found[at]) - 1
+        lo = max(starts[k], a)
+        end = min(starts[k + 1] - 1 if k + 1 < len(starts) else len(text), b)
+        yield lo, text[lo:end], k
+        if k + 1 == len(starts):
+            break
+        at = bisect_left(found, starts[k + 1], at + 1, stop)  # past the line's other marks
 
 
 def _columns(text, run, Block, label_before, tensors_of) -> list:
