@@ -123,3 +123,19 @@ def test_shifted_exponential_lines_are_matched_on_the_lines_holding_their_openin
             == want, text
         found += len(want)
     assert found > 200
+
+
+TUPLE_PARTS = ["=", "≈", "\\approx", "softmax", "softmax}", "\\text{softmax}", "}", "(", ")", " ", "\t", "\n", "1",
+               "0.5", "-2", "−3", ",", ", ", "x", "approx", "oftmax", "(1, 2)", "= (0.1, 0.2)", "(0.09, 0.24, 0.66)"]
+
+
+def test_tuples_tried_at_each_relation_before_a_parenthesis_are_every_match():
+    from attnwalk.check import forms
+
+    found = 0
+    for text in _texts(TUPLE_PARTS, 20000, 3):
+        human._PER_TEXT = (None, {})
+        want = [(m.start(), m.end(), m.group("body")) for m in forms._TUPLE.finditer(text)]
+        assert [(m.start(), m.end(), m.group("body")) for m in forms._tuples(text)] == want, text
+        found += len(want)
+    assert found > 2000

@@ -642,14 +642,19 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
     # the lines holding exactly one list, from one scan of the note (a list never spans lines): the others
     # are passed over as the loop over every line would pass them; the words are looked for on those lines
     # only (the pattern ignores case: slow over a whole note, as lowering it is)
-    per_line: dict[int, int] = {}
-    for m in _FLAT_LIST.finditer(text):
-        k = human.line_of(text, m.start()) - 1
-        per_line[k] = per_line.get(k, 0) + 1
-    for k in [k for k, n in per_line.items() if n == 1]:
-        line = _line(k)
-        lists = list(_FLAT_LIST.finditer(line))
-        named = [m for m in _OUTPUT_N.finditer(line) if not lists[0].start() <= m.start() < lists[0].end()]
+    # (each match opens at a "[" and holds no other: the note's "["s are where to try it; a line's matches are its
+    # own, as none spans two lines)
+    per_line: dict[int, list] = {}
+    for at in human._offsets(text, "["):
+        m = _FLAT_LIST.match(text, at)
+        if m is not None:
+            per_line.setdefault(bisect_right(starts, at) - 1, []).append(m)
+    for k, found in per_line.items():
+        if len(found) != 1:
+            continue
+        line, whole = _line(k), found[0]
+        lo, hi = whole.start() - starts[k], whole.end() - starts[k]  # the list's place on its line
+        named = [m for m in _OUTPUT_N.finditer(line) if not lo <= m.start() < hi]
         if not named and _RESULT_LIST.match(line):
             for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):
                 above = _line(a)
@@ -658,7 +663,7 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
                     break
         if len(named) != 1:
             continue
-        cells = human._cells(lists[0].group("body").replace(",", " "), starts[k] + lists[0].start("body"))
+        cells = human._cells(whole.group("body").replace(",", " "), whole.start("body"))
         row = int(named[0].group("n")) - 1
         if not cells or row < 0 or any(c.start in hits for c in cells):
             continue
