@@ -8,7 +8,7 @@ reads must be exactly the regex's: compared here on random texts made of the cha
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 from attnwalk.check import human, notations
 
@@ -139,3 +139,47 @@ def test_tuples_tried_at_each_relation_before_a_parenthesis_are_every_match():
         assert [(m.start(), m.end(), m.group("body")) for m in forms._tuples(text)] == want, text
         found += len(want)
     assert found > 2000
+
+
+def ref_content(text: str, a: int, content: str):
+    """``program._content`` as it was: each line of ``content`` looked for at the end of its line of the note."""
+    from attnwalk.check.source import line_starts
+
+    starts = line_starts(text)
+    k = bisect_left(starts, a)
+    out = []
+    for line in content.split("\n")[:-1]:
+        if k >= len(starts):
+            return None
+        stop = starts[k + 1] if k + 1 < len(starts) else len(text)
+        while stop > starts[k] and text[stop - 1] in "\r\n":
+            stop -= 1
+        if not text.startswith(line, stop - len(line)) or stop - len(line) < starts[k]:
+            return None
+        out.append(stop - len(line))
+        k += 1
+    return content, out
+
+
+CONTENT_PARTS = ["a", "1 2", " ", "\t", "\n", "\n", "\r\n", "\r", "> ", "    ", "x = [1, 2]", "#"]
+
+
+def test_a_block_standing_verbatim_in_the_note_is_placed_as_before():
+    from attnwalk.check import program
+
+    rnd = random.Random(17)
+    verbatim = 0
+    for text in _texts(CONTENT_PARTS, 20000, 17):
+        human._PER_TEXT = (None, {})
+        a = rnd.randint(0, len(text))
+        if rnd.random() < 0.5:  # most blocks start a line
+            a = text.rfind("\n", 0, a) + 1
+        b = rnd.randint(a, len(text))
+        content = text[a:b]
+        if rnd.random() < 0.3:  # a container's marks or a tab markdown-it expanded: no longer verbatim
+            content = content.replace("\t", "    ").replace("> ", "")
+        if rnd.random() < 0.5:
+            content += "\n"
+        verbatim += text.startswith(content, a) and "\n" in content and (a == 0 or text[a - 1] == "\n")
+        assert program._content(text, a, content) == ref_content(text, a, content), (text, a, content)
+    assert verbatim > 1500
