@@ -496,6 +496,8 @@ _FACTOR_ENDS = frozenset("}0123456789ts·×")  # the last character of a scalar 
 
 @_memo
 def latex_blocks(text: str) -> list[Block]:
+    from .notations import formula_label, product_letters  # (notations imports this module)
+
     out = []
     for begin, base, stop in _environments(text):
         if _LETTER.search(text, base, stop) is None:
@@ -515,8 +517,6 @@ def latex_blocks(text: str) -> list[Block]:
             lo = max(line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            from .notations import formula_label, product_letters  # (notations imports this module)
-
             if (formula := formula_label(text, begin, label)) is not None:  # ``O = softmax(QK^T/√d_k)V = [..]``
                 label = formula
             elif not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS

@@ -27,7 +27,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from ..notation import AFTER_WORDS, ARROWS, BEFORE_WORDS, NEG_INFINITY, SUM_WORDS
+from ..notation import AFTER_WORDS, ARROWS, BEFORE_WORDS, CODE_NAMES, NEG_INFINITY, PRODUCT_RESULTS, SUM_WORDS
 from ..numfmt import fmt
 from . import human
 
@@ -2184,8 +2184,6 @@ def product_letters(text: str, begin: int) -> str | None:
     output whatever the note calls it). None when the line is no such product. Right depth: ``human.latex_blocks``
     asks it before the lines above for a matrix whose own label names nothing (at first the lines above named Kᵀ
     W_K and the product K, from ``K = X W^K`` a line before)."""
-    from ..notation import CODE_NAMES, PRODUCT_RESULTS
-
     ls = text.rfind("\n", 0, begin) + 1
     le = text.find("\n", begin)
     run = list(_MATRIX_RUN.finditer(text, ls, len(text) if le < 0 else le))
