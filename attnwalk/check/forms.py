@@ -176,9 +176,11 @@ class _Env:
         return self._body
 
 
+@_memo
 def _matrices(text: str) -> list:
     """Each ``\\begin{bmatrix}..\\end{bmatrix}`` (any matrix, not ``array``), as ``_Env``: from the note's one
-    scan of environments (``human._env_marks``), a begin closed by the first end of its name after it."""
+    scan of environments (``human._env_marks``), a begin closed by the first end of its name after it. Found once
+    per text for its four readers (none changes the list)."""
     from .human import _env_marks
 
     begins, ends = _env_marks(text)
