@@ -33,13 +33,15 @@ def bindings(tree: ast.Module, env: dict, trace, given: frozenset = frozenset())
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in _SOFTMAX:
             env[("def", node.name)] = _last_axis_softmax(node)
+    # the names each top-level statement binds, from one walk of it (the module itself binds none)
+    bound = [[t for n in ast.walk(node) for t in _targets(n)] for node in tree.body]
     counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        for t in _targets(node):
+    for names in bound:
+        for t in names:
             counts[t] = counts.get(t, 0) + 1
-    for node in tree.body:
+    for node, names in zip(tree.body, bound):
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-            for t in {t for n in ast.walk(node) for t in _targets(n)}:
+            for t in set(names):
                 for key in (t, ("scalar", t), ("mask", t)):
                     env.pop(key, None)
             continue

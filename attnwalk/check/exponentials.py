@@ -13,7 +13,7 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import human
-from .notations import _EXP_TERM, _any_wrong, _mag, _records_at, exp_rows, rounds_either
+from .notations import _any_wrong, _mag, _records_at, exp_rows, exp_terms, rounds_either
 
 
 def exponential_terms(body: str, trace) -> list[tuple[int, str, float, str]]:
@@ -31,7 +31,7 @@ def tensor_exponentials(body: str, trace, recs: list) -> list:
     """The wrong records of ``exponential_terms``'s values judged again: right where the value rounds its cell's
     e^ŝ (the operand printed rounded), else wrong with that value as the fix. A right record stays as it is (its
     operand's arithmetic holds, which a reader may check against the rounded operand it prints)."""
-    terms = exponential_terms(body, trace) if _EXP_TERM.search(body) is not None else []
+    terms = exponential_terms(body, trace) if exp_terms(body) else []
     if not terms or not _any_wrong(recs):  # (the terms first: most notes have none, and no record is looked at)
         return recs
     record = _records_at(body, recs)

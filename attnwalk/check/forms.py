@@ -126,14 +126,15 @@ def _span_lines_holding(text: str, a: int, b: int, mark: str):
     from .human import _line_starts, _offsets
 
     starts, found = _line_starts(text), _offsets(text, mark)
-    last = -1
-    for at in found[bisect_left(found, a):bisect_left(found, b)]:
-        k = bisect_right(starts, at) - 1
-        if k != last:
-            last = k
-            lo = max(starts[k], a)
-            end = min(starts[k + 1] - 1 if k + 1 < len(starts) else len(text), b)
-            yield lo, text[lo:end], k
+    at, stop = bisect_left(found, a), bisect_left(found, b)
+    while at < stop:
+        k = bisect_right(starts, found[at]) - 1
+        lo = max(starts[k], a)
+        end = min(starts[k + 1] - 1 if k + 1 < len(starts) else len(text), b)
+        yield lo, text[lo:end], k
+        if k + 1 == len(starts):
+            break
+        at = bisect_left(found, starts[k + 1], at + 1, stop)  # past the line's other marks
 
 
 def _columns(text, run, Block, label_before, tensors_of) -> list:
@@ -175,9 +176,11 @@ class _Env:
         return self._body
 
 
+@_memo
 def _matrices(text: str) -> list:
     """Each ``\\begin{bmatrix}..\\end{bmatrix}`` (any matrix, not ``array``), as ``_Env``: from the note's one
-    scan of environments (``human._env_marks``), a begin closed by the first end of its name after it."""
+    scan of environments (``human._env_marks``), a begin closed by the first end of its name after it. Found once
+    per text for its four readers (none changes the list)."""
     from .human import _env_marks
 
     begins, ends = _env_marks(text)
@@ -1185,6 +1188,32 @@ _TUPLE = re.compile(r"(?:=|≈|\\approx|softmax\}?)[ \t]*\((?P<body>[ \t]*" + _N
 TUPLE_REACH = 12  # lines: how far below the scores' tuple their weights' tuple may be
 
 
+def _tuples(text: str) -> list:
+    """``_TUPLE.finditer(text)``: each match tried at the relation just before a "(" of the note (a match holds one
+    "(", after its relation and the spaces or tabs that follow it; so its start is that relation's, and no two
+    overlap). The pattern opens with an alternation, tried at every character of a note (~0.25 ms a 70 kB note)."""
+    from .human import _offsets
+
+    out = []
+    for p in _offsets(text, "("):
+        k = p - 1
+        while k >= 0 and text[k] in " \t":
+            k -= 1
+        c = text[k] if k >= 0 else ""
+        if c == "=" or c == "≈":
+            at = k
+        elif c == "x" and k >= 6 and (text.startswith("\\approx", k - 6) or text.startswith("softmax", k - 6)):
+            at = k - 6
+        elif c == "}" and k >= 7 and text.startswith("softmax}", k - 7):
+            at = k - 7
+        else:
+            continue
+        m = _TUPLE.match(text, at)
+        if m is not None:
+            out.append(m)
+    return out
+
+
 def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: ``$\\mathbf{z} = (1, 2, 3)$`` then, a few lines below, ``$\\mathbf{p} \\approx (0.09, 0.24, 0.66)$``
     (heldout7's ko_softmax_concept_123): a tuple printing a row of the scores the softmax takes, every number as
@@ -1197,7 +1226,7 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
     from .notations import _judge_softmax, _row_of
 
     scores = None  # (cells, line) of the last tuple printing a row of the softmax's own scores
-    for m in _TUPLE.finditer(text):
+    for m in _tuples(text):
         cells = _cells(m.group("body").replace(",", " "), m.start("body"))
         if not cells or any(c.start in hits for c in cells) or in_any(m.start(), foreign):
             continue
@@ -1368,15 +1397,16 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
         lines = tm.group(0).split("\n")
         header = lines[0].strip().strip("|").split("|")
         body = [ln for ln in lines[2:] if ln.strip()]
-        if len(header) < 2 or not body:
+        judged = {j for j, h in enumerate(header) if len(tensors_of(h)) == 1}  # the columns that can be judged
+        if len(header) < 2 or not body or not judged:
             continue
         columns: dict[int, list] = {}
         pos = tm.start() + len(lines[0]) + len(lines[1]) + 2
         for i, line in enumerate(body):
             off = pos + line.index("|") + 1
             for j, part in enumerate(line.strip().strip("|").split("|")):
-                m = _VECTOR_CELL.fullmatch(part)
-                if m is not None and j < len(header):
+                m = _VECTOR_CELL.fullmatch(part) if j in judged else None
+                if m is not None:
                     cells = _cells_in(text, off + m.start("body"), off + m.end("body"))
                     if cells:
                         columns.setdefault(j, []).append((cells, i))

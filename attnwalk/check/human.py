@@ -83,14 +83,15 @@ def line_matches(rx: re.Pattern, text: str, *marks: str):
     note, ~0.25 ms a 70 kB note each.)"""
     starts = _line_starts(text)
     found = _offsets(text, marks[0]) if len(marks) == 1 else sorted(set().union(*(_offsets(text, k) for k in marks)))
-    last = -1
-    for at in found:
-        k = bisect_right(starts, at) - 1
-        if k != last:
-            last = k
-            m = rx.match(text, starts[k])
-            if m is not None:
-                yield m
+    at, lines = 0, len(starts)
+    while at < len(found):
+        k = bisect_right(starts, found[at]) - 1
+        m = rx.match(text, starts[k])
+        if m is not None:
+            yield m
+        if k + 1 == lines:
+            break
+        at = bisect_left(found, starts[k + 1], at + 1)  # past the line's other marks (a table line's "|"s)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -339,8 +340,14 @@ _WORD = re.compile(r"\w")
 _NOT_WORDS = re.compile(r"[\s,&;\\()\[\]]*")
 
 
+# a letter no number holds (a number's only letters are its exponent's "e" or "E"): a row holding one is prose
+_LETTER_NOT_E = re.compile(r"[A-DF-Za-df-z\u00c0-\u1ef9\u4e00-\u9fff]")
+
+
 def _cells(text: str, base: int) -> list[Cell] | None:
     """The numbers of a row, or None when words stand among them (the row is prose, not numbers)."""
+    if _LETTER_NOT_E.search(text) is not None:
+        return None  # what the numbers leave holds that letter (the check below), found without reading them
     found = list(NUM_RE.finditer(text))
     cells = list(map(tuple.__new__, repeat(Cell), zip(map(re.Match.group, found), map(base.__add__,
                                                                                      map(re.Match.start, found)))))
@@ -489,6 +496,8 @@ _FACTOR_ENDS = frozenset("}0123456789ts·×")  # the last character of a scalar 
 
 @_memo
 def latex_blocks(text: str) -> list[Block]:
+    from .notations import formula_label, product_letters  # (notations imports this module)
+
     out = []
     for begin, base, stop in _environments(text):
         if _LETTER.search(text, base, stop) is None:
@@ -508,8 +517,6 @@ def latex_blocks(text: str) -> list[Block]:
             lo = max(line_start(text, begin) - 200, 0)
             seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
             label = text[max(seg_start, lo):begin]
-            from .notations import formula_label, product_letters  # (notations imports this module)
-
             if (formula := formula_label(text, begin, label)) is not None:  # ``O = softmax(QK^T/√d_k)V = [..]``
                 label = formula
             elif not tensor_of(label) and not (label.rstrip()[-1:] in _FACTOR_ENDS

@@ -27,7 +27,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from ..notation import AFTER_WORDS, ARROWS, BEFORE_WORDS, NEG_INFINITY, SUM_WORDS
+from ..notation import AFTER_WORDS, ARROWS, BEFORE_WORDS, CODE_NAMES, NEG_INFINITY, PRODUCT_RESULTS, SUM_WORDS
 from ..numfmt import fmt
 from . import human
 
@@ -114,6 +114,14 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
 
 # ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
 _EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+
+
+@human._memo
+def exp_terms(text: str) -> list:
+    """``_EXP_TERM``'s matches in ``text``, found once per text for its several readers of exponentials."""
+    return list(_EXP_TERM.finditer(text))
+
+
 _SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:" + "|".join(map(re.escape, SUM_WORDS))
                        + r")\}?[ \t]*(?:=|:|≈)[ \t]*(?P<num>" + _NUM + r")[ \t]*\$*[ \t]*$", re.I | re.M)
 
@@ -121,7 +129,7 @@ _SUM_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$*[ \t]*(?:\\text\{)?(?:" + "|"
 def _sum_lines_below_exponentials(text: str, starts: list):
     """``_SUM_LINE``'s matches on the first non-blank line below each run of ``e^x = v`` lines: only those lines are
     tried (the pattern, its words ignoring case, costs ~2 ms over a 70 kB note)."""
-    exp_lines = sorted({bisect_right(starts, t.start()) - 1 for t in _EXP_TERM.finditer(text)})
+    exp_lines = sorted({bisect_right(starts, t.start()) - 1 for t in exp_terms(text)})
     done = set()
     for k in exp_lines:
         j = k + 1
@@ -142,7 +150,7 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
     alone on its line, below the exponentials of one score row (every exponent of that row, in order, as
     printed), is that row's sum of e^s (no maximum subtracted), as a hand calculation adds them; the
     exponentials also as ``exp(0.7071) = 2.0281``, the sum under the words of ``notation.SUM_WORDS`` (``Suma``)."""
-    if _EXP_TERM.search(text) is None:  # no e^x = v line at all (a fast scan: the pattern starts with "e")
+    if not exp_terms(text):  # no e^x = v line at all
         return
     starts = human._line_starts(text)
     for m in _sum_lines_below_exponentials(text, starts):
@@ -183,7 +191,7 @@ def exp_rows(text: str, trace):
     """(its ``_EXP_TERM`` matches, head, tensor, row, columns) of each line of ``text`` holding two exponentials or more
     whose exponents print one row of the scores a softmax takes (``score_row_named``: one alone names no place)."""
     by_line: dict[int, list] = {}
-    for m in _EXP_TERM.finditer(text):
+    for m in exp_terms(text):
         by_line.setdefault(text.rfind("\n", 0, m.start()) + 1, []).append(m)
     for terms in by_line.values():
         if len(terms) < 2:
@@ -343,8 +351,30 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
 _COEF = re.compile(r"(?<![\w.^_])(?P<num>" + _NUM + r")"
                    r"(?:[ \t]*(?:·|\*|×|\\cdot)[ \t]*[Vv]_?|[ \t]*[Vv]_|[ \t]*[Vv](?=[₀-₉]))"
                    r"\{?(?P<word>[^\s}+·*,$]+)\}?")
-# a coefficient before a value: the prefilter
+# a coefficient before a value: the prefilter (found by ``_coef_lines``)
 _COEF_MARK = re.compile(r"(?:·|\*|×|\\cdot)[ \t]*[Vv]|\d[ \t]*[Vv](?:_|[₀-₉])")
+
+
+def _coef_lines(text: str) -> list[int]:
+    """The lines (0-based, ascending) holding a match of ``_COEF_MARK``, found from the note's few ``V`` and ``v``
+    (every match ends at one): the characters before and after each say whether a match ends there. (The regex,
+    tried at every digit of a note, cost ~2 ms a 70 kB note.)"""
+    found = set()
+    for at in chain(human._offsets(text, "V"), human._offsets(text, "v")):
+        k = at - 1
+        while k >= 0 and text[k] in " \t":
+            k -= 1
+        if k < 0:
+            continue
+        c, after = text[k], text[at + 1:at + 2]
+        op = c in "·*×" or c == "t" and k >= 4 and text.startswith("\\cdot", k - 4)
+        digit = c.isdecimal() and (after == "_" or "₀" <= after <= "₉")  # (``\d`` is a decimal digit: isdecimal)
+        if op or digit:
+            found.add(at)
+    starts = human._line_starts(text)
+    return sorted({bisect_right(starts, at) - 1 for at in found})
+
+
 # the query a row's weighted sum is for: its token word in quotes on the line, or a 1-based result name ``z_2 =``
 _QUOTED_WORD = re.compile(r"[\"“”'‘’「」]([^\"“”'‘’「」\n]{1,40})[\"“”'‘’「」]")
 _RESULT_NUMBER = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\$?[ \t]*(?:z|o|y|out|output)_\{?(?P<n>\d+)\}?[ \t]*=")
@@ -407,11 +437,11 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
     cfg = trace.config
     keys = list(cfg.get("kv_labels") or cfg.get("labels") or [])
     queries = list(cfg.get("labels") or [])
-    if _COEF_MARK.search(text) is None:
+    marked = _coef_lines(text)
+    if not marked:
         return
     lines = text.split("\n")
     starts = human._line_starts(text)
-    marked = sorted({bisect_right(starts, m.start()) - 1 for m in _COEF_MARK.finditer(text)})
     for k in marked:  # the lines with a coefficient before a value only (a note's other lines cost nothing)
         line = lines[k]
         head = human._head_at(text, starts[k])
@@ -612,14 +642,19 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
     # the lines holding exactly one list, from one scan of the note (a list never spans lines): the others
     # are passed over as the loop over every line would pass them; the words are looked for on those lines
     # only (the pattern ignores case: slow over a whole note, as lowering it is)
-    per_line: dict[int, int] = {}
-    for m in _FLAT_LIST.finditer(text):
-        k = human.line_of(text, m.start()) - 1
-        per_line[k] = per_line.get(k, 0) + 1
-    for k in [k for k, n in per_line.items() if n == 1]:
-        line = _line(k)
-        lists = list(_FLAT_LIST.finditer(line))
-        named = [m for m in _OUTPUT_N.finditer(line) if not lists[0].start() <= m.start() < lists[0].end()]
+    # (each match opens at a "[" and holds no other: the note's "["s are where to try it; a line's matches are its
+    # own, as none spans two lines)
+    per_line: dict[int, list] = {}
+    for at in human._offsets(text, "["):
+        m = _FLAT_LIST.match(text, at)
+        if m is not None:
+            per_line.setdefault(bisect_right(starts, at) - 1, []).append(m)
+    for k, found in per_line.items():
+        if len(found) != 1:
+            continue
+        line, whole = _line(k), found[0]
+        lo, hi = whole.start() - starts[k], whole.end() - starts[k]  # the list's place on its line
+        named = [m for m in _OUTPUT_N.finditer(line) if not lo <= m.start() < hi]
         if not named and _RESULT_LIST.match(line):
             for a in range(k - 1, max(k - ROW_REACH, 0) - 1, -1):
                 above = _line(a)
@@ -628,7 +663,7 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
                     break
         if len(named) != 1:
             continue
-        cells = human._cells(lists[0].group("body").replace(",", " "), starts[k] + lists[0].start("body"))
+        cells = human._cells(whole.group("body").replace(",", " "), whole.start("body"))
         row = int(named[0].group("n")) - 1
         if not cells or row < 0 or any(c.start in hits for c in cells):
             continue
@@ -2194,8 +2229,6 @@ def product_letters(text: str, begin: int) -> str | None:
     output whatever the note calls it). None when the line is no such product. Right depth: ``human.latex_blocks``
     asks it before the lines above for a matrix whose own label names nothing (at first the lines above named Kᵀ
     W_K and the product K, from ``K = X W^K`` a line before)."""
-    from ..notation import CODE_NAMES, PRODUCT_RESULTS
-
     ls = text.rfind("\n", 0, begin) + 1
     le = text.find("\n", begin)
     run = list(_MATRIX_RUN.finditer(text, ls, len(text) if le < 0 else le))
@@ -2231,7 +2264,7 @@ def stated_row_sums(text: str, trace, hits: dict, foreign: list) -> None:
     exponentials on their own line, not on a line below them. The exponents, in order, print one row of the scores
     (``score_row_named``); the sum is that row's sum of e^s, the denominator of its softmax (torch's, not the sum of
     the rounded values printed before it)."""
-    if _EXP_TERM.search(text) is None:  # the same scan as ``exponential_sums``: no e^x = v at all
+    if not exp_terms(text):  # the same scan as ``exponential_sums``: no e^x = v at all
         return
     from . import forms
 
@@ -2322,7 +2355,7 @@ _SHIFTED_SUM_LINE = re.compile(
 def _shifted_runs(text: str):
     """The runs of two or more ``_SHIFTED_EXP_LINE`` matches on consecutive lines."""
     run: list = []
-    for m in _SHIFTED_EXP_LINE.finditer(text):
+    for m in human.line_matches(_SHIFTED_EXP_LINE, text, "e^{", "\\exp("):  # (a match opens with one of them)
         if run and text.count("\n", run[-1].end(), m.start()) != 1:
             if len(run) >= 2:
                 yield run

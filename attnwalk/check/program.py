@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left
-from itertools import chain
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -103,6 +103,10 @@ def _content(text: str, a: int, content: str) -> tuple[str, list[int]] | None:
 
     starts = line_starts(text)
     k = bisect_left(starts, a)
+    if k < len(starts) and starts[k] == a and "\r" not in content and text.startswith(content, a):
+        # the block as it stands in the note (no container marks, no tab expanded): each line after the last's "\n"
+        lines = content.split("\n")[:-1]
+        return content, list(accumulate((len(line) + 1 for line in lines[:-1]), initial=a))[:len(lines)]
     out = []
     for line in content.split("\n")[:-1]:
         if k >= len(starts):
