@@ -244,3 +244,22 @@ PRODUCT_RESULTS = {("q", "k"): "scores", ("attn", "v"): "out", ("x", "w_q"): "q"
 # The value of the attention function is its output (heldout11's ``Attention(Q,K,V) ≈ [[49.72, 59.72], ..]``): the
 # whole call names the output, not the Q, K, V inside it.
 WORDS["out"] += ("attention(q,k,v)", "attention(q, k, v)")
+
+# Separators between a list's entries in a note written with decimal commas (``[0; 0,7071; 0,7071]``: Vietnamese,
+# German, Turkish habits): read as the list commas they stand for (check.commas)
+LIST_SEPARATORS_WITH_DECIMAL_COMMAS = (";",)
+# The corner cell of a spreadsheet's table (``| **13** | e^score | The | cat |``: the sheet's row number, then what
+# the block holds above its row names) -> the tensor it holds; the first whose phrases the corner holds
+# (check.sheets). A column headed by a word of ``SUM_WORDS`` (``row sum``) holds the row sums of e^ŝ.
+SHEET_CORNERS = (("exp", ("e^", "exp", "=exp")), ("scores_scaled", ("/ √", "/√", "sqrt", "scaled")),
+                 ("attn", ("weight", "softmax", "α", "attention", "trọng số", "prob")),
+                 ("scores", ("score", "qk", "dot", "điểm")),
+                 ("out", ("output", "context", "đầu ra", "kết quả")))
+# Unicode bracket pieces of a matrix typed in plain text (``⎡1 0⎤`` over ``⎣0 1⎦``, ``⎢ ⎥`` between): (top left, top
+# right), (middle left, middle right), (bottom left, bottom right) (check.brackets)
+BRACKET_PIECES = (("⎡", "⎤"), ("⎢", "⎥"), ("⎣", "⎦"))
+# The letter naming such a matrix (``Q¹ =``, ``O¹ = A¹V¹ =``) -> the tensor; two letters ``Q¹K¹ᵀ`` name the scores
+BRACKET_LETTERS = {"Q": "q", "K": "k", "V": "v", "X": "x", "S": "scores", "A": "attn", "P": "attn", "O": "out",
+                   "Z": "out", "Y": "out", "H": "out"}
+# Words of a matrix's label that say its scores are scaled (``chia √2 →``)
+SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")

@@ -1390,3 +1390,12 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 AFTER_FORMS.append(vector_tables)
+
+
+from .sheets import sheet_tables  # noqa: E402  (heldout13) a spreadsheet printed as tables, row numbers first
+
+AFTER_FORMS.append(sheet_tables)
+
+from .brackets import bracket_matrices  # noqa: E402  (heldout13) matrices typed with Unicode bracket pieces
+
+AFTER_FORMS.append(bracket_matrices)
