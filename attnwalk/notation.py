@@ -263,3 +263,8 @@ BRACKET_LETTERS = {"Q": "q", "K": "k", "V": "v", "X": "x", "S": "scores", "A": "
                    "Z": "out", "Y": "out", "H": "out"}
 # Words of a matrix's label that say its scores are scaled (``chia √2 →``)
 SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
+# Prose that states every row's sum of e^ŝ in one list (``The row sums are 14.867, 5.563, 13.779 and 5.563``, ``the
+# rows sum to 9.2265, 7.1414 and 10.2456``): phrases ending right before the list (check.rowsums)
+ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the sums of the rows are",
+                   "tổng các hàng là", "tổng từng hàng là", "tổng mỗi hàng là", "各行の和は", "每行的和为",
+                   "每行之和为")

@@ -1399,3 +1399,7 @@ AFTER_FORMS.append(sheet_tables)
 from .brackets import bracket_matrices  # noqa: E402  (heldout13) matrices typed with Unicode bracket pieces
 
 AFTER_FORMS.append(bracket_matrices)
+
+from .rowsums import row_sum_lists  # noqa: E402  (heldout13) every row's sum stated in one list in prose
+
+AFTER_FORMS.append(row_sum_lists)
