@@ -281,3 +281,22 @@ def test_a_bracket_matrix_unnamed_on_its_line_is_named_by_the_line_above():
     assert [(lab.strip(), len(rs)) for lab, rs in matrices(text)] == [("Q (2×4)", 2), ("K (2×4)", 2)]
     assert {x.status for x in check_text(text, _opts(TWO_HEADS)).recs if x.line > 1} == {"verified"}
     assert matrices("Q = ⎡1 0⎤\nno bottom row\n") == []
+
+
+def test_every_rows_sum_stated_in_one_prose_list():
+    """``The row sums are a, b, c and d``: each the sum of its row's e^ŝ (torch's, no row maximum subtracted), a
+    wrong one found with torch's value; a list of another length than the rows is left unread."""
+    from attnwalk.check.rowsums import stated_row_sums
+
+    name = "en_rmarkdown_console_row_labels"
+    sc = _scenario(name)
+    s, _, _ = _sdpa(sc["q"], sc["k"], sc["v"])
+    sums = _r(torch.exp(s).sum(-1).tolist(), 4)
+    assert sums == ["9.2265", "7.1414", "10.2546"]
+    right = f"So the rows sum to {sums[0]}, {sums[1]} and {sums[2]} before normalising.\n"
+    assert _verdicts(right, name) == [(t, "verified") for t in sums]
+    r = check_text(right.replace("10.2546", "10.2456"), _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("10.2456", "10.2546")]
+    assert [[t for t, _ in nums] for nums in stated_row_sums("The row sums are 1.5; 2 and 3.25.")] == [
+        ["1.5", "2", "3.25"]]
+    assert _verdicts(f"The row sums are {sums[0]} and {sums[1]}.\n", name) == []
