@@ -22,14 +22,18 @@ MIN_COMMA_DECIMALS = 3  # a note of decimal commas prints several (one ``0,95`` 
 def as_points(body: str) -> tuple[str, dict[int, set[str]]]:
     """(``body`` read with decimal points, the printed numbers changed per line as read: ``{30: {"0.7071"}}``);
     ``body`` itself and ``{}`` where the note is not written with decimal commas."""
+    if "," not in body or _POINT_DECIMAL.search(body):  # (most notes: a decimal point, found at once)
+        return body, {}
     found = list(_COMMA_DECIMAL.finditer(body))
-    if len(found) < MIN_COMMA_DECIMALS or _POINT_DECIMAL.search(body):
+    if len(found) < MIN_COMMA_DECIMALS:
         return body, {}
     chars = list(body)
     changed: dict[int, set[str]] = {}
+    line, at = 1, 0
     for m in found:
         chars[m.start(2) - 1] = "."
-        changed.setdefault(body.count("\n", 0, m.start()) + 1, set()).add(f"{m.group(1)}.{m.group(2)}")
+        line, at = line + body.count("\n", at, m.start()), m.start()  # (counted once over the note)
+        changed.setdefault(line, set()).add(f"{m.group(1)}.{m.group(2)}")
     depth = 0  # inside brackets a list separator is the comma it stands for (``[[1; 0]; [1; 1]]``)
     for i, ch in enumerate(chars):
         if ch in "[(":
