@@ -268,3 +268,5 @@ SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
 ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the sums of the rows are",
                    "tổng các hàng là", "tổng từng hàng là", "tổng mỗi hàng là", "各行の和は", "每行的和为",
                    "每行之和为")
+# Signs that say "approximately" as ≈ does (Japanese ``≒``, ``≃``): read as ≈ (check.relations)
+APPROX_SIGNS = ("≒", "≃")

@@ -22,6 +22,7 @@ from .commas import as_points, as_printed
 from .exponentials import tensor_exponentials
 from .labels import TraceView
 from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
+from .relations import as_approx
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
@@ -212,7 +213,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
-    body, commas = as_points(body)  # a note of decimal commas (0,7071; [0,25; 0,75]) read with points
+    body, commas = as_points(as_approx(body))  # ≒ read as ≈; a note of decimal commas (0,7071) read with points
     forget()  # (what source kept of the last note)
     segs = segments(body)
     checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
