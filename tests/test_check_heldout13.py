@@ -300,3 +300,23 @@ def test_every_rows_sum_stated_in_one_prose_list():
     assert [[t for t, _ in nums] for nums in stated_row_sums("The row sums are 1.5; 2 and 3.25.")] == [
         ["1.5", "2", "3.25"]]
     assert _verdicts(f"The row sums are {sums[0]} and {sums[1]}.\n", name) == []
+
+
+def test_the_japanese_nearly_equal_sign_is_read_as_approximately():
+    """``$e^{1.7321} ≒ 5.6522$、$e^{1.1547} ≒ 3.1731$、和 $≒ 8.8253$``: ≒ is ≈, so the exponentials of row 2's scaled
+    scores and their sum are judged (torch's e^ŝ: 5.6522, 3.1731, sum 8.8253); a sum that does not add up (8.8235) is
+    found with torch's value. Before, ≒ was no relation and nothing on the line was judged."""
+    from attnwalk.check.relations import as_approx
+
+    name = "ja_zenn_linear_layout_approx_equal"
+    sc = _scenario(name)
+    x = _t(sc["x"])
+    s, _, _ = _sdpa(*(x @ _t(sc[w]).T for w in ("w_q", "w_k", "w_v")))  # nn.Linear's (out, in): Q = X W_Qᵀ
+    e = torch.exp(s[1])
+    assert _r(s[1].tolist(), 4) == ["1.7321", "1.1547"]
+    assert (_r(e.tolist(), 4), f"{e.sum().item():.4f}") == (["5.6522", "3.1731"], "8.8253")
+    line = "- 2 行目：$e^{1.7321} ≒ 5.6522$、$e^{1.1547} ≒ 3.1731$、和 $≒ @$\n"
+    assert {st for _, st in _verdicts(line.replace("@", "8.8253"), name)} == {"verified"}
+    r = check_text(line.replace("@", "8.8235"), _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("8.8235", "8.8253")]
+    assert as_approx("a ≒ 1, b ≃ 2") == "a ≈ 1, b ≈ 2"
