@@ -270,3 +270,9 @@ ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the 
                    "每行之和为")
 # Signs that say "approximately" as ≈ does (Japanese ``≒``, ``≃``): read as ≈ (check.relations)
 APPROX_SIGNS = ("≒", "≃")
+# A row named in prose by its number (``Token 3's output is (0.599, 0.802)``, ``the output for token 2 is [..]``,
+# ``đầu ra của token 2 là [..]``): the words that count rows, and the verbs between the name and its vector
+# (check.numbered_rows; the tensor's words are ``WORDS``')
+NUMBERED_ROW_WORDS = ("token", "word", "query", "position", "từ", "vị trí")
+NUMBERED_ROW_VERBS = ("is", "are", "=", ":", "≈", "là", "bằng")
+NUMBERED_ROW_LINKS = ("of", "for", "của")

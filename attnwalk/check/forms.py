@@ -1403,3 +1403,7 @@ AFTER_FORMS.append(bracket_matrices)
 from .rowsums import row_sum_lists  # noqa: E402  (heldout13) every row's sum stated in one list in prose
 
 AFTER_FORMS.append(row_sum_lists)
+
+from .numbered_rows import numbered_rows  # noqa: E402  (heldout13) a row named by its token's number in prose
+
+AFTER_FORMS.append(numbered_rows)
