@@ -320,3 +320,23 @@ def test_the_japanese_nearly_equal_sign_is_read_as_approximately():
     r = check_text(line.replace("@", "8.8235"), _opts(name))
     assert [(x.text, x.failure()[1]) for x in r.wrong] == [("8.8235", "8.8253")]
     assert as_approx("a ≒ 1, b ≃ 2") == "a ≈ 1, b ≈ 2"
+
+
+def test_a_row_named_by_its_tokens_number_in_prose():
+    """``Token 3's output is (0.599, 0.803)``, ``The output for token 2 is (..)``: torch's output rows 3 and 2
+    (numbered from 1): 0.803 is found (torch 0.80222), the rest verified; a note that counts a token 0 numbers from
+    0; a vector of another length than the row, or words naming no tensor, stay unread."""
+    name = "en_rmarkdown_console_row_labels"
+    sc = _scenario(name)
+    _, a, out = _sdpa(sc["q"], sc["k"], sc["v"])
+    o = [_r(r, 3) for r in out.tolist()]
+    assert (o[1], o[2]) == (["0.716", "0.860"], ["0.599", "0.802"])
+    r = check_text("Token 3's output is (0.599, 0.803): a little more.\n", _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("0.803", "0.802")]
+    assert _verdicts(f"The output for token 2 is ({o[1][0]}, {o[1][1]}).\n", name) == [
+        ("0.716", "verified"), ("0.860", "verified")]
+    zero = f"Token 0 comes first. Token 1's output is ({o[1][0]}, {o[1][1]}).\n"
+    assert [(x.text, x.status) for x in check_text(zero, _opts(name)).recs if x.text.startswith("0.")] == [
+        ("0.716", "verified"), ("0.860", "verified")]
+    assert _verdicts("Token 3's output is (0.599, 0.802, 1.0).\n", name) == []
+    assert _verdicts("Token 3's colour is (0.599, 0.803).\n", name) == []
