@@ -276,3 +276,8 @@ APPROX_SIGNS = ("≒", "≃")
 NUMBERED_ROW_WORDS = ("token", "word", "query", "position", "từ", "vị trí")
 NUMBERED_ROW_VERBS = ("is", "are", "=", ":", "≈", "là", "bằng")
 NUMBERED_ROW_LINKS = ("of", "for", "của")
+# Words that show the softmax of the unscaled scores on purpose (a comparison), near exponentials of them
+# (check.unscaled leaves such a line as it is)
+UNSCALED_WORDS = ("without", "unscaled", "not scaled", "no scaling", "before scaling", "if we forgot", "không chia",
+                  "chưa chia", "nếu không", "không scale", "chưa scale", "未缩放", "不缩放", "不除以", "ohne", "sans",
+                  "sin escalar", "スケーリングなし", "스케일링 없이")

@@ -24,6 +24,7 @@ from .labels import TraceView
 from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
 from .relations import as_approx
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
+from .unscaled import unscaled_exponentials
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -227,6 +228,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     recs = rounded_weight_sums(body, trace, recs)  # a note's sums of its rounded weights: the output they restate
     recs = entrywise_weighted_sums(body, trace, recs)  # ..and such sums written entry by entry in one list
     recs = tensor_exponentials(body, trace, recs)  # exp(a) = v of a printed score row: a claim about e^ŝ too
+    recs = unscaled_exponentials(body, trace, recs)  # e^x = v of a raw score row where the softmax scales
     return Report(path, as_printed(recs, commas), notes)
 
 
