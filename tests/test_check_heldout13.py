@@ -340,3 +340,22 @@ def test_a_row_named_by_its_tokens_number_in_prose():
         ("0.716", "verified"), ("0.860", "verified")]
     assert _verdicts("Token 3's output is (0.599, 0.802, 1.0).\n", name) == []
     assert _verdicts("Token 3's colour is (0.599, 0.803).\n", name) == []
+
+
+def test_exponentials_of_a_raw_score_row_where_the_softmax_scales_them():
+    """``e^1 ≈ 2.7183; e^2 ≈ 7.3891; e^3 ≈ 20.0855`` for row 3, whose raw scores are [1, 2, 3] and scaled ones
+    [0.7071, 1.4142, 2.1213] (torch): √d_k forgotten. The exponents 2 and 3 are wrong (expected 1 and 2 at their
+    precision), their exponentials too (e^ŝ = 4.1133, 8.3421); e^1 stays verified (1 rounds 0.7071). The same line
+    marked as the unscaled softmax on purpose (``without scaling``), or a row of the scaled scores, is left as it is.
+    No fix is written: ŝ at the exponent's precision (``e^1`` for 1.4142) would make the line another arithmetic."""
+    s, _, _ = _forum_torch()
+    assert _r(s[2].tolist(), 4) == ["0.7071", "1.4142", "2.1213"]
+    assert _r(torch.exp(s[2]).tolist(), 4) == ["2.0281", "4.1133", "8.3421"]
+    line = "Hàng 3: e^1 ≈ 2.7183; e^2 ≈ 7.3891; e^3 ≈ 20.0855.\n"
+    r = check_text(line, _opts(FORUM))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("2", "1"), ("7.3891", "4.1133"), ("3", "2"),
+                                                            ("20.0855", "8.3421")]
+    assert all(x.fix is None for x in r.wrong)  # --fix leaves the line to its author (see unscaled_exponentials)
+    assert not check_text("Without scaling, " + line, _opts(FORUM)).wrong
+    scaled = "Hàng 3: e^0.7071 ≈ 2.0281; e^1.4142 ≈ 4.1133; e^2.1213 ≈ 8.3421.\n"
+    assert {st for _, st in _verdicts(scaled, FORUM)} == {"verified"}

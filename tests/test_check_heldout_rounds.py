@@ -271,10 +271,11 @@ HELDOUT12_FIX_GAPS: dict = {}
 # matrices (check.brackets: head 2's weights and outputs, and the concatenation's copied row), 10; the row sums stated
 # in one prose list (check.rowsums: the Julia session's 13.779 and the R page's 10.2456), 2; the Zenn article's sum
 # ``和 $≒ 8.8235$`` after its exponentials, ≒ read as ≈ (check.relations), 1; the R page's ``Token 3's output is
-# (0.599, 0.803)`` (check.numbered_rows), 1.
+# (0.599, 0.803)`` (check.numbered_rows), 1; the forum answer's third row of exponentials of its raw scores
+# (``e^2 ≈ 7,3891; e^3 ≈ 20,0855`` where the softmax takes [0,7071; 1,4142; 2,1213]: check.unscaled), 4.
 HELDOUT13 = {"en_julia_repl_matrix_float64": 11, "en_rmarkdown_console_row_labels": 3,
              "en_spreadsheet_cells_exp_formulas": 14, "en_thread_five_tokens_given_logits": 1,
-             "ja_zenn_linear_layout_approx_equal": 3, "vi_forum_decimal_comma_semicolon_lists": 18,
+             "ja_zenn_linear_layout_approx_equal": 3, "vi_forum_decimal_comma_semicolon_lists": 22,
              "vi_marp_slides_causal_minus_infinity": 6, "vi_plaintext_unicode_brackets_two_heads": 10}
 # heldout13's right numbers called wrong on the first run, all fixed: the thread's ``d_k = 4`` and ``√4 = 2`` (given
 # scores × 1/2: d_k is 4, not 0; check._given_dk) and the forum answer's ten numbers split at their decimal comma
@@ -284,6 +285,8 @@ HELDOUT13_FALSE_POSITIVES: dict = {}
 HELDOUT13_FIX_GAPS = {
     ("heldout13", "en_rmarkdown_console_row_labels"): "--fix writes 17.4964 (e^1 + e^2 + e^2, the unscaled scores' "
     "exponentials the line prints) where torch's row sum is 10.2546",
+    ("heldout13", "vi_forum_decimal_comma_semicolon_lists"): "the exponentials of the unscaled third row are flagged "
+    "with no fix (ŝ at the exponent's precision, e^1 for 1.4142, would make the line other arithmetic): left wrong",
     ("heldout13", "en_thread_five_tokens_given_logits"): "--fix writes 7.428 (the sum of the printed terms, 1.648 "
     "among them, itself wrong: e^0.5 = 1.6487) where torch's row sum is 7.4286",
 }
@@ -311,7 +314,7 @@ ROUNDS = [
     # ``[1.2553, 1.2553]`` (line 73: the sums of line 72's right terms, torch 1.25523)
     Round("heldout12", {"en", "ko", "vi", "zh"}, 10, 42, HELDOUT12, "| **all** | 42 | 19 | 45% | 0 |"),
     # written for the round after public styles (each note's source line says so), mistakes planted; torch's truth
-    Round("heldout13", {"en", "ja", "vi"}, 8, 96, HELDOUT13, "| **all** | 96 | 66 | 69% | 0 |"),
+    Round("heldout13", {"en", "ja", "vi"}, 8, 96, HELDOUT13, "| **all** | 96 | 70 | 73% | 0 |"),
 ]
 
 
