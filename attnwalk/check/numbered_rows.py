@@ -20,6 +20,7 @@ _WORDS = r"(?P<words>[A-Za-zÀ-ỹ][A-Za-zÀ-ỹ ]{0,28}?)"
 _FORMS = (re.compile(r"(?i)(?<!\w)" + _ROW + r"(?:'s|’s)?[ \t]+" + _WORDS + _VERB + _VEC),
           re.compile(r"(?i)(?<!\w)" + _WORDS + r"[ \t]+(?:" + _ALT(NUMBERED_ROW_LINKS) + r")[ \t]+(?:the[ \t]+)?"
                      + _ROW + _VERB + _VEC))
+_ROW_AT = re.compile(r"(?i)(?<!\w)" + _ROW)  # where a line may hold a form: only those lines are searched
 _ZERO = re.compile(r"(?i)(?<!\w)(?:" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+0(?!\d)")
 
 
@@ -32,10 +33,14 @@ def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
     low = text.lower()
     if not any(w in low for w in NUMBERED_ROW_WORDS):
         return
+    lines = sorted({(text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end()) % (len(text) + 1))
+                    for m in _ROW_AT.finditer(text)})
+    if not lines:
+        return
     first = 0 if _ZERO.search(text) else 1
     seen = set()
-    for rx in _FORMS:
-        for m in rx.finditer(text):
+    for rx, (ls, le) in ((rx, span) for span in lines for rx in _FORMS):
+        for m in rx.finditer(text, ls, le):
             if m.start("body") in seen:
                 continue
             seen.add(m.start("body"))

@@ -30,7 +30,8 @@ def row_sum_lists(text: str, trace, hits: dict, foreign: list) -> None:
     from .human import Cell, _judge
     from .sheets import _expected
 
-    if not any(p in text.lower() for p in ROW_SUM_PHRASES):
+    low = text.lower()
+    if not any(p in low for p in ROW_SUM_PHRASES):
         return
     e = _expected(trace, "exp")
     if e is None or e.ndim != 2:
