@@ -244,3 +244,40 @@ PRODUCT_RESULTS = {("q", "k"): "scores", ("attn", "v"): "out", ("x", "w_q"): "q"
 # The value of the attention function is its output (heldout11's ``Attention(Q,K,V) ≈ [[49.72, 59.72], ..]``): the
 # whole call names the output, not the Q, K, V inside it.
 WORDS["out"] += ("attention(q,k,v)", "attention(q, k, v)")
+
+# Separators between a list's entries in a note written with decimal commas (``[0; 0,7071; 0,7071]``: Vietnamese,
+# German, Turkish habits): read as the list commas they stand for (check.commas)
+LIST_SEPARATORS_WITH_DECIMAL_COMMAS = (";",)
+# The corner cell of a spreadsheet's table (``| **13** | e^score | The | cat |``: the sheet's row number, then what
+# the block holds above its row names) -> the tensor it holds; the first whose phrases the corner holds
+# (check.sheets). A column headed by a word of ``SUM_WORDS`` (``row sum``) holds the row sums of e^ŝ.
+SHEET_CORNERS = (("exp", ("e^", "exp", "=exp")), ("scores_scaled", ("/ √", "/√", "sqrt", "scaled")),
+                 ("attn", ("weight", "softmax", "α", "attention", "trọng số", "prob")),
+                 ("scores", ("score", "qk", "dot", "điểm")),
+                 ("out", ("output", "context", "đầu ra", "kết quả")))
+# Unicode bracket pieces of a matrix typed in plain text (``⎡1 0⎤`` over ``⎣0 1⎦``, ``⎢ ⎥`` between): (top left, top
+# right), (middle left, middle right), (bottom left, bottom right) (check.brackets)
+BRACKET_PIECES = (("⎡", "⎤"), ("⎢", "⎥"), ("⎣", "⎦"))
+# The letter naming such a matrix (``Q¹ =``, ``O¹ = A¹V¹ =``) -> the tensor; two letters ``Q¹K¹ᵀ`` name the scores
+BRACKET_LETTERS = {"Q": "q", "K": "k", "V": "v", "X": "x", "S": "scores", "A": "attn", "P": "attn", "O": "out",
+                   "Z": "out", "Y": "out", "H": "out"}
+# Words of a matrix's label that say its scores are scaled (``chia √2 →``)
+SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
+# Prose that states every row's sum of e^ŝ in one list (``The row sums are 14.867, 5.563, 13.779 and 5.563``, ``the
+# rows sum to 9.2265, 7.1414 and 10.2456``): phrases ending right before the list (check.rowsums)
+ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the sums of the rows are",
+                   "tổng các hàng là", "tổng từng hàng là", "tổng mỗi hàng là", "各行の和は", "每行的和为",
+                   "每行之和为")
+# Signs that say "approximately" as ≈ does (Japanese ``≒``, ``≃``): read as ≈ (check.relations)
+APPROX_SIGNS = ("≒", "≃")
+# A row named in prose by its number (``Token 3's output is (0.599, 0.802)``, ``the output for token 2 is [..]``,
+# ``đầu ra của token 2 là [..]``): the words that count rows, and the verbs between the name and its vector
+# (check.numbered_rows; the tensor's words are ``WORDS``')
+NUMBERED_ROW_WORDS = ("token", "word", "query", "position", "từ", "vị trí")
+NUMBERED_ROW_VERBS = ("is", "are", "=", ":", "≈", "là", "bằng")
+NUMBERED_ROW_LINKS = ("of", "for", "của")
+# Words that show the softmax of the unscaled scores on purpose (a comparison), near exponentials of them
+# (check.unscaled leaves such a line as it is)
+UNSCALED_WORDS = ("without", "unscaled", "not scaled", "no scaling", "before scaling", "if we forgot", "không chia",
+                  "chưa chia", "nếu không", "không scale", "chưa scale", "未缩放", "不缩放", "不除以", "ohne", "sans",
+                  "sin escalar", "スケーリングなし", "스케일링 없이")

@@ -260,6 +260,37 @@ HELDOUT12 = {"en_course_day35_obsidian_callouts_river_bank": 12, "en_notebook_cr
 HELDOUT12_FALSE_POSITIVES: dict = {}
 HELDOUT12_FIX_GAPS: dict = {}
 
+# wrong numbers check finds per note (FIRST_RUN.md: 20 of 96, and 13 right numbers called wrong, before the readers
+# below): the Julia session's stale ``Z = A * V`` display and its restatement (10), the R page's hand-check sum of the
+# exponentials of unscaled scores, the thread's sum that does not add up, the Zenn article's transposed ``QK^\top``
+# (2), the Marp deck's transposed masked row, weights and restated output (6). Found since: the forum answer's numbers
+# with decimal commas, read with points (check.commas: its sum 8,1795, the unscaled third row's weights in the row,
+# in A and in z3, z2's 2,2553 and the restated Z, where ``Kết quả: Z`` now names the output, not the keys of ``Kết``:
+# human._find_phrase), 18; the spreadsheet's blocks under its column letters (check.sheets: the unscaled third score
+# row, its e^ŝ, sum and weights, the outputs 1.462 and the swapped last row), 14; the two-head notes' Unicode bracket
+# matrices (check.brackets: head 2's weights and outputs, and the concatenation's copied row), 10; the row sums stated
+# in one prose list (check.rowsums: the Julia session's 13.779 and the R page's 10.2456), 2; the Zenn article's sum
+# ``和 $≒ 8.8235$`` after its exponentials, ≒ read as ≈ (check.relations), 1; the R page's ``Token 3's output is
+# (0.599, 0.803)`` (check.numbered_rows), 1; the forum answer's third row of exponentials of its raw scores
+# (``e^2 ≈ 7,3891; e^3 ≈ 20,0855`` where the softmax takes [0,7071; 1,4142; 2,1213]: check.unscaled), 4.
+HELDOUT13 = {"en_julia_repl_matrix_float64": 11, "en_rmarkdown_console_row_labels": 3,
+             "en_spreadsheet_cells_exp_formulas": 14, "en_thread_five_tokens_given_logits": 1,
+             "ja_zenn_linear_layout_approx_equal": 3, "vi_forum_decimal_comma_semicolon_lists": 22,
+             "vi_marp_slides_causal_minus_infinity": 6, "vi_plaintext_unicode_brackets_two_heads": 10}
+# heldout13's right numbers called wrong on the first run, all fixed: the thread's ``d_k = 4`` and ``√4 = 2`` (given
+# scores × 1/2: d_k is 4, not 0; check._given_dk) and the forum answer's ten numbers split at their decimal comma
+HELDOUT13_FALSE_POSITIVES: dict = {}
+# where --fix writes the arithmetic of a wrong printed operand (a sum flagged as arithmetic, fixed to the sum of its
+# printed terms, one of which torch proves wrong: the sum stays wrong by torch's row sum)
+HELDOUT13_FIX_GAPS = {
+    ("heldout13", "en_rmarkdown_console_row_labels"): "--fix writes 17.4964 (e^1 + e^2 + e^2, the unscaled scores' "
+    "exponentials the line prints) where torch's row sum is 10.2546",
+    ("heldout13", "vi_forum_decimal_comma_semicolon_lists"): "the exponentials of the unscaled third row are flagged "
+    "with no fix (ŝ at the exponent's precision, e^1 for 1.4142, would make the line other arithmetic): left wrong",
+    ("heldout13", "en_thread_five_tokens_given_logits"): "--fix writes 7.428 (the sum of the printed terms, 1.648 "
+    "among them, itself wrong: e^0.5 = 1.6487) where torch's row sum is 7.4286",
+}
+
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
@@ -282,6 +313,8 @@ ROUNDS = [
     # (line 82, torch 69.5914) and ``0.196 [0, 20]``'s 3.92 (line 96, torch 3.9114); the Korean lecture's
     # ``[1.2553, 1.2553]`` (line 73: the sums of line 72's right terms, torch 1.25523)
     Round("heldout12", {"en", "ko", "vi", "zh"}, 10, 42, HELDOUT12, "| **all** | 42 | 19 | 45% | 0 |"),
+    # written for the round after public styles (each note's source line says so), mistakes planted; torch's truth
+    Round("heldout13", {"en", "ja", "vi"}, 8, 96, HELDOUT13, "| **all** | 96 | 70 | 73% | 0 |"),
 ]
 
 
@@ -335,7 +368,7 @@ def test_the_scenario_reproduces_the_inputs_the_note_prints(r, name):
 
 
 FALSE_POSITIVES = (HELDOUT8_FALSE_POSITIVES | HELDOUT10_FALSE_POSITIVES | HELDOUT11_FALSE_POSITIVES
-                   | HELDOUT12_FALSE_POSITIVES)
+                   | HELDOUT12_FALSE_POSITIVES | HELDOUT13_FALSE_POSITIVES)
 
 
 @pytest.mark.parametrize("r, name", [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(
@@ -364,7 +397,8 @@ def test_the_benchmark_refuses_a_folder_that_is_not_there():
 # seventh rounds to every round): check flags the right numbers, but a fix is missing or writes another tensor's value.
 FIX_GAPS = {
 }
-ALL_FIX_GAPS = FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS | HELDOUT11_FIX_GAPS | HELDOUT12_FIX_GAPS
+ALL_FIX_GAPS = (FIX_GAPS | HELDOUT8_FIX_GAPS | HELDOUT10_FIX_GAPS | HELDOUT11_FIX_GAPS | HELDOUT12_FIX_GAPS
+                | HELDOUT13_FIX_GAPS)
 FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail(strict=True, reason=(
     ALL_FIX_GAPS)[r.folder, n])] if (r.folder, n) in ALL_FIX_GAPS else [])
     for r in ROUNDS for n in sorted(r.found)]

@@ -18,10 +18,13 @@ from operator import attrgetter, gt, not_
 from pathlib import Path
 
 from .checker import Checker, NumRec
+from .commas import as_points, as_printed
 from .exponentials import tensor_exponentials
 from .labels import TraceView
 from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
+from .relations import as_approx
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
+from .unscaled import unscaled_exponentials
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -161,7 +164,7 @@ def symbols(trace) -> dict[str, Fraction]:
         put(("nh_kd",), d.get("nh_kd"))
         put(("H",), cfg.get("h"))
         put(("W",), cfg.get("w"))
-    put(("d_k",), d.get("key_dim", d.get("d_k")))
+    put(("d_k",), d.get("key_dim", d.get("d_k")) or _given_dk(d.get("scale")))
     put(("N",), d.get("n"))
     put(("B",), cfg.get("batch"))
     put(("std", "init_std"), cfg.get("init_std"))
@@ -169,6 +172,15 @@ def symbols(trace) -> dict[str, Fraction]:
     if d.get("scale") is not None:
         out["scale"] = Fraction(d["scale"])
     return out
+
+
+def _given_dk(scale) -> int | None:
+    """The d_k of given scores (no Q, K: a width of 0) scaled by a number the note names: 1/√d_k where that is a
+    whole d_k (× 0.5 is ÷ √4); None (d_k not understood) otherwise: a d_k of 0 is no note's."""
+    if not scale or scale == 1:
+        return None
+    dk = 1 / float(scale) ** 2
+    return round(dk) if abs(dk - round(dk)) < 1e-9 else None
 
 
 def check_text(text: str, options: dict | None = None, path: str = "<note>", exact: bool = False) -> Report:
@@ -202,6 +214,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
+    body, commas = as_points(as_approx(body))  # ≒ read as ≈; a note of decimal commas (0,7071) read with points
     forget()  # (what source kept of the last note)
     segs = segments(body)
     checker = Checker(TraceView(trace, strict), symbols(trace), exact=exact)
@@ -215,7 +228,8 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     recs = rounded_weight_sums(body, trace, recs)  # a note's sums of its rounded weights: the output they restate
     recs = entrywise_weighted_sums(body, trace, recs)  # ..and such sums written entry by entry in one list
     recs = tensor_exponentials(body, trace, recs)  # exp(a) = v of a printed score row: a claim about e^ŝ too
-    return Report(path, recs, notes)
+    recs = unscaled_exponentials(body, trace, recs)  # e^x = v of a raw score row where the softmax scales
+    return Report(path, as_printed(recs, commas), notes)
 
 
 _TRACES: dict = {}  # (options, weights) -> Trace, the last one only: a large trace is hundreds of MB

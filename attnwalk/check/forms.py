@@ -1420,3 +1420,20 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 AFTER_FORMS.append(vector_tables)
+
+
+from .sheets import sheet_tables  # noqa: E402  (heldout13) a spreadsheet printed as tables, row numbers first
+
+AFTER_FORMS.append(sheet_tables)
+
+from .brackets import bracket_matrices  # noqa: E402  (heldout13) matrices typed with Unicode bracket pieces
+
+AFTER_FORMS.append(bracket_matrices)
+
+from .rowsums import row_sum_lists  # noqa: E402  (heldout13) every row's sum stated in one list in prose
+
+AFTER_FORMS.append(row_sum_lists)
+
+from .numbered_rows import numbered_rows  # noqa: E402  (heldout13) a row named by its token's number in prose
+
+AFTER_FORMS.append(numbered_rows)

@@ -204,6 +204,8 @@ def _phrase_rx():
 
 
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+# a Latin letter with a diacritic after a phrase continues its word: ``kết quả`` names no ``k``, ``vậy`` no ``v``
+_ACCENTED = frozenset(chr(c) for c in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)) if chr(c) not in "×÷")
 
 
 def _find_phrase(flat: str, body: str, word: bool) -> int:
@@ -211,7 +213,8 @@ def _find_phrase(flat: str, body: str, word: bool) -> int:
     at = flat.find(body)
     while word and at >= 0:
         end = at + len(body)
-        if (at == 0 or flat[at - 1] not in _WORD_CHARS) and (end == len(flat) or flat[end] not in _WORD_CHARS):
+        if (at == 0 or flat[at - 1] not in _WORD_CHARS) and (end == len(flat) or flat[end] not in _WORD_CHARS
+                                                             and flat[end] not in _ACCENTED):
             break
         at = flat.find(body, at + 1)
     return at

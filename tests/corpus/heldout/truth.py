@@ -27,6 +27,7 @@ NUM = re.compile(r"-?\d+(?:\.\d+)?")
 NUM_SCI = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")  # NumPy's / torch's 1.27232943e+00 (claims with "sci")
 LIST = re.compile(r"\[[^\[\]]*\]")
 NUM_DOT = re.compile(r"-?(?:\d+(?:\.\d+)?|\.\d+)")  # a leading dot without its zero: .707 (claims with "leading_dot")
+NUM_COMMA = re.compile(r"-?\d+(?:,\d+)?")  # a decimal comma: 0,7071 (claims with "decimal_comma" and no "pick")
 
 
 def numpy_legacy_draws(scenario: dict) -> dict:
@@ -134,15 +135,17 @@ def printed(line: str, claim: dict) -> list[str]:
         line = lists[claim["list_index"]] if len(lists) > claim["list_index"] else ""
     if claim.get("last_list"):
         line = LIST.findall(line)[-1]
-    nums = (NUM_SCI if claim.get("sci") else NUM_DOT if claim.get("leading_dot") else NUM).findall(line)
+    nums = (NUM_SCI if claim.get("sci") else NUM_DOT if claim.get("leading_dot")
+            else NUM_COMMA if claim.get("decimal_comma") else NUM).findall(line)
     return nums[-1:] if claim.get("last_number") else nums
 
 
 def published(text: str, claim: dict) -> tuple[float, int]:
     """(value, decimals) of a printed number; a percentage is its fraction with two more decimals; in
     e-notation the decimals are counted from the unit (``3.9987e-05``: 9 decimals); with ``decimal_comma``
-    the comma is the decimal point (``0,95``)."""
+    the comma is the decimal point (``0,95``); a Unicode minus (``−0.5``) is a minus."""
     text = text.replace("{,}", ",")  # Italian LaTeX writes the decimal comma in braces: 0{,}401
+    text = text.replace("\u2212", "-")  # the Unicode minus sign of typeset text: −0.5 (a claim's pick reads it)
     text = text.replace(",", ".") if claim.get("decimal_comma") else text  # Turkish/Spanish 0,95
     mantissa, _, exponent = text.partition("e")
     dec = (len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent or 0)
@@ -217,14 +220,14 @@ _OPERAND = re.compile(r"\{(\d+)\.(\d+)\}")
 
 def _arithmetic(expr: str, lines: list[str], wrong: Counter, claim: dict) -> float | None:
     """The exact value of ``expr`` over the numbers printed now (``{77.3}``: line 77's fourth number, read as the
-    claim reads its numbers: ``.707`` whole with ``leading_dot``); None where an operand is wrong itself (the
-    arithmetic of wrong operands excuses no result)."""
-    num = NUM_DOT if claim.get("leading_dot") else NUM
+    claim reads its numbers: ``.707`` whole with ``leading_dot``, ``0,7071`` with ``decimal_comma``); None where an
+    operand is wrong itself (the arithmetic of wrong operands excuses no result)."""
+    num = NUM_DOT if claim.get("leading_dot") else NUM_COMMA if claim.get("decimal_comma") else NUM
     operands = [(int(ln), num.findall(lines[int(ln) - 1])[int(i)]) for ln, i in _OPERAND.findall(expr)]
     if any(wrong[o] for o in operands):
         return None
     it = iter(operands)
-    return expression(_OPERAND.sub(lambda m: next(it)[1], expr))
+    return expression(_OPERAND.sub(lambda m: next(it)[1].replace(",", "."), expr))
 
 
 def flagged(report) -> Counter:

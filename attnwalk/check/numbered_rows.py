@@ -1,0 +1,60 @@
+"""One row of a tensor named in prose by its token's number and the tensor's word: ``Token 3's output is (0.599,
+0.802)``, ``the output for token 2 is [1.14, 1.0, 0.5]``, ``đầu ra của token 2 là [..]``. Numbered from 1, unless the
+note counts a token 0. The tensor and the row known from the words, the vector is judged whatever its numbers (two
+numbers are too few for the reader's "most agree" gate); no reader read such prose (heldout13's R page).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..notation import NUMBERED_ROW_LINKS, NUMBERED_ROW_VERBS, NUMBERED_ROW_WORDS
+
+_ALT = "|".join
+_ROW = r"(?:" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)"
+_VERB = r"[ \t]*(?:" + _ALT(map(re.escape, NUMBERED_ROW_VERBS)) + r")[ \t]*\$?[ \t]*(?:≈[ \t]*)?"
+_NUM = r"[-−–]?\d+(?:\.\d+)?"
+_VEC = r"(?P<open>[\[(])(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*[,;][ \t]*" + _NUM + r")+[ \t]*)[\])]"
+_WORDS = r"(?P<words>[A-Za-zÀ-ỹ][A-Za-zÀ-ỹ ]{0,28}?)"
+# ``Token 3's output is (..)`` / ``the output for token 2 is [..]``
+_FORMS = (re.compile(r"(?i)(?<!\w)" + _ROW + r"(?:'s|’s)?[ \t]+" + _WORDS + _VERB + _VEC),
+          re.compile(r"(?i)(?<!\w)" + _WORDS + r"[ \t]+(?:" + _ALT(NUMBERED_ROW_LINKS) + r")[ \t]+(?:the[ \t]+)?"
+                     + _ROW + _VERB + _VEC))
+_ROW_AT = re.compile(r"(?i)(?<!\w)" + _ROW)  # where a line may hold a form: only those lines are searched
+_ZERO = re.compile(r"(?i)(?<!\w)(?:" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+0(?!\d)")
+
+
+def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: each match of ``_FORMS`` whose words name one tensor (``human.tensors_of``: the output or the weights)
+    and whose vector is as long as a row of it, judged as that row (head of its place), where no reader judged it."""
+    from . import human
+    from .forms import in_any
+
+    low = text.lower()
+    if not any(w in low for w in NUMBERED_ROW_WORDS):
+        return
+    lines = sorted({(text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end()) % (len(text) + 1))
+                    for m in _ROW_AT.finditer(text)})
+    if not lines:
+        return
+    first = 0 if _ZERO.search(text) else 1
+    seen = set()
+    for rx, (ls, le) in ((rx, span) for span in lines for rx in _FORMS):
+        for m in rx.finditer(text, ls, le):
+            if m.start("body") in seen:
+                continue
+            seen.add(m.start("body"))
+            names = human.tensors_of(m.group("words"))
+            if len(names) != 1 or names[0] not in ("out", "attn"):
+                continue
+            base = m.start("body")
+            cells = human._cells(m.group("body").replace(",", " ").replace(";", " "), base)
+            if not cells or any(c.start in hits for c in cells):
+                continue
+            exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+            row = int(m.group("k")) - first
+            if exp is None or exp.ndim != 2 or not 0 <= row < exp.shape[0] or exp.shape[1] != len(cells):
+                continue
+            res = human._judge(cells, exp[row], f"{names[0]}[{row}]", text, gated=in_any(m.start(), foreign))
+            for c, h in zip(cells, res or []):
+                hits[c.start] = h

@@ -1,0 +1,45 @@
+"""Every row's sum of e^ŝ stated in one list in prose: ``The row sums are 14.867, 5.563, 13.779 and 5.563``,
+``the rows sum to 9.2265, 7.1414 and 10.2456`` (a phrase of ``notation.ROW_SUM_PHRASES``, then as many numbers as the
+weights have rows, joined by commas, semicolons or "and"). Such a list was read by no reader (heldout13's Julia
+session and R page): each number is the sum of its row's e^ŝ, no row maximum subtracted, as a hand sum is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..notation import ROW_SUM_PHRASES
+
+_NUMBER = r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d|\d)"
+_JOIN = r"(?:\s*[,;]\s*(?:and\s+|và\s+|と)?|\s+(?:and|và)\s+|と|、)"
+_LIST = re.compile(r"(?i)(?:" + "|".join(re.escape(p) for p in sorted(ROW_SUM_PHRASES, key=len, reverse=True))
+                   + r")[ \t]*\$?[ \t]*(?P<list>" + _NUMBER + r"(?:" + _JOIN + _NUMBER + r")+)")
+
+
+def stated_row_sums(text: str) -> list[list[tuple[str, int]]]:
+    """The numbers of each list of ``_LIST`` in ``text``, as (printed, offset)."""
+    out = []
+    for m in _LIST.finditer(text):
+        out.append([(n.group(), m.start("list") + n.start()) for n in re.finditer(_NUMBER, m.group("list"))])
+    return out
+
+
+def row_sum_lists(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: each list of ``stated_row_sums`` as long as the weights have rows, judged as the rows' sums of e^ŝ
+    (head 0) where no reader judged its numbers."""
+    from .human import Cell, _judge
+    from .sheets import _expected
+
+    low = text.lower()
+    if not any(p in low for p in ROW_SUM_PHRASES):
+        return
+    e = _expected(trace, "exp")
+    if e is None or e.ndim != 2:
+        return
+    sums = e.sum(-1)
+    for nums in stated_row_sums(text):
+        if len(nums) != len(sums) or any(at in hits for _, at in nums):
+            continue
+        res = _judge([Cell(t, at) for t, at in nums], sums, "row sums of e^ŝ", text, sure=True)
+        for (_, at), hit in zip(nums, res or []):
+            hits[at] = hit

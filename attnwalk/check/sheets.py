@@ -1,0 +1,105 @@
+"""A spreadsheet printed as Markdown tables (``| | A | B | C |`` above, the sheet's row number first in each row:
+``| **20** | The | 0.598 | 0.295 |``): blocks of rows under a row of words, each block one tensor named by its corner
+cell (``e^score``, ``weight``, ``output``: ``notation.SHEET_CORNERS``), its last column the row sums where its header
+says so. The reader's own tables take the first column for a row name and stop at the first row of words, so such a
+sheet was read not at all (heldout13's en_spreadsheet_cells_exp_formulas).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..notation import SHEET_CORNERS, SUM_WORDS
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_ROW_NUMBER = re.compile(r"\**\d+\**")
+_TABLE = re.compile(r"(?:^\|[^\n]*\|[ \t]*(?:\n|$)){3,}", re.M)
+
+
+def _cells(line: str, at: int) -> list[tuple[str, int]]:
+    """The cells of a table line as (stripped text, offset of that text)."""
+    out, k = [], line.index("|") + 1
+    for part in line.strip().strip("|").split("|"):
+        lead = len(part) - len(part.lstrip())
+        out.append((part.strip(), at + k + lead))
+        k += len(part) + 1
+    return out
+
+
+def _tensor(corner: str) -> str | None:
+    low = corner.lower()
+    return next((name for name, phrases in SHEET_CORNERS if any(p in low for p in phrases)), None)
+
+
+def sheet_blocks(text: str) -> list[tuple[str, list[str], list[list[tuple[str, int]]]]]:
+    """(corner, column headers, rows of number cells) of each block of each spreadsheet table in ``text``."""
+    from .human import NUM_RE
+
+    out = []
+    for tm in _TABLE.finditer(text):
+        lines, at, rows = tm.group(0).rstrip("\n").split("\n"), tm.start(), []
+        for line in lines:
+            rows.append(_cells(line, at))
+            at += len(line) + 1
+        letters = [t for t, _ in rows[0][1:]]
+        if rows[0][0][0] or not letters or "".join(letters) != _LETTERS[:len(letters)]:
+            continue
+        block = None
+        for cells in rows[2:]:
+            if not _ROW_NUMBER.fullmatch(cells[0][0]) or len(cells) < 3:
+                block = None
+                continue
+            body = cells[2:]
+            while body and not body[-1][0]:  # the sheet's empty cells after the block's last column
+                body.pop()
+            if not any(NUM_RE.fullmatch(t) for t, _ in body):  # a row of words: the next block's header
+                block = (cells[1][0], [t for t, _ in body], [])
+                out.append(block)
+            elif block is not None and all(NUM_RE.fullmatch(t) for t, _ in body) and len(body) == len(block[1]):
+                block[2].append(body)
+            else:
+                block = None
+    return out
+
+
+def _expected(trace, name: str) -> np.ndarray | None:
+    from .human import _expected as tensor
+
+    if name != "exp":
+        return tensor(trace, name, 0)
+    s = tensor(trace, "scores_masked", 0)
+    s = tensor(trace, "scores_scaled", 0) if s is None else s
+    return None if s is None else np.exp(s)  # e^ŝ as a hand sheet computes it: no row maximum subtracted
+
+
+def sheet_tables(text: str, trace, hits: dict, foreign: list) -> None:
+    """Form: each block of ``sheet_blocks`` judged as the tensor its corner names (and its row-sum column as the
+    row sums of e^ŝ), where no reader judged its numbers; a block whose shape is not that tensor's is left unread."""
+    from .human import _judge
+
+    if "| **" not in text and "|**" not in text and "| 1 |" not in text:
+        return
+    for corner, heads, rows in sheet_blocks(text):
+        name = _tensor(corner)
+        if name is None or not rows:
+            continue
+        sums = [j for j, h in enumerate(heads) if any(w in h.lower() for w in SUM_WORDS)]
+        want = _expected(trace, name)
+        if want is None or want.ndim != 2:
+            continue
+        cols = [j for j in range(len(heads)) if j not in sums]
+        if (len(rows), len(cols)) != want.shape:
+            continue
+        parts = [([r[j] for r in rows for j in cols], want, name)]
+        if name == "exp" and len(sums) == 1:
+            parts.append(([r[sums[0]] for r in rows], want.sum(-1, keepdims=True), "row_sum"))
+        for cells, exp, label in parts:
+            if any(at in hits for _, at in cells):
+                continue
+            from .human import Cell
+
+            res = _judge([Cell(t, at) for t, at in cells], exp, label, text, sure=True)
+            for (_, at), hit in zip(cells, res or []):
+                hits[at] = hit
