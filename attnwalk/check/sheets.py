@@ -71,7 +71,10 @@ def _expected(trace, name: str) -> np.ndarray | None:
         return tensor(trace, name, 0)
     s = tensor(trace, "scores_masked", 0)
     s = tensor(trace, "scores_scaled", 0) if s is None else s
-    return None if s is None else np.exp(s)  # e^ŝ as a hand sheet computes it: no row maximum subtracted
+    if s is None:
+        return None
+    with np.errstate(over="ignore"):  # a saturated row's e^ŝ is inf, as a sheet shows #NUM!: no number matches it
+        return np.exp(s)  # e^ŝ as a hand sheet computes it: no row maximum subtracted
 
 
 def sheet_tables(text: str, trace, hits: dict, foreign: list) -> None:
