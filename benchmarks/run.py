@@ -530,6 +530,10 @@ def bench_check(repeat: int, baseline: str | None = None, skip_large: bool = Fal
     print(f"  where reading claims and verifying go, this, by kind of text (fastest of {max(3, repeat)} checks, "
           "each kind; a table row's cells inside it): "
           + ", ".join(f"{k} {v * 1e3:.1f} ms ({n})" for k, (v, n) in kinds.items()))
+    stages = reading_by_stage(text, max(3, repeat))
+    print(f"  where reading claims and verifying go, this, by stage, each stage's own time (fastest of "
+          f"{max(3, repeat)} checks, each stage; timing each call adds ~0.3 us): "
+          + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in stages.items()))
     parts = forms_by_reader(text, max(3, repeat))
     print(f"  where the hand-written forms go, this, each part's own time (fastest of {max(3, repeat)} checks, "
           "each part; the number scan is the merge's too): " + ", ".join(f"{k} {v * 1e3:.1f} ms"
@@ -711,7 +715,8 @@ def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
     for label, mod, name in parts:
         setattr(mod, name, timed(label, getattr(mod, name)))
     forms.BLOCK_FORMS[:] = [timed("other block forms", f) for f in saved_forms[0]]
-    forms.AFTER_FORMS[:] = [timed("forms after the blocks", f) for f in saved_forms[1]]
+    # each form after the blocks timed by name; those under AFTER_NAMED are summed below (26 forms, most ~0.1 ms)
+    forms.AFTER_FORMS[:] = [timed(f"after: {f.__name__}", f) for f in saved_forms[1]]
     try:
         for _ in range(repeat):
             spent.clear()
@@ -724,6 +729,67 @@ def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
             setattr(mod, name, fn)
         forms.BLOCK_FORMS[:], forms.AFTER_FORMS[:] = saved_forms
     best["the rest"] = best.pop("hand-written forms")
+    small = [k for k, v in best.items() if k.startswith("after: ") and v < AFTER_NAMED]
+    best["other forms after the blocks"] = sum(best.pop(k) for k in small)
+    return dict(sorted(best.items(), key=lambda kv: -kv[1]))
+
+
+AFTER_NAMED = 0.5e-3  # seconds: a form after the blocks that takes this long is named in ``forms_by_reader``
+
+
+def reading_by_stage(text: str, repeat: int) -> dict[str, float]:
+    """Seconds (fastest of ``repeat`` warm checks, each stage) of reading claims and verifying (``Checker.run``) by
+    stage, each stage's own time (the stages it calls counted where they belong): LaTeX flattening, tokens, parsing,
+    label lookups, float enclosures of arithmetic, comparisons and records, the claims' own logic (``_chain`` and
+    the checks it runs, bindings, schemas), the token walk, the fast readers' matching, table rows and the rest
+    (``run``'s own: context, segments): whether one stage holds what the 100k/s goal still needs."""
+    from attnwalk.check import _TRACES, bounds, check_text, checker
+
+    K = checker.Checker
+    parts = [("LaTeX flattening", checker, "normalize"), ("tokens", checker, "tokenize"),
+             ("parsing", checker, "parse_chain"), ("label lookups", checker, "label_at"),
+             ("enclosures", bounds, "claim"), ("comparisons and records", K, "_compare"),
+             ("comparisons and records", K, "_compare_many"), ("comparisons and records", K, "_record_plain"),
+             ("comparisons and records", K, "_rec"), ("comparisons and records", K, "_decimals"),
+             ("claims' own logic", K, "_chain"), ("the token walk", K, "_at"), ("the token walk", K, "_text"),
+             ("fast readers", K, "_labelled_values"), ("fast readers", K, "_dot_lines"), ("table rows", K, "_row"),
+             ("table rows", K, "_cell"), ("reading claims", K, "run")]
+    parts = [p for p in parts if hasattr(p[1], p[2])]
+    saved = [(mod, name, getattr(mod, name)) for _, mod, name in parts]
+    spent: dict[str, float] = {}
+    stack: list[float] = []
+
+    def timed(label, fn):
+        def wrap(*a, **k):
+            if not stack and label != "reading claims":  # another reader's call (the merge's): not reading's
+                return fn(*a, **k)
+            stack.append(0.0)
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                took = time.perf_counter() - start
+                inner = stack.pop()
+                spent[label] = spent.get(label, 0.0) + took - inner
+                if stack:
+                    stack[-1] += took
+        return wrap
+
+    best: dict[str, float] = {}
+    check_text(text)  # warm
+    for label, mod, name in parts:
+        setattr(mod, name, timed(label, getattr(mod, name)))
+    try:
+        for _ in range(repeat):
+            spent.clear()
+            _TRACES.clear()
+            check_text(text)
+            for k, v in spent.items():
+                best[k] = min(best.get(k, v), v)
+    finally:
+        for mod, name, fn in reversed(saved):
+            setattr(mod, name, fn)
+    best["the rest"] = best.pop("reading claims")
     return dict(sorted(best.items(), key=lambda kv: -kv[1]))
 
 
