@@ -183,3 +183,21 @@ def test_a_block_standing_verbatim_in_the_note_is_placed_as_before():
         verbatim += text.startswith(content, a) and "\n" in content and (a == 0 or text[a - 1] == "\n")
         assert program._content(text, a, content) == ref_content(text, a, content), (text, a, content)
     assert verbatim > 1500
+
+
+ROW_PARTS = ["token", "Token", "TOKEN", "word", "Query", "position", "từ", "Từ", "TỪ", "vị trí", "Vị Trí", "tokens",
+             "xtoken", "_word", "İ", "ı", "ſ", "poſition", "posıtion", "0", "1", "12", "07", " ", " ", "\t", "\n", "'s",
+             "é", "K"]
+
+
+def test_numbered_row_lines_are_the_lines_of_every_match():
+    # the old path: one case-insensitive scan of the whole note for the rows, one for a token 0
+    from attnwalk.check import numbered_rows as nr
+
+    for text in _texts(ROW_PARTS, 20000, 11) + ["", "token 0", "TOKEN 3\n", "İ token 1", "poſition 2", "xtoken 2"]:
+        end = len(text) + 1
+        want = sorted({(text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end()) % end)
+                       for m in nr._ROW_AT.finditer(text)})
+        lines = nr.row_lines(text)
+        assert lines == want, text
+        assert any(nr._ZERO.search(text, *s) for s in lines) == bool(nr._ZERO.search(text)), text
