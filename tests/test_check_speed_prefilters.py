@@ -201,3 +201,48 @@ def test_numbered_row_lines_are_the_lines_of_every_match():
         lines = nr.row_lines(text)
         assert lines == want, text
         assert any(nr._ZERO.search(text, *s) for s in lines) == bool(nr._ZERO.search(text)), text
+
+
+def ref_sheet_blocks(text: str):
+    """``sheets.sheet_blocks`` as it was: every table's rows split, then its header asked."""
+    from attnwalk.check import sheets
+
+    out = []
+    for tm in sheets._TABLE.finditer(text):
+        lines, at, rows = tm.group(0).rstrip("\n").split("\n"), tm.start(), []
+        for line in lines:
+            rows.append(sheets._cells(line, at))
+            at += len(line) + 1
+        letters = [t for t, _ in rows[0][1:]]
+        if rows[0][0][0] or not letters or "".join(letters) != sheets._LETTERS[:len(letters)]:
+            continue
+        block = None
+        for cells in rows[2:]:
+            if not sheets._ROW_NUMBER.fullmatch(cells[0][0]) or len(cells) < 3:
+                block = None
+                continue
+            body = cells[2:]
+            while body and not body[-1][0]:
+                body.pop()
+            if not any(human.NUM_RE.fullmatch(t) for t, _ in body):
+                block = (cells[1][0], [t for t, _ in body], [])
+                out.append(block)
+            elif block is not None and all(human.NUM_RE.fullmatch(t) for t, _ in body) and len(body) == len(block[1]):
+                block[2].append(body)
+            else:
+                block = None
+    return out
+
+
+SHEET_LINES = ["| | A | B |", "|  |A|B|C|", "|\u00a0| A |", "|| A | B |", "| x | A | B |", "|---|---|---|",
+               "| **1** | e^score | 0.5 | 0.2 |", "| 2 | | 1.5 | 2 |", "| **3** | The | 0.598 | 0.295 |",
+               "| 4 | weight | a | b |", "| A | B |", "text", "", "|\t|\tA\t|\tB\t|", "| | B | A |"]
+
+
+def test_sheet_blocks_asked_from_their_header_are_the_same():
+    from attnwalk.check import sheets
+
+    rnd = random.Random(5)
+    for _ in range(5000):
+        text = "\n".join(rnd.choice(SHEET_LINES) for _ in range(rnd.randint(0, 12)))
+        assert sheets.sheet_blocks(text) == ref_sheet_blocks(text), text

@@ -16,6 +16,9 @@ from ..notation import SHEET_CORNERS, SUM_WORDS
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _ROW_NUMBER = re.compile(r"\**\d+\**")
 _TABLE = re.compile(r"(?:^\|[^\n]*\|[ \t]*(?:\n|$)){3,}", re.M)
+# a sheet's header cells, an empty corner then A (blanks as str.strip takes them): without one, no table of the
+# note is a sheet, and _TABLE (tried at every offset) is not run
+_HEAD = re.compile(r"\|[^\S\n]*\|[^\S\n]*A[^\S\n]*\|")
 
 
 def _cells(line: str, at: int) -> list[tuple[str, int]]:
@@ -38,14 +41,18 @@ def sheet_blocks(text: str) -> list[tuple[str, list[str], list[list[tuple[str, i
     from .human import NUM_RE
 
     out = []
+    if not _HEAD.search(text):
+        return out
     for tm in _TABLE.finditer(text):
-        lines, at, rows = tm.group(0).rstrip("\n").split("\n"), tm.start(), []
+        lines, at = tm.group(0).rstrip("\n").split("\n"), tm.start()
+        head = _cells(lines[0], at)  # asked first: most tables are no sheet, and their rows are not split
+        letters = [t for t, _ in head[1:]]
+        if head[0][0] or not letters or "".join(letters) != _LETTERS[:len(letters)]:
+            continue
+        rows = []
         for line in lines:
             rows.append(_cells(line, at))
             at += len(line) + 1
-        letters = [t for t, _ in rows[0][1:]]
-        if rows[0][0][0] or not letters or "".join(letters) != _LETTERS[:len(letters)]:
-            continue
         block = None
         for cells in rows[2:]:
             if not _ROW_NUMBER.fullmatch(cells[0][0]) or len(cells) < 3:
