@@ -40,6 +40,14 @@ LABELS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "w_out": (r"W_{{out}}", "w_out", ()),
     "b_out": (r"b_{{out}}", "b_out", ()),
     "qkv_seq": (r"\text{{QKV}}", "qkv", ("b",)),
+    # mha's QKV and b_qkv cut as PyTorch cuts them (``q, k, v = qkv.chunk(3, dim=-1)``, nn.MultiheadAttention's
+    # ``b_q, b_k, b_v = in_proj_bias.chunk(3)``): Q, K, V before the head split; the third is ``QKV_CHUNKS``'
+    "q_seq": ("Q", "qkv", ("b",)),
+    "k_seq": ("K", "qkv", ("b",)),
+    "v_seq": ("V", "qkv", ("b",)),
+    "b_q": (r"b_{{q}}", "b_qkv", ()),
+    "b_k": (r"b_{{k}}", "b_qkv", ()),
+    "b_v": (r"b_{{v}}", "b_qkv", ()),
     "mask": ("M", "mask", ()),
     "scores_masked": (r"\tilde{{S}}_{h}", "scores_masked", ("b", "h")),
     "scores_masked_row": (r"\tilde{{S}}_{h}[{i}, :]", "scores_masked", ("b", "h", "i")),
@@ -50,6 +58,10 @@ LABELS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "alpha_cross": ("α(p{i}→m{j})", "attn", ("i", "j")),
     "out_row": ("Out(p{i})", "out", ("i",)),  # the row of token i: all heads merged (sdpa) / after W_out (mha)
 }
+
+
+# Which third of its tensor's last axis a label of a chunk names (0: Q, 1: K, 2: V), as ``chunk(3, dim=-1)`` cuts it.
+QKV_CHUNKS = {"q_seq": 0, "k_seq": 1, "v_seq": 2, "b_q": 0, "b_k": 1, "b_v": 2}
 
 
 def _sub(h: int) -> str:
@@ -115,6 +127,10 @@ def check_patterns() -> list[tuple[str, re.Pattern, int]]:
         rx = rx.replace(r"\[(?P<c>", r"\[\s*(?P<c>").replace(r"(?P<c>\d+)\]", r"(?P<c>\d+)\s*\]")
         if rx[-1].isalnum() or rx.endswith(r"\d+)"):
             rx += r"(?![\w'])"
+        if name in QKV_CHUNKS and len(text) == 1:
+            # a bare Q, K, V names a chunk only as mha's display prints it (``Q =`` over its matrix, ``⟦`` once
+            # normalized): a hand note's ``K = c1``, ``K(p1) = 1`` or ``Q = X W_Q^T`` stays as it was read
+            rx += r"(?=[ \t]*=[ \t]*\n⟦)"
         out.append((len(text), name, re.compile(rx), optional))
     # the longest literal first: ``Out(p0)`` before ``Out``, ``X_{kv}`` before ``X``
     out = [entry[1:] for entry in sorted(out, key=lambda e: -e[0])]

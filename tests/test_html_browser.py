@@ -260,7 +260,7 @@ def test_course_matrices_up_to_9_columns_and_token_tables_fit_without_scrolling(
     """On a phone (390 px) and a desktop page (800 px), every matrix of at most 9 columns (a 3x3 map's 9
     positions, an 8x8 channel) is seen whole, set smaller if need be, never cut off at a scroll edge, and
     so is every formula without a matrix and every table of at most 5 columns (the 4 keys of the hand
-    example's weights); only wider matrices (mha's 12 qkv channels) scroll in their own box."""
+    example's weights)."""
     for path in sorted((ROOT / "examples" / "notes").glob(f"*.{lang}.html")):
         page = _open(browser, path, width)
         page.evaluate("document.fonts.ready")
@@ -276,3 +276,28 @@ def test_course_matrices_up_to_9_columns_and_token_tables_fit_without_scrolling(
             .map(k => parseFloat(k.style.fontSize) / parseFloat(k.dataset.size))""")
         assert all(0.5 <= s < 1 for s in sizes), (path.name, sizes)
         page.close()
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+def test_mha_qkv_chunks_fit_a_phone_whole(browser, lang):
+    """Teaching audit #17: mha's merged projection is set as ``chunk(3, dim=-1)`` cuts it, Q, K, V (3 × 4 each) and
+    b_q, b_k, b_v (4 entries each), where the 12-column QKV and b_qkv used to scroll in their own box at 390 px:
+    each block is on the page, none scrolls or passes the screen's edge, and none needs to be set smaller."""
+    page = _open(browser, ROOT / "examples" / "notes" / f"mha-seed-002.{lang}.html", 390)
+    page.evaluate("document.fonts.ready")
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.evaluate("new Promise(r => setTimeout(r, 100))")
+    blocks = page.evaluate("""() => [...document.querySelectorAll('.math.block')].map(e => {
+      const tex = ((e.querySelector('annotation') || {}).textContent || '').trim();
+      const k = e.querySelector('.katex');
+      return [tex.split('=')[0].trim(), e.scrollWidth - e.clientWidth, e.getBoundingClientRect().right,
+              k.style.fontSize ? parseFloat(k.style.fontSize) / parseFloat(k.dataset.size) : 1];
+    })""")
+    chunks = {label: (scroll, right, size) for label, scroll, right, size in blocks
+              if label in ("Q", "K", "V", "b_{q}", "b_{k}", "b_{v}")}
+    assert sorted(chunks) == ["K", "Q", "V", "b_{k}", "b_{q}", "b_{v}"], [b[0] for b in blocks]
+    assert all(scroll <= 1 and right <= 390 and size == 1 for scroll, right, size in chunks.values()), chunks
+    # and no display formula of the page scrolls any more (the merged 12-column matrices are gone)
+    assert page.evaluate(SCROLLING) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.close()

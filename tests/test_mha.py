@@ -139,10 +139,17 @@ def test_printed_matrices_are_pytorchs_and_latex_is_clean(opts, lang):
         keep[:, n - int(opts["mask"].split(":")[1]):] = False
     with torch.no_grad():
         out, attn, q, k, v = m(x, keep)
-        qkv = m.qkv(x)
+        q_all, k_all, v_all = m.qkv(x).chunk(3, dim=-1)  # the module's own cut, before the head split
+        # nn.functional.multi_head_attention_forward's packed in-projection: weight and bias cut first
+        w_q, w_k, w_v = m.qkv.weight.chunk(3)
+        b_q, b_k, b_v = m.qkv.bias.chunk(3)
+        for got, w, b in ((q_all, w_q, b_q), (k_all, w_k, b_k), (v_all, w_v, b_v)):
+            torch.testing.assert_close(got, nn.functional.linear(x, w, b), rtol=0, atol=1e-12)
     exp = {"X": x[0].numpy(), "W_{qkv}": m.qkv.weight.detach().numpy(), "W_{out}": m.out.weight.detach().numpy(),
-           r"\text{QKV}": qkv[0].numpy(), r"\text{Out}": out[0].numpy(),
-           "O_{cat}": (attn @ v).transpose(1, 2).reshape(x.shape[0], n, -1)[0].numpy()}
+           "Q": q_all[0].numpy(), "K": k_all[0].numpy(), "V": v_all[0].numpy(),
+           "b_{q}": b_q[None].detach().numpy(), "b_{k}": b_k[None].detach().numpy(),
+           "b_{v}": b_v[None].detach().numpy(),
+           r"\text{Out}": out[0].numpy(), "O_{cat}": (attn @ v).transpose(1, 2).reshape(x.shape[0], n, -1)[0].numpy()}
     for h in range(opts["heads"]):
         for lab, val in [("Q", q), ("K", k), ("V", v), ("A", attn), ("O", attn @ v)]:
             exp[f"{lab}_{h}"] = val[0, h].numpy()
@@ -191,3 +198,45 @@ def test_json_trace_equals_nn_multiheadattention(capsys):
         y, w = ref(x, x, x, need_weights=True, average_attn_weights=False)
     assert_close_f64(T["out"], y.numpy(), "out")
     assert_close_f64(T["attn"], w.numpy(), "attn")
+
+
+@pytest.mark.parametrize("opts", [CASES[0], CASES[1], CASES[3]])  # seed 002's, D = 8 causal, no bias
+def test_check_verifies_every_number_of_the_qkv_chunks_and_a_changed_digit_is_wrong(opts, tmp_path):
+    """Teaching audit #17: Q, K, V and b_q, b_k, b_v printed as ``chunk(3, dim=-1)`` cuts them are read by
+    ``attnwalk check``: every printed number is verified as its own block's, and a changed digit in each block is
+    called wrong with PyTorch's value (the module's ``qkv(x).chunk(3, dim=-1)``, ``qkv.bias.chunk(3)``)."""
+    from attnwalk.check import check_file
+
+    dec = 4
+    md = render(attnwalk.walk(variant="mha", lang="en", **opts), "md", "en")
+    m, x = seeded_module(opts)
+    with torch.no_grad():
+        torch_of = dict(zip("QKV", (c[0].numpy() for c in m.qkv(x).chunk(3, dim=-1))))
+        torch_of.update(zip(("b_q", "b_k", "b_v"), (c[None].numpy() for c in m.qkv.bias.detach().chunk(3))))
+    tex = {"Q": "Q", "K": "K", "V": "V", "b_q": "b_{q}", "b_k": "b_{k}", "b_v": "b_{v}"}
+    lines = md.splitlines()
+    first_row = {name: lines.index(f"{tex[name]} =") + 3 for name in tex}  # 1-based: "L =", \begin, row 0
+    path = tmp_path / "mha.en.md"
+    path.write_text(md, encoding="utf-8")
+    report = check_file(path)
+    assert not report.wrong
+    recs = {}
+    for r in report.recs:
+        recs.setdefault(r.line, []).append(r)
+    for name, val in torch_of.items():
+        for i, row in enumerate(val):
+            got = recs[first_row[name] + i]
+            assert [r.text for r in got] == [f"{v:.{dec}f}" for v in row], (name, i)
+            assert all(r.status == "verified" and str(r.checks[0][1]) == name for r in got), (name, i)
+    # one changed digit in each block: cell (0, 1), its last digit moved by 3
+    planted = []
+    for name, val in torch_of.items():
+        at = first_row[name] - 1
+        cells = lines[at].rstrip(" \\").split(" & ")
+        cells[1] = cells[1][:-1] + str((int(cells[1][-1]) + 3) % 10)
+        lines[at] = " & ".join(cells) + " \\\\"
+        cell = f"{name}[1]" if name.startswith("b_") else f"{name}[0, 1]"  # a bias is a vector
+        planted.append((first_row[name], cells[1], cell, f"{val[0, 1]:.{dec}f}"))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    wrong = check_file(path).wrong
+    assert sorted((r.line, r.text, str(r.failure()[0]), str(r.failure()[1])) for r in wrong) == sorted(planted)

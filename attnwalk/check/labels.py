@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..notation import CELL_SYMBOLS, check_patterns
+from ..notation import CELL_SYMBOLS, LABELS, QKV_CHUNKS, check_patterns
 
 # notation.LABELS names -> the checker's kinds (several names print the same way)
 KIND_OF = {"o_h": "o_head", "alpha": "attn_pix", "alpha_cross": "attn_pix", "out_row": "out_pix",
@@ -257,6 +257,8 @@ class TraceView:
                 if self.t.steps[k].axes[1:2] == ("head",):
                     a = a[h]
                 return np.asarray(a[i])
+            if k in QKV_CHUNKS:
+                return self._chunk(k, ref.index)
             if k == "mask" and not self.strict:
                 return None  # a hand-written M is often additive (0 kept, -inf dropped) or a drop mask: unread
             if self.seq and k in SEQ_WHOLE:
@@ -290,6 +292,19 @@ class TraceView:
         except (KeyError, IndexError, ValueError, TypeError):
             return None
         return None
+
+    def _chunk(self, kind: str, index: tuple) -> np.ndarray | None:
+        """mha's Q, K, V (or b_q, b_k, b_v): a third of QKV's (b_qkv's) channels, as ``chunk(3, dim=-1)`` cuts
+        them; None outside an mha trace (an sdpa note's ``Q = X W_Q^T`` names no chunk)."""
+        name = LABELS[kind][1]
+        if self.cfg.get("variant") != "mha" or not self.has(name):
+            return None
+        a = self.t[name]
+        if self.t.steps[name].axes[:1] == ("batch",):
+            a = a[self.b]
+        d = a.shape[-1] // 3
+        part = QKV_CHUNKS[kind]
+        return _apply(a[..., part * d:(part + 1) * d], index)
 
     def scale(self, ref: Ref, ctx_head: int | None = None) -> float:
         """Magnitude for the float32 widening: the largest value of the whole printed tensor."""

@@ -49,16 +49,20 @@ def build(trace: Trace) -> dict:
         "scenario": uses_scenario(cfg) and not (course or {}).get("command"),
         "cfg": cfg, "d": d, "dec": dec, "D": D, "B": trace["x"].shape[0], "init_std": f"{cfg['init_std']:g}",
         "x_table": input_table(trace, "x", q_ids, q_words), "x_tex": matrix(x, dec, cfg.get("x")),
-        "w_qkv_tex": bmatrix(w, dec), "b_qkv_tex": bmatrix(b[None], dec), "w_out_tex": bmatrix(w_out, dec),
-        "b_out_tex": bmatrix(b_out[None], dec), "qkv_tex": bmatrix(trace["qkv"][0], dec),
+        "w_qkv_tex": bmatrix(w, dec), "w_out_tex": bmatrix(w_out, dec), "b_out_tex": bmatrix(b_out[None], dec),
         "qkv_worked": {"terms": qkv_terms + (" + ..." if D > 16 else ""), "b": fmt(b[0], wp),
                        "value": fmt(trace["qkv"][0, 0, 0], dec),
                        "lines": wrap_sum("QKV[0, 0]", [f"({xs(x[0, c])})({fmt(w[0, c], wp)})"
                                                        for c in range(min(D, 16))]
                                          + (["..."] if D > 16 else []) + [f"({fmt(b[0], wp)})"],
                                          fmt(trace["qkv"][0, 0, 0], dec))},
-        "chunks": [{"name": nm, "tex": bmatrix(trace["qkv"][0][:, k * D:(k + 1) * D], dec),
-                    "cols": f"{k * D}..{(k + 1) * D - 1}"} for k, nm in enumerate("QKV")],
+        # QKV and b_qkv as ``chunk(3, dim=-1)`` cuts them: three blocks of D channels, each narrow enough for a
+        # phone where the merged 3D columns were not (teaching audit #17)
+        "chunks": [{"name": nm, "label": label(f"{nm.lower()}_seq", b=0),
+                    "tex": bmatrix(trace["qkv"][0][:, k * D:(k + 1) * D], dec),
+                    "b_label": label(f"b_{nm.lower()}"), "b_tex": bmatrix(b[None, k * D:(k + 1) * D], dec),
+                    "cols": f"{k * D}..{(k + 1) * D - 1}"}
+                   for k, nm in enumerate("QKV")],
         "merged_label": label("o_merged", b=0), "merged_tex": bmatrix(merged, dec),
         "out_label": label("out_seq", b=0), "out_tex": bmatrix(trace["out"][0], dec),
         "out_worked": {"terms": out_terms + (" + ..." if D > 16 else ""), "b": fmt(b_out[0], wp),
