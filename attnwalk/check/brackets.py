@@ -27,11 +27,13 @@ def matrices(text: str) -> list[tuple[str, list[list[tuple[str, int]]]]]:
     out = []
     for i, line in enumerate(lines):
         prev = 0
-        for m in re.finditer(_TL, line):
-            c = m.start()
-            close = line.find(_TR, c)
+        tops = [m.start() for m in re.finditer(_TL, line)]
+        # a matrix ends where the next one beside it begins: each row's close is searched up to there (the last
+        # matrix's, to its row's end), so a line of many tops and one far close is read once, not once a top
+        for c, beside in zip(tops, tops[1:] + [None]):
+            close = line.find(_TR, c, beside)
             if close < 0:
-                break
+                continue
             rows, k, end = [], i, close
             while True:
                 seg = lines[k][c + 1:end]
@@ -42,7 +44,7 @@ def matrices(text: str) -> list[tuple[str, list[list[tuple[str, int]]]]]:
                 if k >= len(lines) or len(lines[k]) <= c or lines[k][c] not in (_ML, _BL):
                     rows = []
                     break
-                end = lines[k].find(_MR if lines[k][c] == _ML else _BR, c)
+                end = lines[k].find(_MR if lines[k][c] == _ML else _BR, c, beside)
                 if end < 0:
                     rows = []
                     break
