@@ -313,3 +313,19 @@ def test_row_sums_in_prose_are_judged_whatever_joins_them(joins, phrase, dec, pl
     report = check_text(text, SHEET)
     assert [r.text for r in report.wrong] == ([printed[planted]] if planted is not None else [])
     assert len(report.verified) == 4 - (planted is not None)
+
+
+@pytest.mark.parametrize("text, wrong", [
+    ("The attention weights: the rows sum to 1.000, 1.000, 1.000 and 1.000.\n", []),
+    ("The row sums are 1, 1, 1 and 1 (each row of A is a distribution).\n", []),
+    ("Softmax weights, row sums: 1.00, 1.00, 0.90, 1.00\n", ["0.90"]),
+    ("The row sums are 57.374, 57.374, 13.826 and 9.169.\n", ["13.826"]),  # e^ŝ's: row 3's is 9.169
+])
+def test_a_list_of_the_weights_row_sums_is_judged_as_those(text, wrong):
+    """Softmax rows sum to 1 (NumPy: 1 within 1e-15 on the sheet setup): a prose list of 1s after ``the rows sum
+    to`` states the weights' sums, and was called wrong as the sums of e^ŝ (57.374, 57.374, 9.169, 9.169)."""
+    e, w = _sheet_values()
+    assert np.allclose(w.sum(-1), 1.0, atol=1e-15) and f"{e[2].sum():.3f}" == "9.169"
+    report = check_text(text, SHEET)
+    assert [r.text for r in report.wrong] == wrong
+    assert len(report.verified) == 4 - len(wrong)
