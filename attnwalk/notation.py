@@ -249,12 +249,17 @@ WORDS["out"] += ("attention(q,k,v)", "attention(q, k, v)")
 # German, Turkish habits): read as the list commas they stand for (check.commas)
 LIST_SEPARATORS_WITH_DECIMAL_COMMAS = (";",)
 # The corner cell of a spreadsheet's table (``| **13** | e^score | The | cat |``: the sheet's row number, then what
-# the block holds above its row names) -> the tensor it holds; the first whose phrases the corner holds
+# the block holds above its row names) -> the tensor it holds; where the corner holds the phrases of several
+# (``weighted sum``: weights and output; ``e^score / sum``), the one its numbers agree with most, the first on a tie
 # (check.sheets). A column headed by a word of ``SUM_WORDS`` (``row sum``) holds the row sums of e^ŝ.
 SHEET_CORNERS = (("exp", ("e^", "exp", "=exp")), ("scores_scaled", ("/ √", "/√", "sqrt", "scaled")),
-                 ("attn", ("weight", "softmax", "α", "attention", "trọng số", "prob")),
+                 ("attn", ("weight", "softmax", "α", "attention", "trọng số", "prob", "/ sum", "/sum", "/ row sum",
+                           "normali")),
                  ("scores", ("score", "qk", "dot", "điểm")),
-                 ("out", ("output", "context", "đầu ra", "kết quả")))
+                 ("out", ("output", "context", "đầu ra", "kết quả", "weighted", "× v", "×v", "· v", "·v", "@ v",
+                          "@v")))
+# A corner naming a projection's weights (``W_Q weights``): no tensor of SHEET_CORNERS, whatever its words
+SHEET_PROJECTIONS = ("w_q", "w_k", "w_v", "w_o", "w^q", "w^k", "w^v", "w^o", "wq", "wk", "wv", "projection")
 # Unicode bracket pieces of a matrix typed in plain text (``⎡1 0⎤`` over ``⎣0 1⎦``, ``⎢ ⎥`` between): (top left, top
 # right), (middle left, middle right), (bottom left, bottom right) (check.brackets)
 BRACKET_PIECES = (("⎡", "⎤"), ("⎢", "⎥"), ("⎣", "⎦"))

@@ -329,3 +329,44 @@ def test_a_list_of_the_weights_row_sums_is_judged_as_those(text, wrong):
     report = check_text(text, SHEET)
     assert [r.text for r in report.wrong] == wrong
     assert len(report.verified) == 4 - len(wrong)
+
+
+# three tokens whose weights and outputs are both 3 x 3: a corner that names both is read as the one it agrees with
+SQUARE = dict(variant="sdpa", source="direct", heads=1, scale="sqrt_dk", q=[[1, 2, 0], [2, 1, 1], [0, 1, 2]],
+              k=[[1, 2, 0], [2, 1, 1], [0, 1, 2]], v=[[1, 2, 0], [2, 1, 1], [0, 1, 2]])
+
+
+def _square_values() -> dict[str, np.ndarray]:
+    x = np.array(SQUARE["q"], dtype=np.float64)
+    s = x @ x.T / math.sqrt(3)
+    w = np.exp(s) / np.exp(s).sum(-1, keepdims=True)
+    return {"scaled": s, "exp": np.exp(s), "attn": w, "out": w @ x, "x": x}
+
+
+@pytest.mark.parametrize("corner, kind", [
+    ("weighted sum", "out"), ("weighted output", "out"), ("weights × V", "out"), ("attention output", "out"),
+    ("context (weights · V)", "out"), ("prob × V", "out"), ("e^score / sum", "attn"), ("exp(score) / row sum", "attn"),
+    ("softmax(score)", "attn"), ("score / √3", "scaled"), ("e^score", "exp"), ("weight", "attn"), ("output", "out"),
+])
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_sheet_block_whose_corner_names_two_tensors_is_read_as_the_one_it_prints(corner, kind, planted):
+    """A corner such as ``weighted sum`` holds the weights' word and the output's: the block was read as the first
+    tensor of ``SHEET_CORNERS`` its words name, and nine right outputs called wrong weights (NumPy's values)."""
+    m = _square_values()[kind]
+    printed = [[f"{x:.3f}" for x in row] for row in m]
+    if planted:
+        printed[1][2] = f"{m[1, 2] + 0.25:.3f}"
+    rows = ["| | A | B | C | D |", "|---|---|---|---|---|", f"| **1** | {corner} | a | b | c |"]
+    rows += [f"| **{i + 2}** | t{i} | " + " | ".join(r) + " |" for i, r in enumerate(printed)]
+    report = check_text("\n".join(rows) + "\n", SQUARE)
+    assert [r.text for r in report.wrong] == ([printed[1][2]] if planted else [])
+    assert len(report.verified) == 9 - planted
+
+
+def test_a_sheet_of_a_projections_weights_is_no_tensor_of_the_trace():
+    """``W_Q weights``: the weights of a projection, not the attention weights (nine numbers called wrong before)."""
+    rows = ["| | A | B | C | D |", "|---|---|---|---|---|", "| **1** | W_Q weights | a | b | c |"]
+    rows += [f"| **{i + 2}** | t{i} | " + " | ".join(f"{x:.3f}" for x in r) + " |"
+             for i, r in enumerate(_square_values()["x"] * 0.37)]
+    report = check_text("\n".join(rows) + "\n", SQUARE)
+    assert report.wrong == [] and report.verified == []
