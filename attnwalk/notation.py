@@ -266,6 +266,8 @@ BRACKET_PIECES = (("⎡", "⎤"), ("⎢", "⎥"), ("⎣", "⎦"))
 # The letter naming such a matrix (``Q¹ =``, ``O¹ = A¹V¹ =``) -> the tensor; two letters ``Q¹K¹ᵀ`` name the scores
 BRACKET_LETTERS = {"Q": "q", "K": "k", "V": "v", "X": "x", "S": "scores", "A": "attn", "P": "attn", "O": "out",
                    "Z": "out", "Y": "out", "H": "out"}
+# Two such letters written together before "=" (``A¹V¹ =``): the product's tensor (others name none)
+BRACKET_PRODUCTS = {"AV": "out", "PV": "out"}
 # Words of a matrix's label that say its scores are scaled (``chia √2 →``)
 SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
 # Prose that states every row's sum of e^ŝ in one list (``The row sums are 14.867, 5.563, 13.779 and 5.563``, ``the

@@ -370,3 +370,23 @@ def test_a_sheet_of_a_projections_weights_is_no_tensor_of_the_trace():
              for i, r in enumerate(_square_values()["x"] * 0.37)]
     report = check_text("\n".join(rows) + "\n", SQUARE)
     assert report.wrong == [] and report.verified == []
+
+
+@pytest.mark.parametrize("label, key", [
+    ("Kết quả O² = ", "O²"), ("Trọng số A² = ", "A²"), ("Attention weights A² = ", "A²"), ("A²V² = ", "O²"),
+    ("Output of head 2: O² = ", "O²"), ("Step 3. A² = ", "A²"), ("Q²K²ᵀ/√2 → softmax → A² = ", "A²"),
+    ("O² = A²V² = ", "O²"), ("P² = ", "A²"), ("Z² = ", "O²"),
+])
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_bracket_matrix_is_named_by_the_name_its_equals_sign_follows(label, key, planted):
+    """The first capital of a label named the matrix: the K of ``Kết quả O² =`` (the keys), the T of ``Trọng số``
+    (nothing), Q²K²ᵀ of ``Q²K²ᵀ/√2 → softmax → A² =`` (four right weights called wrong scaled scores); a product
+    written ``A²V²`` is the output. Head 2's values (V² is no identity: O² is not A²), from NumPy."""
+    m = _bracket_values()[key]
+    printed = [[f"{x:.4f}" for x in row] for row in m]
+    if planted:
+        printed[1][0] = f"{m[1, 0] + 0.25:.4f}"
+    cells = [" ".join(row) for row in printed]
+    report = check_text(f"{label}⎡{cells[0]}⎤\n" + " " * len(label) + f"⎣{cells[1]}⎦\n", BRACKETS)
+    assert [r.text for r in report.wrong] == ([printed[1][0]] if planted else [])
+    assert len(report.verified) == 4 - planted
