@@ -390,3 +390,15 @@ def test_a_bracket_matrix_is_named_by_the_name_its_equals_sign_follows(label, ke
     report = check_text(f"{label}⎡{cells[0]}⎤\n" + " " * len(label) + f"⎣{cells[1]}⎦\n", BRACKETS)
     assert [r.text for r in report.wrong] == ([printed[1][0]] if planted else [])
     assert len(report.verified) == 4 - planted
+
+
+@pytest.mark.parametrize("before, k", [("Padding sits at position 0.\n", 2), ("", 2), ("Token 0 is the BOS.\n", 1),
+                                       ("The first word is word 0.\n", 2)])
+def test_a_numbered_row_counts_from_0_only_where_its_own_word_names_a_row_0(before, k):
+    """``position 0`` of a padding made every ``Token 2`` of the note row 2 (two right outputs called wrong); only
+    ``token 0`` says the note counts its tokens from 0. Row 1 of the sheet setup's output, from NumPy."""
+    e, w = _sheet_values()
+    out = w[1] @ np.array(SHEET["v"], dtype=np.float64)
+    report = check_text(before + f"Token {k}'s output is ({out[0]:.3f}, {out[1]:.3f})\n", SHEET)
+    assert report.wrong == []
+    assert [r.text for r in report.verified if r.line == before.count(chr(10)) + 1][-2:] == [f"{v:.3f}" for v in out]
