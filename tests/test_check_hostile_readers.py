@@ -47,6 +47,7 @@ CASES = {
     "comma_lists": (lambda k: "[0,2483; 0,2483; 0,5035] " * k + "\n", FORUM),
     "comma_lines": (lambda k: "e^0,7071 ≈ 2,0281\n" * k, FORUM),
     "comma_run": (lambda k: "1,11" * k + "\n" + "0,25 0,25 0,25\n", FORUM),
+    "comma_one_digit": (lambda k: "0,25 0,25 0,25;" + " 1,5" * k + "\n" + "2,5\n" * k, FORUM),
     "row_sum_list": (lambda k: "The row sums are " + ", ".join(["1.5"] * k) + "\n", OPTS),
     "row_sum_phrases": (lambda k: "the rows sum to " * k + "\n", OPTS),
     "row_sum_spaces": (lambda k: "row sums: 1.5" + " " * k + "and\n", OPTS),
@@ -96,7 +97,8 @@ def test_work_grows_linearly(name):
 
 
 @pytest.mark.parametrize("name", ["bracket_tops_one_close", "bracket_tops_over_rows", "unscaled_lines",
-                                  "comma_lists", "sheet_wide", "numbered_rows_no_newline", "row_sum_spaces"])
+                                  "comma_lists", "comma_one_digit", "sheet_wide", "numbered_rows_no_newline",
+                                  "row_sum_spaces"])
 def test_time_grows_linearly(name):
     """Work inside one builtin call (a slice, ``str.find``, ``str.count``) is invisible to the call count."""
     build, opts = CASES[name]
@@ -402,3 +404,31 @@ def test_a_numbered_row_counts_from_0_only_where_its_own_word_names_a_row_0(befo
     report = check_text(before + f"Token {k}'s output is ({out[0]:.3f}, {out[1]:.3f})\n", SHEET)
     assert report.wrong == []
     assert [r.text for r in report.verified if r.line == before.count(chr(10)) + 1][-2:] == [f"{v:.3f}" for v in out]
+
+
+FORUM_ROW2 = "Hàng 2: e^0,7071 ≈ 2,0281; e^0,7071 ≈ 2,0281; e^1,4142 ≈ 4,1133.\n"
+
+
+@pytest.mark.parametrize("line, right", [
+    ("e^0,5 ≈ {e05}\n", 1),  # e^0.5 = 1.6487: was read e^0 and a list 5, 1.6487 (called wrong, 5.0000)
+    ("z1 = [0,6; 2,0]\n", 2),  # the output's row 1 at one decimal: 0.5989, 2.0000
+])
+def test_a_one_digit_decimal_comma_on_a_line_of_decimal_commas_is_a_decimal(line, right):
+    """On a note of decimal commas, ``0,5`` beside ``1,6487`` (or in a list of semicolons) is 0.5, as the same note
+    with points reads it; the values from NumPy (math.exp, the forum setup's output)."""
+    text = FORUM_ROW2 + line.format(e05=f"{math.exp(0.5):.4f}".replace(".", ","))
+    with_commas = check_text(text, FORUM)
+    with_points = check_text(text.replace(",", ".").replace(";", ","), FORUM)
+    assert with_commas.wrong == [] and with_points.wrong == []
+    points = sorted(r.text for r in with_points.verified)
+    assert sorted(r.text.replace(",", ".") for r in with_commas.verified) == points
+    assert sum(r.line == 2 for r in with_commas.verified) >= right
+
+
+def test_a_one_digit_decimal_comma_in_prose_or_code_of_a_comma_note_is_left():
+    """``Thời gian: 1,5 giây`` and ``[[1,0],[0,1]]`` (no exponent, no semicolon beside) are not read as 1.5, 1.0."""
+    from attnwalk.check.commas import as_points
+
+    body, changed = as_points(FORUM_ROW2 + "Thời gian: 1,5 giây.\n```python\nW = [[1,0],[0,1]]\n```\ne^{0,5}; [1,0]\n")
+    assert "1,5 giây" in body and "[[1,0],[0,1]]" in body and body.endswith("e^{0.5}; [1,0]\n")
+    assert changed == {1: {"0.7071", "2.0281", "1.4142", "4.1133"}, 6: {"0.5"}}
