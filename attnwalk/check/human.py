@@ -48,6 +48,15 @@ def _per_text(text: str) -> dict:
     return cached[1]
 
 
+def lowered(text: str) -> str:
+    """``text.lower()``, computed once a note: the readers that gate on a phrase (rowsums, numbered_rows) share it."""
+    table = _per_text(text)
+    low = table.get(("lower",))  # (a tuple: no mark of _offsets)
+    if low is None:
+        low = table[("lower",)] = text.lower()
+    return low
+
+
 _MEMO: dict = {}  # reader name -> (text, args, its result): the readers several forms ask about one text
 
 

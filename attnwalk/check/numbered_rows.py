@@ -31,7 +31,7 @@ def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
     from .forms import in_any
 
-    low = text.lower()
+    low = human.lowered(text)
     if not any(w in low for w in NUMBERED_ROW_WORDS):
         return
     lines = sorted({(text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end()) % (len(text) + 1))

@@ -34,10 +34,10 @@ def _agree(nums: list[tuple[str, int]], values) -> int:
 def row_sum_lists(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: each list of ``stated_row_sums`` as long as the weights have rows, judged as the rows' sums of e^ŝ
     (head 0) where no reader judged its numbers; a list that agrees with the weights' sums (each 1) more, as those."""
-    from .human import Cell, _judge
+    from .human import Cell, _judge, lowered
     from .sheets import _expected
 
-    low = text.lower()
+    low = lowered(text)
     if not any(p in low for p in ROW_SUM_PHRASES):
         return
     e = _expected(trace, "exp")
