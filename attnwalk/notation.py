@@ -287,4 +287,5 @@ NUMBERED_ROW_LINKS = ("of", "for", "của")
 # (check.unscaled leaves such a line as it is)
 UNSCALED_WORDS = ("without", "unscaled", "not scaled", "no scaling", "before scaling", "if we forgot", "không chia",
                   "chưa chia", "nếu không", "không scale", "chưa scale", "未缩放", "不缩放", "不除以", "ohne", "sans",
-                  "sin escalar", "スケーリングなし", "스케일링 없이")
+                  "sin escalar", "スケーリングなし", "스케일링 없이", "comparison", "compare", "had we", "skipped",
+                  "skipping", "before dividing", "instead", "so sánh", "trước khi chia")

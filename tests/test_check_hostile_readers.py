@@ -432,3 +432,16 @@ def test_a_one_digit_decimal_comma_in_prose_or_code_of_a_comma_note_is_left():
     body, changed = as_points(FORUM_ROW2 + "Thời gian: 1,5 giây.\n```python\nW = [[1,0],[0,1]]\n```\ne^{0,5}; [1,0]\n")
     assert "1,5 giây" in body and "[[1,0],[0,1]]" in body and body.endswith("e^{0.5}; [1,0]\n")
     assert changed == {1: {"0.7071", "2.0281", "1.4142", "4.1133"}, 6: {"0.5"}}
+
+
+@pytest.mark.parametrize("before, wrong", [
+    ("For comparison, the raw scores of row 3 give:\n", 0), ("Had we skipped the √d_k:\n", 0),
+    ("With the raw scores instead:\n", 0), ("Row 3, before dividing by √2:\n", 0), ("Hàng 3 (so sánh):\n", 0),
+    ("Hàng 3:\n", 4),  # the forum's mistake: e^ŝ of row 3 is e^0.7071.., e^1.4142.., e^2.1213..
+])
+def test_exponentials_of_a_raw_score_row_shown_on_purpose_are_left_as_they_are(before, wrong):
+    """``e^1 ≈ 2.7183; e^2 ≈ 7.3891; e^3 ≈ 20.0855`` (right arithmetic: math.exp) after words that show the raw scores'
+    exponentials on purpose is no claim about e^ŝ; the same line after a bare row name is (√d_k forgotten)."""
+    assert [f"{math.exp(k):.4f}" for k in (1, 2, 3)] == ["2.7183", "7.3891", "20.0855"]
+    report = check_text(before + "e^1 ≈ 2.7183; e^2 ≈ 7.3891; e^3 ≈ 20.0855\n", FORUM)
+    assert len(report.wrong) == wrong and len(report.verified) == 6 - wrong
