@@ -445,3 +445,24 @@ def test_exponentials_of_a_raw_score_row_shown_on_purpose_are_left_as_they_are(b
     assert [f"{math.exp(k):.4f}" for k in (1, 2, 3)] == ["2.7183", "7.3891", "20.0855"]
     report = check_text(before + "e^1 ≈ 2.7183; e^2 ≈ 7.3891; e^3 ≈ 20.0855\n", FORUM)
     assert len(report.wrong) == wrong and len(report.verified) == 6 - wrong
+
+
+def _bracket_sheet(m: np.ndarray) -> str:
+    rows = ["| | A | B | C |", "|---|---|---|---|", "| **1** | weight | a | b |"]
+    return "\n".join(rows + [f"| **{i + 2}** | t{i} | " + " | ".join(f"{x:.3f}" for x in r) + " |"
+                             for i, r in enumerate(m)]) + "\n"
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_sheet_under_a_head_is_that_heads(planted):
+    """Two heads' weights under ``## Head 1`` and ``## Head 2`` (counted from 1): each block is its head's, not
+    head 0's (head 2's four right weights were called wrong). NumPy's weights of the bracket setup."""
+    v = _bracket_values()
+    a2 = v["A²"].copy()
+    if planted:
+        a2[0, 1] += 0.25
+    report = check_text("## Head 1\n\n" + _bracket_sheet(v["A¹"]) + "\n## Head 2\n\n" + _bracket_sheet(a2), BRACKETS)
+    assert [r.text for r in report.wrong] == ([f"{a2[0, 1]:.3f}"] if planted else [])
+    assert len(report.verified) == 8 - planted
+    # a head named alone (``## Head 2``, no head 1: counted from 0) that the setup lacks: left, not head 0's
+    assert check_text("## Head 2\n\n" + _bracket_sheet(v["A²"]), BRACKETS).wrong == []

@@ -944,6 +944,13 @@ def _head_at(text: str, pos: int) -> int:
     return int(values[k])
 
 
+def head_at(text: str, pos: int) -> int:
+    """The 0-based head of the place ``pos``: ``_head_at``'s, one less where the note counts its heads from 1 (as
+    ``_blocks_and_lists`` reads a matrix's)."""
+    h = _head_at(text, pos)
+    return h - 1 if h > 0 and _one_based_heads(text) else h
+
+
 def _one_based_heads(text: str) -> bool:
     """Whether the note names a head 1 and no head 0 (``[Hh]ead\\s*1\\b`` and not ``[Hh]ead\\s*0\\b``): its heads
     are counted from 1. From the scan of ``_heads``: those matches without "_" whose number is "1" or "0" with

@@ -67,13 +67,14 @@ def sheet_blocks(text: str) -> list[tuple[str, list[str], list[list[tuple[str, i
     return out
 
 
-def _expected(trace, name: str) -> np.ndarray | None:
+def _expected(trace, name: str, head: int = 0) -> np.ndarray | None:
+    """The tensor ``name`` of one head as a sheet prints it (``exp``: e^ŝ)."""
     from .human import _expected as tensor
 
     if name != "exp":
-        return tensor(trace, name, 0)
-    s = tensor(trace, "scores_masked", 0)
-    s = tensor(trace, "scores_scaled", 0) if s is None else s
+        return tensor(trace, name, head)
+    s = tensor(trace, "scores_masked", head)
+    s = tensor(trace, "scores_scaled", head) if s is None else s
     if s is None:
         return None
     with np.errstate(over="ignore"):  # a saturated row's e^ŝ is inf, as a sheet shows #NUM!: no number matches it
@@ -84,7 +85,7 @@ def sheet_tables(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: each block of ``sheet_blocks`` judged as the tensor its corner names (the one of its shape its numbers
     agree with most, where it names several; its row-sum column as the row sums of e^ŝ), where no reader judged its
     numbers; a block whose shape is no named tensor's is left unread."""
-    from .human import Cell, _judge, _near, _value
+    from .human import Cell, _judge, _near, _value, head_at
 
     if "| **" not in text and "|**" not in text and "| 1 |" not in text:
         return
@@ -94,7 +95,9 @@ def sheet_tables(text: str, trace, hits: dict, foreign: list) -> None:
             continue
         sums = [j for j, h in enumerate(heads) if any(w in h.lower() for w in SUM_WORDS)]
         cols = [j for j in range(len(heads)) if j not in sums]
-        shaped = [(n, w) for n in names if (w := _expected(trace, n)) is not None and w.shape == (len(rows), len(cols))]
+        head = head_at(text, rows[0][0][1])  # (``## Head 2`` above the block, ``weight (head 2)`` in its corner)
+        shaped = [(n, w) for n in names
+                  if (w := _expected(trace, n, head)) is not None and w.shape == (len(rows), len(cols))]
         if not shaped:
             continue
         values = [_value(r[j][0]) for r in rows for j in cols]
