@@ -466,3 +466,20 @@ def test_a_sheet_under_a_head_is_that_heads(planted):
     assert len(report.verified) == 8 - planted
     # a head named alone (``## Head 2``, no head 1: counted from 0) that the setup lacks: left, not head 0's
     assert check_text("## Head 2\n\n" + _bracket_sheet(v["A²"]), BRACKETS).wrong == []
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_numbered_row_under_a_head_counted_from_1_is_that_heads(planted):
+    """``Head 1: Token 1's weights are (..)`` in a note of heads 1 and 2: head 1 is the first head (its two right
+    weights were judged as the second head's and called wrong). NumPy's weights of the bracket setup."""
+    v = _bracket_values()
+    a1, a2 = v["A¹"][0].copy(), v["A²"][0].copy()
+    if planted:
+        a2[1] += 0.25
+    row = ", ".join
+    text = (f"Head 1: Token 1's weights are ({row(f'{x:.4f}' for x in a1)})\n\n"
+            f"Head 2: Token 1's weights are ({row(f'{x:.4f}' for x in a2)})\n")
+    report = check_text(text, BRACKETS)
+    assert [r.text for r in report.wrong] == ([f"{a2[1]:.4f}"] if planted else [])
+    assert sorted(r.text for r in report.verified if r.text not in ("1", "2")) == sorted(
+        f"{x:.4f}" for x in [*a1, *a2][: 4 - planted])

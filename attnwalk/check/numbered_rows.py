@@ -54,7 +54,7 @@ def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
             cells = human._cells(m.group("body").replace(",", " ").replace(";", " "), base)
             if not cells or any(c.start in hits for c in cells):
                 continue
-            exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+            exp = human._expected(trace, names[0], human.head_at(text, m.start()))
             row = int(m.group("k")) - (m.group("w").lower() not in zeros)
             if exp is None or exp.ndim != 2 or not 0 <= row < exp.shape[0] or exp.shape[1] != len(cells):
                 continue

@@ -82,7 +82,7 @@ def unscaled_exponentials(body: str, trace, recs: list) -> list:
         if any(w in context for w in UNSCALED_WORDS):
             continue
         cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        head = human._head_at(body, terms[0].start())
+        head = human.head_at(body, terms[0].start())
         if any(_prints_a_row(cells, human._expected(trace, cand, head)) for cand in ("scores_scaled", "scores_masked")):
             continue  # the exponents print a row the softmax takes
         r = _raw_row(cells, trace, head)
