@@ -275,6 +275,11 @@ SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
 ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the sums of the rows are",
                    "tổng các hàng là", "tổng từng hàng là", "tổng mỗi hàng là", "各行の和は", "每行的和为",
                    "每行之和为")
+# The words and marks that join a list's items besides commas and semicolons (check.rowsums): words and ``と`` alone
+# or after a comma (``13.779 and 5.563``, ``9.2265, 7.1414, and 10.2456``), ``、`` alone
+ROW_SUM_AND_WORDS = ("and", "và")
+ROW_SUM_AND_MARKS = ("と",)
+ROW_SUM_SEPARATORS = ("、",)
 # Signs that say "approximately" as ≈ does (Japanese ``≒``, ``≃``): read as ≈ (check.relations)
 APPROX_SIGNS = ("≒", "≃")
 # A row named in prose by its number (``Token 3's output is (0.599, 0.802)``, ``the output for token 2 is [..]``,

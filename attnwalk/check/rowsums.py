@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 
-from ..notation import ROW_SUM_PHRASES
+from ..notation import ROW_SUM_AND_MARKS, ROW_SUM_AND_WORDS, ROW_SUM_PHRASES, ROW_SUM_SEPARATORS
 
 _NUMBER = r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d|\d)"
-_JOIN = r"(?:\s*[,;]\s*(?:and\s+|và\s+|と)?|\s+(?:and|và)\s+|と|、)"
+_AND = "|".join(map(re.escape, ROW_SUM_AND_WORDS))
+_MARKS = "|".join(map(re.escape, ROW_SUM_AND_MARKS))
+_ALONE = "|".join(map(re.escape, ROW_SUM_AND_MARKS + ROW_SUM_SEPARATORS))
+_JOIN = r"(?:\s*[,;]\s*(?:(?:" + _AND + r")\s+|" + _MARKS + r")?|\s+(?:" + _AND + r")\s+|" + _ALONE + r")"
 _LIST = re.compile(r"(?i)(?:" + "|".join(re.escape(p) for p in sorted(ROW_SUM_PHRASES, key=len, reverse=True))
                    + r")[ \t]*\$?[ \t]*(?P<list>" + _NUMBER + r"(?:" + _JOIN + _NUMBER + r")+)")
 
