@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -483,3 +484,29 @@ def test_a_numbered_row_under_a_head_counted_from_1_is_that_heads(planted):
     assert [r.text for r in report.wrong] == ([f"{a2[1]:.4f}"] if planted else [])
     assert sorted(r.text for r in report.verified if r.text not in ("1", "2")) == sorted(
         f"{x:.4f}" for x in [*a1, *a2][: 4 - planted])
+
+
+HELDOUT13 = sorted(p for p in (Path(__file__).parent / "corpus" / "heldout13").glob("*.md") if p.stem != "FIRST_RUN")
+
+
+def _verdicts(report) -> list[tuple[int, str, str]]:
+    return sorted((r.line, r.text, s) for s, recs in (("ok", report.verified), ("wrong", report.wrong),
+                                                       ("?", report.unknown)) for r in recs)
+
+
+@pytest.mark.parametrize("path", HELDOUT13, ids=lambda p: p.stem)
+def test_a_heldout13_note_gets_its_verdicts_with_japanese_approx_signs_and_crlf_line_ends(path, tmp_path):
+    """≈ written ≒ or ≃ (read as ≈, one character for one) and the note saved with CRLF or CR line ends (read as
+    LF by check_file): every number keeps its line, text and verdict."""
+    import tomllib
+
+    from attnwalk.check import check_file
+
+    opts = tomllib.loads(path.with_suffix(".toml").read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    want = _verdicts(check_text(text, opts))
+    assert want and _verdicts(check_text(text.replace("≈", "≒"), opts)) == want
+    assert _verdicts(check_text(text.replace("≈", "≃"), opts)) == want
+    for end in ("\r\n", "\r"):
+        (tmp_path / "n.md").write_bytes(text.replace("\n", end).encode("utf-8"))
+        assert _verdicts(check_file(tmp_path / "n.md", opts)) == want, repr(end)
