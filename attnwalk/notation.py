@@ -265,18 +265,25 @@ WORDS["out"] += ("attention(q,k,v)", "attention(q, k, v)")
 # German, Turkish habits): read as the list commas they stand for (check.commas)
 LIST_SEPARATORS_WITH_DECIMAL_COMMAS = (";",)
 # The corner cell of a spreadsheet's table (``| **13** | e^score | The | cat |``: the sheet's row number, then what
-# the block holds above its row names) -> the tensor it holds; the first whose phrases the corner holds
+# the block holds above its row names) -> the tensor it holds; where the corner holds the phrases of several
+# (``weighted sum``: weights and output; ``e^score / sum``), the one its numbers agree with most, the first on a tie
 # (check.sheets). A column headed by a word of ``SUM_WORDS`` (``row sum``) holds the row sums of e^ŝ.
 SHEET_CORNERS = (("exp", ("e^", "exp", "=exp")), ("scores_scaled", ("/ √", "/√", "sqrt", "scaled")),
-                 ("attn", ("weight", "softmax", "α", "attention", "trọng số", "prob")),
+                 ("attn", ("weight", "softmax", "α", "attention", "trọng số", "prob", "/ sum", "/sum", "/ row sum",
+                           "normali")),
                  ("scores", ("score", "qk", "dot", "điểm")),
-                 ("out", ("output", "context", "đầu ra", "kết quả")))
+                 ("out", ("output", "context", "đầu ra", "kết quả", "weighted", "× v", "×v", "· v", "·v", "@ v",
+                          "@v")))
+# A corner naming a projection's weights (``W_Q weights``): no tensor of SHEET_CORNERS, whatever its words
+SHEET_PROJECTIONS = ("w_q", "w_k", "w_v", "w_o", "w^q", "w^k", "w^v", "w^o", "wq", "wk", "wv", "projection")
 # Unicode bracket pieces of a matrix typed in plain text (``⎡1 0⎤`` over ``⎣0 1⎦``, ``⎢ ⎥`` between): (top left, top
 # right), (middle left, middle right), (bottom left, bottom right) (check.brackets)
 BRACKET_PIECES = (("⎡", "⎤"), ("⎢", "⎥"), ("⎣", "⎦"))
 # The letter naming such a matrix (``Q¹ =``, ``O¹ = A¹V¹ =``) -> the tensor; two letters ``Q¹K¹ᵀ`` name the scores
 BRACKET_LETTERS = {"Q": "q", "K": "k", "V": "v", "X": "x", "S": "scores", "A": "attn", "P": "attn", "O": "out",
                    "Z": "out", "Y": "out", "H": "out"}
+# Two such letters written together before "=" (``A¹V¹ =``): the product's tensor (others name none)
+BRACKET_PRODUCTS = {"AV": "out", "PV": "out"}
 # Words of a matrix's label that say its scores are scaled (``chia √2 →``)
 SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
 # Prose that states every row's sum of e^ŝ in one list (``The row sums are 14.867, 5.563, 13.779 and 5.563``, ``the
@@ -284,6 +291,11 @@ SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
 ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the sums of the rows are",
                    "tổng các hàng là", "tổng từng hàng là", "tổng mỗi hàng là", "各行の和は", "每行的和为",
                    "每行之和为")
+# The words and marks that join a list's items besides commas and semicolons (check.rowsums): words and ``と`` alone
+# or after a comma (``13.779 and 5.563``, ``9.2265, 7.1414, and 10.2456``), ``、`` alone
+ROW_SUM_AND_WORDS = ("and", "và")
+ROW_SUM_AND_MARKS = ("と",)
+ROW_SUM_SEPARATORS = ("、",)
 # Signs that say "approximately" as ≈ does (Japanese ``≒``, ``≃``): read as ≈ (check.relations)
 APPROX_SIGNS = ("≒", "≃")
 # A row named in prose by its number (``Token 3's output is (0.599, 0.802)``, ``the output for token 2 is [..]``,
@@ -296,4 +308,5 @@ NUMBERED_ROW_LINKS = ("of", "for", "của")
 # (check.unscaled leaves such a line as it is)
 UNSCALED_WORDS = ("without", "unscaled", "not scaled", "no scaling", "before scaling", "if we forgot", "không chia",
                   "chưa chia", "nếu không", "không scale", "chưa scale", "未缩放", "不缩放", "不除以", "ohne", "sans",
-                  "sin escalar", "スケーリングなし", "스케일링 없이")
+                  "sin escalar", "スケーリングなし", "스케일링 없이", "comparison", "compare", "had we", "skipped",
+                  "skipping", "before dividing", "instead", "so sánh", "trước khi chia")

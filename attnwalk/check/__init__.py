@@ -177,8 +177,8 @@ def symbols(trace) -> dict[str, Fraction]:
 def _given_dk(scale) -> int | None:
     """The d_k of given scores (no Q, K: a width of 0) scaled by a number the note names: 1/√d_k where that is a
     whole d_k (× 0.5 is ÷ √4); None (d_k not understood) otherwise: a d_k of 0 is no note's."""
-    if not scale or scale == 1:
-        return None
+    if not scale or not 2.0 ** -26 < abs(float(scale)) < 1:
+        return None  # d_k from 2 to 2^52, exact in float64 (a scale of 1e-200 was squared to 0.0: 1 / 0.0)
     dk = 1 / float(scale) ** 2
     return round(dk) if abs(dk - round(dk)) < 1e-9 else None
 

@@ -11,10 +11,11 @@ import re
 
 import numpy as np
 
-from ..notation import BRACKET_LETTERS, BRACKET_PIECES, SCALED_MARKS
+from ..notation import BRACKET_LETTERS, BRACKET_PIECES, BRACKET_PRODUCTS, SCALED_MARKS
 
 (_TL, _TR), (_ML, _MR), (_BL, _BR) = BRACKET_PIECES
 _SUPER = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹", "123456789")
+_NAMED_BY = ("=", "≈")  # what follows a matrix's name in its label
 _NAME = re.compile(r"([A-Z])([¹²³⁴⁵⁶⁷⁸⁹]?)(?:\s*([A-Z])[¹²³⁴⁵⁶⁷⁸⁹]?\s*(?:ᵀ|\^T|\^\{?\\top\}?))?")
 
 
@@ -27,11 +28,13 @@ def matrices(text: str) -> list[tuple[str, list[list[tuple[str, int]]]]]:
     out = []
     for i, line in enumerate(lines):
         prev = 0
-        for m in re.finditer(_TL, line):
-            c = m.start()
-            close = line.find(_TR, c)
+        tops = [m.start() for m in re.finditer(_TL, line)]
+        # a matrix ends where the next one beside it begins: each row's close is searched up to there (the last
+        # matrix's, to its row's end), so a line of many tops and one far close is read once, not once a top
+        for c, beside in zip(tops, tops[1:] + [None]):
+            close = line.find(_TR, c, beside)
             if close < 0:
-                break
+                continue
             rows, k, end = [], i, close
             while True:
                 seg = lines[k][c + 1:end]
@@ -42,7 +45,7 @@ def matrices(text: str) -> list[tuple[str, list[list[tuple[str, int]]]]]:
                 if k >= len(lines) or len(lines[k]) <= c or lines[k][c] not in (_ML, _BL):
                     rows = []
                     break
-                end = lines[k].find(_MR if lines[k][c] == _ML else _BR, c)
+                end = lines[k].find(_MR if lines[k][c] == _ML else _BR, c, beside)
                 if end < 0:
                     rows = []
                     break
@@ -57,12 +60,19 @@ def matrices(text: str) -> list[tuple[str, list[list[tuple[str, int]]]]]:
 
 def _names(label: str) -> tuple[list[str], int | None]:
     """(the tensors the label names, in the order to try; its head, 0-based, or None)."""
-    m = _NAME.search(label)
+    found = list(_NAME.finditer(label))
+    # the name an "=" follows (``Kết quả O¹ =``, ``Q¹K¹ᵀ/√2 → softmax → A¹ =``: not the K of Kết, not Q¹K¹ᵀ), else
+    # the first (``Q (2×4)`` above the matrix)
+    k = next((k for k, f in enumerate(found) if label[f.end():].lstrip()[:1] in _NAMED_BY), 0)
+    m = found[k] if found else None
     if m is None:
         return (["scores_scaled"] if any(w in label for w in SCALED_MARKS) else []), None
     head = int(m.group(2).translate(_SUPER)) - 1 if m.group(2) else None
     if m.group(3):  # Q¹K¹ᵀ: the scores
         return (["scores_scaled"] if any(w in label for w in SCALED_MARKS) else ["scores"]), head
+    if k and found[k - 1].end() == m.start():  # a product written AB (``A¹V¹ =``): the tensor it makes, if known
+        name = BRACKET_PRODUCTS.get(found[k - 1].group(1) + m.group(1))
+        return (["out", "o"] if name == "out" else [name] if name else []), head
     name = BRACKET_LETTERS.get(m.group(1))
     if name is None:
         return [], head

@@ -16,6 +16,8 @@ from ..notation import LIST_SEPARATORS_WITH_DECIMAL_COMMAS
 # ``0,7071``, ``20,0855``, ``-1,25``: digits, a comma, at least two digits, no space (``1, 0`` is a list)
 _COMMA_DECIMAL = re.compile(r"(?<![\w.,])(\d+),(\d{2,})(?![\w,]|\.\d)")
 _POINT_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
+_ONE_DIGIT = re.compile(r"(?<![\w.,])(\d+),(\d)(?![\w,]|\.\d)")
+_EXPONENT_MARKS = ("^", "^{", "exp(")
 MIN_COMMA_DECIMALS = 3  # a note of decimal commas prints several (one ``0,95`` is settled by notations.settle)
 
 
@@ -27,12 +29,15 @@ def as_points(body: str) -> tuple[str, dict[int, set[str]]]:
     found = list(_COMMA_DECIMAL.finditer(body))
     if len(found) < MIN_COMMA_DECIMALS:
         return body, {}
+    # a one-digit decimal an exponent (``e^0,5``) or beside a semicolon that separates a list's items
+    # (``[0,25; 0,5]``): there ``0,5`` is no list (``[1,0]``, ``Thời gian: 1,5`` may be one: left)
+    ones = [m for m in _ONE_DIGIT.finditer(body) if _exponent_or_item(body, m.start(), m.end())]
+    if ones:
+        found = sorted(found + ones, key=lambda m: m.start())
     chars = list(body)
     changed: dict[int, set[str]] = {}
-    line, at = 1, 0
-    for m in found:
+    for m, line in zip(found, _lines(body, [m.start() for m in found])):
         chars[m.start(2) - 1] = "."
-        line, at = line + body.count("\n", at, m.start()), m.start()  # (counted once over the note)
         changed.setdefault(line, set()).add(f"{m.group(1)}.{m.group(2)}")
     depth = 0  # inside brackets a list separator is the comma it stands for (``[[1; 0]; [1; 1]]``)
     for i, ch in enumerate(chars):
@@ -45,6 +50,21 @@ def as_points(body: str) -> tuple[str, dict[int, set[str]]]:
         elif depth and ch in LIST_SEPARATORS_WITH_DECIMAL_COMMAS:
             chars[i] = ","
     return "".join(chars), changed
+
+
+def _exponent_or_item(body: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` follows ``^`` (or ``^{``, ``exp(``) or has a semicolon beside it."""
+    return (body[max(start - 4, 0):start].endswith(_EXPONENT_MARKS) or body[max(start - 2, 0):start].rstrip(" ")[-1:]
+            == ";" or body[end:end + 2].lstrip(" ")[:1] == ";")
+
+
+def _lines(body: str, positions: list[int]) -> list[int]:
+    """The line (from 1) of each of ``positions``, in increasing order: the newlines counted once over the note."""
+    out, line, at = [], 1, 0
+    for pos in positions:
+        line, at = line + body.count("\n", at, pos), pos
+        out.append(line)
+    return out
 
 
 def as_printed(recs: list, changed: dict[int, set[str]]) -> list:

@@ -48,6 +48,15 @@ def _per_text(text: str) -> dict:
     return cached[1]
 
 
+def lowered(text: str) -> str:
+    """``text.lower()``, computed once a note: the readers that gate on a phrase (rowsums, numbered_rows) share it."""
+    table = _per_text(text)
+    low = table.get(("lower",))  # (a tuple: no mark of _offsets)
+    if low is None:
+        low = table[("lower",)] = text.lower()
+    return low
+
+
 _MEMO: dict = {}  # reader name -> (text, args, its result): the readers several forms ask about one text
 
 
@@ -933,6 +942,13 @@ def _head_at(text: str, pos: int) -> int:
         hs = _HEAD.findall(text, max(0, pos - HEAD_REACH), pos)
         return int(hs[-1]) if hs else 0
     return int(values[k])
+
+
+def head_at(text: str, pos: int) -> int:
+    """The 0-based head of the place ``pos``: ``_head_at``'s, one less where the note counts its heads from 1 (as
+    ``_blocks_and_lists`` reads a matrix's)."""
+    h = _head_at(text, pos)
+    return h - 1 if h > 0 and _one_based_heads(text) else h
 
 
 def _one_based_heads(text: str) -> bool:

@@ -1,7 +1,8 @@
 """One row of a tensor named in prose by its token's number and the tensor's word: ``Token 3's output is (0.599,
 0.802)``, ``the output for token 2 is [1.14, 1.0, 0.5]``, ``đầu ra của token 2 là [..]``. Numbered from 1, unless the
-note counts a token 0. The tensor and the row known from the words, the vector is judged whatever its numbers (two
-numbers are too few for the reader's "most agree" gate); no reader read such prose (heldout13's R page).
+note names a row 0 with the same word (``token 0``). The tensor and the row known from the words, the vector is judged
+whatever its numbers (two numbers are too few for the reader's "most agree" gate); no reader read such prose
+(heldout13's R page).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from ..notation import NUMBERED_ROW_LINKS, NUMBERED_ROW_VERBS, NUMBERED_ROW_WORDS
 
 _ALT = "|".join
-_ROW = r"(?:" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)"
+_ROW = r"(?P<w>" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)"
 _VERB = r"[ \t]*(?:" + _ALT(map(re.escape, NUMBERED_ROW_VERBS)) + r")[ \t]*\$?[ \t]*(?:≈[ \t]*)?"
 _NUM = r"[-−–]?\d+(?:\.\d+)?"
 _VEC = r"(?P<open>[\[(])(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*[,;][ \t]*" + _NUM + r")+[ \t]*)[\])]"
@@ -21,17 +22,17 @@ _FORMS = (re.compile(r"(?i)(?<!\w)" + _ROW + r"(?:'s|’s)?[ \t]+" + _WORDS + _V
           re.compile(r"(?i)(?<!\w)" + _WORDS + r"[ \t]+(?:" + _ALT(NUMBERED_ROW_LINKS) + r")[ \t]+(?:the[ \t]+)?"
                      + _ROW + _VERB + _VEC))
 _ROW_AT = re.compile(r"(?i)(?<!\w)" + _ROW)  # where a line may hold a form: only those lines are searched
-_ZERO = re.compile(r"(?i)(?<!\w)(?:" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+0(?!\d)")
+_ZERO = re.compile(r"(?i)(?<!\w)(" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+0(?!\d)")
 _WORD = re.compile(_ALT(map(re.escape, NUMBERED_ROW_WORDS)))  # searched in text.lower(), case by case
 # letters re's IGNORECASE folds onto a word's letter where str.lower() does not (İ and ı onto i, ſ onto s)
 _FOLD_ODD = "İıſ"
 
 
-def row_lines(text: str) -> list[tuple[int, int]]:
+def row_lines(text: str, low: str | None = None) -> list[tuple[int, int]]:
     """Spans (start, end) of the lines holding a match of ``_ROW_AT``, in order. A case-insensitive pattern behind a
     lookbehind is tried at every offset (~3 ms a 70 kB note): the words are found in ``text.lower()`` by a plain
     search and only their lines asked, unless lowering moves offsets or folds letters otherwise than re does."""
-    low = text.lower()
+    low = text.lower() if low is None else low
     if len(low) != len(text) or any(c in text for c in _FOLD_ODD):
         starts = [m.start() for m in _ROW_AT.finditer(text)]
     else:
@@ -44,16 +45,22 @@ def row_lines(text: str) -> list[tuple[int, int]]:
     return [sp for sp in spans if _ROW_AT.search(text, *sp)]
 
 
+def zero_words(text: str, lines: list[tuple[int, int]]) -> set[str]:
+    """The words that name a row 0 (``token 0``), lowered: rows named by such a word count from 0 (``position 0`` of
+    a padding says nothing of how the note counts its tokens). A row 0 stands on one of ``row_lines``."""
+    return {w.lower() for span in lines for w in _ZERO.findall(text, *span)}
+
+
 def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: each match of ``_FORMS`` whose words name one tensor (``human.tensors_of``: the output or the weights)
     and whose vector is as long as a row of it, judged as that row (head of its place), where no reader judged it."""
     from . import human
     from .forms import in_any
 
-    lines = row_lines(text)
+    lines = row_lines(text, human.lowered(text))
     if not lines:
         return
-    first = 0 if any(_ZERO.search(text, *span) for span in lines) else 1  # a zero count stands on a row's line
+    zeros = zero_words(text, lines)
     seen = set()
     for rx, (ls, le) in ((rx, span) for span in lines for rx in _FORMS):
         for m in rx.finditer(text, ls, le):
@@ -67,8 +74,8 @@ def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
             cells = human._cells(m.group("body").replace(",", " ").replace(";", " "), base)
             if not cells or any(c.start in hits for c in cells):
                 continue
-            exp = human._expected(trace, names[0], human._head_at(text, m.start()))
-            row = int(m.group("k")) - first
+            exp = human._expected(trace, names[0], human.head_at(text, m.start()))
+            row = int(m.group("k")) - (m.group("w").lower() not in zeros)
             if exp is None or exp.ndim != 2 or not 0 <= row < exp.shape[0] or exp.shape[1] != len(cells):
                 continue
             res = human._judge(cells, exp[row], f"{names[0]}[{row}]", text, gated=in_any(m.start(), foreign))

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from ..notation import SHEET_CORNERS, SUM_WORDS
+from ..notation import SHEET_CORNERS, SHEET_PROJECTIONS, SUM_WORDS
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _ROW_NUMBER = re.compile(r"\**\d+\**")
@@ -31,9 +31,12 @@ def _cells(line: str, at: int) -> list[tuple[str, int]]:
     return out
 
 
-def _tensor(corner: str) -> str | None:
+def _tensors(corner: str) -> list[str]:
+    """The tensors whose phrases the corner holds, in ``SHEET_CORNERS``' order; none for a projection's weights."""
     low = corner.lower()
-    return next((name for name, phrases in SHEET_CORNERS if any(p in low for p in phrases)), None)
+    if any(p in low for p in SHEET_PROJECTIONS):
+        return []
+    return [name for name, phrases in SHEET_CORNERS if any(p in low for p in phrases)]
 
 
 def sheet_blocks(text: str) -> list[tuple[str, list[str], list[list[tuple[str, int]]]]]:
@@ -71,13 +74,14 @@ def sheet_blocks(text: str) -> list[tuple[str, list[str], list[list[tuple[str, i
     return out
 
 
-def _expected(trace, name: str) -> np.ndarray | None:
+def _expected(trace, name: str, head: int = 0) -> np.ndarray | None:
+    """The tensor ``name`` of one head as a sheet prints it (``exp``: e^ŝ)."""
     from .human import _expected as tensor
 
     if name != "exp":
-        return tensor(trace, name, 0)
-    s = tensor(trace, "scores_masked", 0)
-    s = tensor(trace, "scores_scaled", 0) if s is None else s
+        return tensor(trace, name, head)
+    s = tensor(trace, "scores_masked", head)
+    s = tensor(trace, "scores_scaled", head) if s is None else s
     if s is None:
         return None
     with np.errstate(over="ignore"):  # a saturated row's e^ŝ is inf, as a sheet shows #NUM!: no number matches it
@@ -85,31 +89,33 @@ def _expected(trace, name: str) -> np.ndarray | None:
 
 
 def sheet_tables(text: str, trace, hits: dict, foreign: list) -> None:
-    """Form: each block of ``sheet_blocks`` judged as the tensor its corner names (and its row-sum column as the
-    row sums of e^ŝ), where no reader judged its numbers; a block whose shape is not that tensor's is left unread."""
-    from .human import _judge
+    """Form: each block of ``sheet_blocks`` judged as the tensor its corner names (the one of its shape its numbers
+    agree with most, where it names several; its row-sum column as the row sums of e^ŝ), where no reader judged its
+    numbers; a block whose shape is no named tensor's is left unread."""
+    from .human import Cell, _judge, _near, _value, head_at
 
     if "| **" not in text and "|**" not in text and "| 1 |" not in text:
         return
     for corner, heads, rows in sheet_blocks(text):
-        name = _tensor(corner)
-        if name is None or not rows:
+        names = _tensors(corner)
+        if not names or not rows:
             continue
         sums = [j for j, h in enumerate(heads) if any(w in h.lower() for w in SUM_WORDS)]
-        want = _expected(trace, name)
-        if want is None or want.ndim != 2:
-            continue
         cols = [j for j in range(len(heads)) if j not in sums]
-        if (len(rows), len(cols)) != want.shape:
+        head = head_at(text, rows[0][0][1])  # (``## Head 2`` above the block, ``weight (head 2)`` in its corner)
+        shaped = [(n, w) for n in names
+                  if (w := _expected(trace, n, head)) is not None and w.shape == (len(rows), len(cols))]
+        if not shaped:
             continue
+        values = [_value(r[j][0]) for r in rows for j in cols]
+        # the candidate the block agrees with most (the first on a tie): a corner may name two (``weighted sum``)
+        name, want = max(shaped, key=lambda c: sum(_near(v, d, e, 0.0) for (v, d), e in zip(values, c[1].flat)))
         parts = [([r[j] for r in rows for j in cols], want, name)]
         if name == "exp" and len(sums) == 1:
             parts.append(([r[sums[0]] for r in rows], want.sum(-1, keepdims=True), "row_sum"))
         for cells, exp, label in parts:
             if any(at in hits for _, at in cells):
                 continue
-            from .human import Cell
-
             res = _judge([Cell(t, at) for t, at in cells], exp, label, text, sure=True)
             for (_, at), hit in zip(cells, res or []):
                 hits[at] = hit

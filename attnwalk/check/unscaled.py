@@ -9,6 +9,7 @@ are left as they are (heldout13's Vietnamese forum answer).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 import numpy as np
 
@@ -33,15 +34,16 @@ def _prints_a_row(cells: list, mat) -> bool:
 _ANY_NUMBER = re.compile(r"(?<![\w.])[-−–]?\d+(?:\.\d+)?(?![\w.]\d|\d)")
 
 
-def _exponent_record(body: str, recs: list, pos: int, text: str):
+def _exponent_record(body: str, slots: dict, pos: int, text: str):
     """The record of the exponent printed at ``pos`` (after ``^``, where ``human._numbers`` reads none): the k-th
-    record of its line and text, k its occurrences before it on the line (or the k-th operand record, k its exponents
-    before it); None where the records do not pair with the occurrences so."""
-    ls = body.rfind("\n", 0, pos) + 1
-    le = body.find("\n", pos)
-    line = body.count("\n", 0, pos) + 1
+    record of its line and text (``slots``: the records by line and text), k its occurrences before it on the line
+    (or the k-th operand record, k its exponents before it); None where the records do not pair with the occurrences
+    so."""
+    starts = human._line_starts(body)
+    line = bisect_right(starts, pos)  # (1-based: the number of line starts at or before pos)
+    ls, le = starts[line - 1], body.find("\n", pos)
     seen = [m.start() for m in _ANY_NUMBER.finditer(body, ls, len(body) if le < 0 else le) if m.group() == text]
-    slot = [r for r in recs if r.line == line and r.text == text]
+    slot = slots.get((line, text), [])
     if pos in seen and len(slot) == len(seen):
         return slot[seen.index(pos)]
     # (a label's number on the line, ``Hàng 3``, is recorded after the reader's own: the exponents alone, each an
@@ -71,7 +73,7 @@ def unscaled_exponentials(body: str, trace, recs: list) -> list:
     by_line: dict[int, list] = {}
     for m in _EXP_TERM.finditer(body):
         by_line.setdefault(body.rfind("\n", 0, m.start()) + 1, []).append(m)
-    record = None
+    record = slots = None
     for start, terms in by_line.items():
         if len(terms) < 2:
             continue
@@ -80,19 +82,22 @@ def unscaled_exponentials(body: str, trace, recs: list) -> list:
         if any(w in context for w in UNSCALED_WORDS):
             continue
         cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        head = human._head_at(body, terms[0].start())
+        head = human.head_at(body, terms[0].start())
         if any(_prints_a_row(cells, human._expected(trace, cand, head)) for cand in ("scores_scaled", "scores_masked")):
             continue  # the exponents print a row the softmax takes
         r = _raw_row(cells, trace, head)
         scaled = human._expected(trace, "scores_masked" if "scores_masked" in trace.steps else "scores_scaled", head)
         if r is None or scaled is None or scaled.ndim != 2:
             continue
-        record = record or _records_at(body, recs)
+        if record is None:  # (once a note: each exponent's record looked up by its line and text)
+            record, slots = _records_at(body, recs), {}
+            for rec in recs:
+                slots.setdefault((rec.line, rec.text), []).append(rec)
         for j, t in enumerate(terms):
             s = float(scaled[r, j])
             if not np.isfinite(s):
                 continue
-            x, v = _exponent_record(body, recs, t.start("x"), t.group("x")), record(t.start("v"))
+            x, v = _exponent_record(body, slots, t.start("x"), t.group("x")), record(t.start("v"))
             if human._near(*human._value(t.group("x")), s, 0.0):
                 continue  # the exponent rounds its scaled score: its exponential is arithmetic of a right operand
             # no fix: ŝ at the exponent's own precision (``e^1`` for 1.4142) would make the line arithmetic of another
