@@ -11,7 +11,6 @@ The truth is torch's: tests/corpus/heldout/truth.py recomputes each claimed tens
 digit (DESIGN §7, widened by float32 rounding).
 """
 
-import math
 from pathlib import Path
 
 import pytest
