@@ -187,13 +187,15 @@ def test_a_restructuredtext_list_table_one_cell_a_line_is_read():
     s, _, _ = _sdpa(sc["q"], sc["k"], sc["v"])
     rows = [_r(r, 4) for r in s.tolist()]
     assert rows[2] == ["1.1547", "0.5774", "0.5774"]
-    lines = [".. list-table:: Scaled scores", "   :header-rows: 1", "", "   * -", "     - the", "     - cat", "     - sat"]
+    lines = [".. list-table:: Scaled scores", "   :header-rows: 1", "", "   * -",
+             "     - the", "     - cat", "     - sat"]
     for n, row in zip(["the", "cat", "sat"], rows):
         lines += [f"   * - {n}"] + [f"     - {x}" for x in row]
     text = "\n".join(lines) + "\n"
     got = _verdicts(text, name)
     assert len(got) == 9 and all(st == "verified" for _, st in got)
-    r = check_text(text.replace("sat\n     - 1.1547\n     - 0.5774\n", "sat\n     - 1.1547\n     - 2.0000\n"), _opts(name))
+    slip = text.replace("sat\n     - 1.1547\n     - 0.5774\n", "sat\n     - 1.1547\n     - 2.0000\n")
+    r = check_text(slip, _opts(name))
     assert [(x.text, x.failure()[1]) for x in r.wrong] == [("2.0000", "0.5774")]
 
 
