@@ -1448,3 +1448,7 @@ AFTER_FORMS.append(row_sum_lists)
 from .numbered_rows import numbered_rows  # noqa: E402  (heldout13) a row named by its token's number in prose
 
 AFTER_FORMS.append(numbered_rows)
+
+from .sum_columns import sum_column_tables  # noqa: E402  (heldout14) e^ŝ tables with a row-sum column
+
+AFTER_FORMS.append(sum_column_tables)
