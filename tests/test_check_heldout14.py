@@ -203,3 +203,48 @@ def test_markup_tables_are_no_tables_without_their_fences():
     """A Markdown page with ``+`` arithmetic or a ``|`` in prose holds no reStructuredText or AsciiDoc table."""
     assert markup_blocks("1 + 2 = 3 and |x| = 4\n") == []
     assert markup_blocks("+---+---+\n| a | b |\n+---+---+\n") == []  # a grid table of words: no row of numbers
+
+
+def _lecture_exp_table(rows: list[list[str]], sums: list[str]) -> str:
+    lines = ["| $e^{s_{ij}/\\tau}$ | Tôi | yêu | mèo | Tổng |", "|---|---|---|---|---|"]
+    for n, r, t in zip(["Tôi", "yêu", "mèo"], rows, sums):
+        lines.append(f"| **{n}** | " + " | ".join(r) + f" | {t} |")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_table_of_exponentials_with_a_sum_column():
+    """The lecture's e^(s/τ) (τ = 2) with a ``Tổng`` column: torch's [[2.7183, 1, 2.7183], [1, 2.7183, 2.7183],
+    [1.6487, 1.6487, 2.7183]] and sums 6.4366, 6.4366, 6.0157 are verified; 6.0175 (digits swapped) is wrong; a sum
+    that is the arithmetic of the row's right printed terms is right (docs/course.md)."""
+    name = "vi_lecture_temperature_tau_weight_matrix"
+    sc = _scenario(name)
+    e = torch.exp(_t(sc["q"]) @ _t(sc["k"]).T * sc["scale"])
+    rows = [_r(r, 4) for r in e.tolist()]
+    sums = _r(e.sum(-1).tolist(), 4)
+    assert sums == ["6.4366", "6.4366", "6.0157"]
+    got = _verdicts(_lecture_exp_table(rows, sums), name)
+    assert len(got) == 12 and all(st == "verified" for _, st in got)
+    r = check_text(_lecture_exp_table(rows, sums[:2] + ["6.0175"]), _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("6.0175", "6.0157")]
+    # at one decimal, row 3 prints 1.6 + 1.6 + 2.7 = 5.9 where torch's sum is 6.0157: 5.9 is right as the
+    # arithmetic of its right printed terms, 6.0 as torch's sum; 6.1 is neither
+    one = [_r(r, 1) for r in e.tolist()]
+    assert one[2] == ["1.6", "1.6", "2.7"]
+    for total, status in (("5.9", "verified"), ("6.0", "verified"), ("6.1", "wrong")):
+        got = _verdicts(_lecture_exp_table(one, ["6.4", "6.4", total]), name)
+        assert got[-1] == (total, status)
+
+
+def test_a_sum_column_needs_its_header_word_and_the_exponentials():
+    """Without a sum word ending the header, or with rows that are not e^ŝ, no number of the table is judged as a
+    row sum."""
+    name = "vi_lecture_temperature_tau_weight_matrix"
+    sc = _scenario(name)
+    e = torch.exp(_t(sc["q"]) @ _t(sc["k"]).T * sc["scale"])
+    rows = [_r(r, 4) for r in e.tolist()]
+    sums = _r(e.sum(-1).tolist(), 4)
+    plain = _lecture_exp_table(rows, sums).replace("Tổng", "Khác")
+    assert all(lab != "row sum of e^ŝ" for r in check_text(plain, _opts(name)).recs for lab in
+               [c[1] for c in r.checks])
+    other = _lecture_exp_table([["7.0000", "8.0000", "9.0000"]] * 3, ["24.0000"] * 3)
+    assert _verdicts(other, name) == []
