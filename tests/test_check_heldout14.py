@@ -248,3 +248,27 @@ def test_a_sum_column_needs_its_header_word_and_the_exponentials():
                [c[1] for c in r.checks])
     other = _lecture_exp_table([["7.0000", "8.0000", "9.0000"]] * 3, ["24.0000"] * 3)
     assert _verdicts(other, name) == []
+
+
+def test_a_table_of_weights_in_percent_with_a_sum_column():
+    """X W (row vectors), / √2: the weights in percent [[29.2, 41.6, 29.2], [16.9, 48.8, 34.3], [10.8, 44.6, 44.6]]
+    (torch) and their ``tổng`` 100.0% are verified; 29.4% is wrong (expected 29.2%), and so is the row's 100.2%, the
+    sum of a wrong term (torch 100%)."""
+    name = "vi_colab_einsum_row_vectors_percent"
+    sc = _scenario(name)
+    x = _t(sc["x"])
+    _, a, _ = _sdpa(*(x @ _t(sc[w]) for w in ("w_q", "w_k", "w_v")))
+    rows = [_r([100 * v for v in r], 1) for r in a.tolist()]
+    assert rows == [["29.2", "41.6", "29.2"], ["16.9", "48.8", "34.3"], ["10.8", "44.6", "44.6"]]
+
+    def table(rows, sums):
+        lines = ["| token | → anh | → yêu | → em | tổng |", "|---|---|---|---|---|"]
+        for n, r, t in zip(["anh", "yêu", "em"], rows, sums):
+            lines.append(f"| {n} | " + " | ".join(v + "%" for v in r) + f" | {t}% |")
+        return "\n".join(lines) + "\n"
+
+    got = _verdicts(table(rows, ["100.0", "100.0", "100.0"]), name)
+    assert len(got) == 12 and all(st == "verified" for _, st in got)
+    bad = [["29.2", "41.6", "29.4"]] + rows[1:]
+    r = check_text(table(bad, ["100.2", "100.0", "100.0"]), _opts(name))
+    assert [x.text for x in r.wrong] == ["29.4", "100.2"]

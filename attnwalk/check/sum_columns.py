@@ -1,8 +1,10 @@
-"""Tables of the exponentials with a row-sum column: ``| **Tôi** | 2.7183 | 1.0000 | 2.7183 | 6.4366 |`` under a header
-whose last cell is a word of ``notation.SUM_WORDS`` (``Tổng``, ``sum``). A Markdown, grid or AsciiDoc table of that
-shape was read by no reader (heldout14's lecture and Sphinx page): its first columns are e^ŝ (no row maximum
-subtracted, as a hand table computes it), its last each row's sum, right where it rounds torch's sum or the sum of the
-row's printed exponentials (docs/course.md, "Results of printed arithmetic")."""
+"""Tables of the exponentials (or the weights) with a row-sum column:
+``| **Tôi** | 2.7183 | 1.0000 | 2.7183 | 6.4366 |``
+under a header whose last cell is a word of ``notation.SUM_WORDS`` (``Tổng``, ``sum``). A Markdown, grid or AsciiDoc
+table of that shape was read by no reader (heldout14's lecture, Sphinx page and Colab notebook): its first columns are
+e^ŝ (no row maximum subtracted, as a hand table computes it) or the weights (``29.2% | 41.6% | 29.2% | 100.0%``), its
+last each row's sum (1 for the weights), right where it rounds torch's sum or the sum of the row's printed numbers
+(docs/course.md, "Results of printed arithmetic")."""
 
 from __future__ import annotations
 
@@ -23,30 +25,36 @@ def sum_column_tables(text: str, trace, hits: dict, foreign: list) -> None:
     column as the row sums, where no reader judged those numbers."""
     if not any(w in text.lower() for w in SUM_WORDS):
         return
-    from .human import Cell, _judge, _value, table_blocks
-    from .markup_tables import markup_blocks
     from .sheets import _expected
 
-    e = _expected(trace, "exp")
-    if e is None or e.ndim != 2:
-        return
+    for name, label in (("exp", "e^ŝ"), ("attn", "attention weights")):
+        e = _expected(trace, name)
+        if e is not None and e.ndim == 2:
+            _read(text, e, label, hits)
+
+
+def _read(text: str, e: np.ndarray, label: str, hits: dict) -> None:
+    """The sum-column tables of ``text`` whose first columns are ``e`` (most of them agree): judged so."""
+    from .human import Cell, _judge, _value, table_blocks
+    from .markup_tables import markup_blocks
+
     for b in table_blocks(text) + markup_blocks(text):
         if not _header_sums(b.label) or len(b.rows) != e.shape[0] or any(len(r) != e.shape[1] + 1 for r in b.rows):
             continue
         cells = [c for r in b.rows for c in r]
         if any(c.start in hits for c in cells):
             continue
-        res = _judge([c for r in b.rows for c in r[:-1]], e, "e^ŝ", text)
+        res = _judge([c for r in b.rows for c in r[:-1]], e, label, text)
         if res is None:
             continue
         sums = []
         for k, r in enumerate(b.rows):
             printed = sum(_value(c.text)[0] for c in r[:-1])
             row_ok = all(h.ok for h in res[k * e.shape[1]:(k + 1) * e.shape[1]])
-            torch_sum = float(np.sum(e[k]))
-            got = _judge([Cell(r[-1].text, r[-1].start)], np.array([torch_sum]), "row sum of e^ŝ", text, gated=False)
+            want = float(np.sum(e[k]))  # e^ŝ: the softmax's denominator; the weights: 1 (100%)
+            got = _judge([Cell(r[-1].text, r[-1].start)], np.array([want]), f"row sum of {label}", text, gated=False)
             if got and not got[0].ok and row_ok:
-                alt = _judge([Cell(r[-1].text, r[-1].start)], np.array([printed]), "sum of the row's printed e^ŝ",
+                alt = _judge([Cell(r[-1].text, r[-1].start)], np.array([printed]), f"sum of the row's printed {label}",
                              text, gated=False)
                 got = alt if alt and alt[0].ok else got
             sums += got or []
