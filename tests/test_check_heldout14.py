@@ -272,3 +272,42 @@ def test_a_table_of_weights_in_percent_with_a_sum_column():
     bad = [["29.2", "41.6", "29.4"]] + rows[1:]
     r = check_text(table(bad, ["100.2", "100.0", "100.0"]), _opts(name))
     assert [x.text for x in r.wrong] == ["29.4", "100.2"]
+
+
+def _torch_print(rows: list[list[str]]) -> list[str]:
+    return [("tensor([[" if i == 0 else "        [") + ", ".join(r) + ("]," if i < len(rows) - 1 else
+                                                                        "]], dtype=torch.float64)")
+            for i, r in enumerate(rows)]
+
+
+def test_one_print_of_several_arrays_prints_each_in_turn():
+    """``print(Q, K, A.round(decimals=4), sep='\\n')`` then three torch prints: the i-th is the i-th value (torch's Q,
+    K and weights of the Colab setup, verified); a wrong weight among them is wrong. Before, a print of several
+    values was not read at all."""
+    name = "vi_colab_einsum_row_vectors_percent"
+    sc = _scenario(name)
+    x = _t(sc["x"])
+    q, k, v = (x @ _t(sc[w]) for w in ("w_q", "w_k", "w_v"))
+    _, a, _ = _sdpa(q, k, v)
+    out = (_torch_print([_r(r, 4) for r in q.tolist()]) + _torch_print([_r(r, 4) for r in k.tolist()])
+           + _torch_print([_r(r, 4) for r in a.tolist()]))
+    assert out[-3] == "tensor([[0.2920, 0.4159, 0.2920],"
+    code = ["```python", "Q, K, V = X @ W_Q, X @ W_K, X @ W_V", "A = torch.softmax(Q @ K.T / math.sqrt(2), dim=-1)",
+            "print(Q, K, A.round(decimals=4), sep='\\n')", "```", "", "```"]
+    text = "\n".join(code + out + ["```"]) + "\n"
+    got = _verdicts(text, name)
+    assert len(got) == 6 + 6 + 9 and all(st == "verified" for _, st in got)
+    r = check_text(text.replace("[0.2920, 0.4159, 0.2920]", "[0.2920, 0.4195, 0.2920]"), _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("0.4195", "0.4159")]
+
+
+def test_a_print_with_text_between_its_values_is_not_read_in_turn():
+    """``print("Q:", Q, sep='\\n')`` prints a string too: not read as values in turn (as before)."""
+    import ast
+
+    from attnwalk.check.program import _arrays_apart
+
+    call = ast.parse("print(Q, K, sep='\\n')").body[0].value
+    assert _arrays_apart(call)
+    for src in ("print('Q:', Q, sep='\\n')", "print(Q, K, file=f)", "print(Q)", "print(*xs)"):
+        assert not _arrays_apart(ast.parse(src).body[0].value)
