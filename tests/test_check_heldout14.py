@@ -311,3 +311,29 @@ def test_a_print_with_text_between_its_values_is_not_read_in_turn():
     assert _arrays_apart(call)
     for src in ("print('Q:', Q, sep='\\n')", "print(Q, K, file=f)", "print(Q)", "print(*xs)"):
         assert not _arrays_apart(ast.parse(src).body[0].value)
+
+
+def test_an_outputs_tuple_named_z_i_is_that_tokens_output_row():
+    """``$z_1 = (0.6943, 0.9257)$, $z_2 = (0.7160, 0.8600)$, $z_3 = (0.4965, 0.7517)$`` (torch's outputs of the exam's
+    setup) are verified; the final answer's swapped ``z_3 = (0.7517, 0.4965)`` is wrong (expected 0.4965, 0.7517)."""
+    name = "vi_exam_solution_index_notation_sums"
+    sc = _scenario(name)
+    _, _, out = _sdpa(sc["q"], sc["k"], sc["v"])
+    z = [_r(r, 4) for r in out.tolist()]
+    assert z == [["0.6943", "0.9257"], ["0.7160", "0.8600"], ["0.4965", "0.7517"]]
+    text = "**Đáp số:** " + ", ".join(f"$z_{i + 1} = ({r[0]}, {r[1]})$" for i, r in enumerate(z)) + ".\n"
+    got = _verdicts(text, name)
+    assert len(got) == 6 and all(st == "verified" for _, st in got)
+    r = check_text(text.replace("(0.4965, 0.7517)", "(0.7517, 0.4965)"), _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("0.7517", "0.4965"), ("0.4965", "0.7517")]
+
+
+def test_a_z_that_names_no_output_is_left_unread():
+    """Where most of the note's ``z_i = (..)`` numbers are not the outputs (a z for something else: here the
+    scores' rows, torch's QKᵀ/√2), none is judged."""
+    name = "vi_exam_solution_index_notation_sums"
+    sc = _scenario(name)
+    s, _, _ = _sdpa(sc["q"], sc["k"], sc["v"])
+    text = ", ".join(f"$z_{i + 1} = ({', '.join(_r(r[:2], 4))})$" for i, r in enumerate(s.tolist())) + "\n"
+    assert text.startswith("$z_1 = (0.7071, 2.1213)$")
+    assert _verdicts(text, name) == []

@@ -1452,3 +1452,7 @@ AFTER_FORMS.append(numbered_rows)
 from .sum_columns import sum_column_tables  # noqa: E402  (heldout14) e^ŝ tables with a row-sum column
 
 AFTER_FORMS.append(sum_column_tables)
+
+from .tuple_rows import tuple_rows  # noqa: E402  (heldout14) z_i = (..): a token's output row as a tuple
+
+AFTER_FORMS.append(tuple_rows)
