@@ -337,3 +337,19 @@ def test_a_z_that_names_no_output_is_left_unread():
     text = ", ".join(f"$z_{i + 1} = ({', '.join(_r(r[:2], 4))})$" for i, r in enumerate(s.tolist())) + "\n"
     assert text.startswith("$z_1 = (0.7071, 2.1213)$")
     assert _verdicts(text, name) == []
+
+
+def test_an_output_row_in_a_listing_named_z2_is_read():
+    """A listing's ``z1 = [..]``, ``z2 = [..]``, ``z3 = [..]`` (the AsciiDoc page's outputs, torch's): verified; the
+    swapped ``z2 = [0.5481, 0.7259]`` is wrong (expected 0.7259, 0.5481)."""
+    name = "en_asciidoc_tables_scientific_notation"
+    sc = _scenario(name)
+    s, a, _ = _sdpa(sc["q"], sc["k"], sc["v"])
+    out = a @ _t(sc["v"])
+    z = [_r(r, 4) for r in out.tolist()]
+    assert z[1] == ["0.7259", "0.5481"]
+    text = "----\n" + "\n".join(f"z{i + 1} = [{r[0]}, {r[1]}]" for i, r in enumerate(z)) + "\n----\n"
+    got = _verdicts(text, name)
+    assert len(got) == 6 and all(st == "verified" for _, st in got)
+    r = check_text(text.replace("[0.7259, 0.5481]", "[0.5481, 0.7259]"), _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("0.5481", "0.7259"), ("0.7259", "0.5481")]
