@@ -1225,15 +1225,16 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
     from .human import _cells, _expected, _head_at, _value, line_of, sums_to_one
     from .notations import _judge_softmax, _row_of
 
-    scores = None  # (cells, line) of the last tuple printing a row of the softmax's own scores
+    scores = None  # (cells, line, row) of the last tuple printing a row of the softmax's own scores
     for m in _tuples(text):
         cells = _cells(m.group("body").replace(",", " "), m.start("body"))
         if not cells or any(c.start in hits for c in cells) or in_any(m.start(), foreign):
             continue
         line = line_of(text, m.start())
-        logits = _expected(trace, "scores_scaled", _head_at(text, m.start()))
-        if logits is not None and "mask" not in trace.steps and _row_of(cells, logits) is not None:
-            scores = (cells, line)
+        head = _head_at(text, m.start())
+        logits = _expected(trace, "scores_scaled", head)
+        if logits is not None and "mask" not in trace.steps and (row := _row_of(cells, logits)) is not None:
+            scores = (cells, line, row)
             continue
         if scores is None or len(scores[0]) != len(cells) or line - scores[1] > TUPLE_REACH:
             continue
@@ -1241,8 +1242,18 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
         if any(not 0 <= v <= 1 for v, _ in vals) or \
                 not sums_to_one(vals):
             continue
+        if _another_rows_weights(cells, _expected(trace, "attn", head), scores[2]):
+            continue  # the weights of a later row whose scores tuple was misprinted (heldout14's alpha_2 under e_1)
         args = ", ".join(c.text for c in scores[0])
         _judge_softmax(scores[0], cells, f"softmax([{args}])", text, hits)
+
+
+def _another_rows_weights(cells: list, weights, row: int) -> bool:
+    """Whether ``cells`` print, every number within its rounding, the trace's weights of a row other than ``row``:
+    a distribution that is another query's softmax is no softmax of the scores tuple above it."""
+    from .notations import _row_of
+
+    return weights is not None and _row_of(cells, weights) not in (None, row)
 
 
 AFTER_FORMS.append(softmax_tuples)
@@ -1437,3 +1448,11 @@ AFTER_FORMS.append(row_sum_lists)
 from .numbered_rows import numbered_rows  # noqa: E402  (heldout13) a row named by its token's number in prose
 
 AFTER_FORMS.append(numbered_rows)
+
+from .sum_columns import sum_column_tables  # noqa: E402  (heldout14) e^ŝ tables with a row-sum column
+
+AFTER_FORMS.append(sum_column_tables)
+
+from .tuple_rows import tuple_rows  # noqa: E402  (heldout14) z_i = (..): a token's output row as a tuple
+
+AFTER_FORMS.append(tuple_rows)

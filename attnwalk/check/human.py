@@ -997,8 +997,10 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
         return h - 1 if one_based_heads and h > 0 else h
 
     from . import forms
+    from .markup_tables import markup_blocks  # reStructuredText and AsciiDoc tables (heldout14)
 
     blocks = forms.blocks(text) + latex_blocks(text) + bracket_blocks(text) + grid_blocks(text) + table_blocks(text)
+    blocks += markup_blocks(text)
     foreign = forms.foreign_sections(text, trace)  # another example's section: never "sure" there
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):

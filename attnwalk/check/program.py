@@ -609,25 +609,38 @@ def _prints(tree: ast.Module, env: dict, trace) -> list[str | None] | None:
             continue
         v = node.value
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
-            if len(v.args) != 1 or v.keywords:
+            if _arrays_apart(v):
+                values = v.args  # ``print(Q, K, V, sep='\n')``: each value printed in turn (heldout14)
+            elif len(v.args) != 1 or v.keywords:
                 return None
-            v = v.args[0]
+            else:
+                values = v.args
         elif node is not body[-1]:
             continue  # a bare expression that is not the last statement prints nothing
-        v = computed.unwrapped(v)
-        name = _dotted(v)
-        if name is not None and name.rsplit(".", 1)[-1] not in _NOT_ARRAYS:
-            out.append(name)
-        elif isinstance(v, (ast.BinOp, ast.Call)) and (step := computed.kind_of(v, env, trace)) is not None:
-            out.append(step)  # ``print(w @ v)``: the step it computes
-        elif name is not None or (isinstance(v, ast.Constant) and isinstance(v.value, str)) or \
-                isinstance(v, ast.JoinedStr) or (isinstance(v, ast.Call) and (
-                    (isinstance(v.func, ast.Name) and v.func.id in _NOT_ARRAYS) or
-                    (isinstance(v.func, ast.Attribute) and v.func.attr in _NOT_ARRAYS))):
-            out.append(None)
         else:
-            return None
+            values = [v]
+        for v in values:
+            v = computed.unwrapped(v)
+            name = _dotted(v)
+            if name is not None and name.rsplit(".", 1)[-1] not in _NOT_ARRAYS:
+                out.append(name)
+            elif isinstance(v, (ast.BinOp, ast.Call)) and (step := computed.kind_of(v, env, trace)) is not None:
+                out.append(step)  # ``print(w @ v)``: the step it computes
+            elif name is not None or (isinstance(v, ast.Constant) and isinstance(v.value, str)) or \
+                    isinstance(v, ast.JoinedStr) or (isinstance(v, ast.Call) and (
+                        (isinstance(v.func, ast.Name) and v.func.id in _NOT_ARRAYS) or
+                        (isinstance(v.func, ast.Attribute) and v.func.attr in _NOT_ARRAYS))):
+                out.append(None)
+            else:
+                return None
     return out
+
+
+def _arrays_apart(call: ast.Call) -> bool:
+    """Whether ``print(..)`` prints several values and no text between them (``print(Q, K, sep='\n')``): no
+    string argument, no keyword but ``sep``, ``end``, ``flush``; each value is then one print of its own."""
+    return len(call.args) > 1 and all(k.arg in ("sep", "end", "flush") for k in call.keywords) and not any(
+        isinstance(a, (ast.Constant, ast.JoinedStr, ast.Starred)) for a in call.args)
 
 
 def arrays(text: str, a: int, b: int) -> list[tuple[tuple[int, ...], list[tuple[str, int]]]]:
