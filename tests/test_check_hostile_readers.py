@@ -10,13 +10,12 @@ scaled scores, no engine), as torch computes them.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile import run_cli
+from hostile import calls, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -65,19 +64,7 @@ CASES = {
 
 
 def _calls(text: str, opts: dict) -> int:
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        if event in ("call", "c_call"):
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        check_text(text, opts)
-    finally:
-        sys.setprofile(None)
-    return calls
+    return calls(lambda: check_text(text, opts))
 
 
 def _cpu(text: str, opts: dict) -> float:

@@ -16,10 +16,10 @@ full sizes of the issue are checked once, with every number counted.
 from __future__ import annotations
 
 import signal
-import sys
 import time
 
 import pytest
+from hostile import calls
 
 from attnwalk.check import check_text
 
@@ -119,19 +119,7 @@ def _check(text: str):
 
 def _calls(text: str, check=None) -> int:
     """Function calls (Python and builtin) of one ``check(text)``: ``_check`` unless given."""
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        if event in ("call", "c_call"):
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        (check or _check)(text)
-    finally:
-        sys.setprofile(None)
-    return calls
+    return calls(lambda: (check or _check)(text))
 
 
 def _counts(report) -> tuple[int, int, int]:
