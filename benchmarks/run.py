@@ -680,6 +680,30 @@ def reading_by_kind(text: str, repeat: int) -> dict[str, tuple[float, int]]:
     return {k: (best[k], count[k]) for k in sorted(best, key=best.get, reverse=True)}
 
 
+def _own_timer(spent: dict[str, float], root: str | None = None):
+    """A factory ``timed(label, fn)`` of wrappers that add each call's own time (less that of the wrapped calls
+    inside it) to ``spent[label]``; with ``root``, a call is timed only inside the call labelled ``root``."""
+    stack: list[float] = []  # the time of the wrapped calls inside the one running, per level
+
+    def timed(label, fn):
+        def wrap(*a, **k):
+            if root is not None and not stack and label != root:
+                return fn(*a, **k)
+            stack.append(0.0)
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                took = time.perf_counter() - start
+                inner = stack.pop()
+                spent[label] = spent.get(label, 0.0) + took - inner
+                if stack:
+                    stack[-1] += took
+        wrap.__name__ = getattr(fn, "__name__", label)
+        return wrap
+    return timed
+
+
 def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
     """Seconds (fastest of ``repeat`` warm checks, each part) of the hand-written forms (``human.find``) by part,
     each part's own time (the parts it calls counted where they belong): the note's scan of numbers (which the
@@ -693,22 +717,7 @@ def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
     saved = [(mod, name, getattr(mod, name)) for _, mod, name in parts]
     saved_forms = list(forms.BLOCK_FORMS), list(forms.AFTER_FORMS)
     spent: dict[str, float] = {}
-    stack: list[float] = []  # the time of the wrapped calls inside the one running, per level
-
-    def timed(label, fn):
-        def wrap(*a, **k):
-            stack.append(0.0)
-            start = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                took = time.perf_counter() - start
-                inner = stack.pop()
-                spent[label] = spent.get(label, 0.0) + took - inner
-                if stack:
-                    stack[-1] += took
-        wrap.__name__ = getattr(fn, "__name__", label)
-        return wrap
+    timed = _own_timer(spent)
 
     best: dict[str, float] = {}
     check_text(text)  # warm
@@ -757,23 +766,7 @@ def reading_by_stage(text: str, repeat: int) -> dict[str, float]:
     parts = [p for p in parts if hasattr(p[1], p[2])]
     saved = [(mod, name, getattr(mod, name)) for _, mod, name in parts]
     spent: dict[str, float] = {}
-    stack: list[float] = []
-
-    def timed(label, fn):
-        def wrap(*a, **k):
-            if not stack and label != "reading claims":  # another reader's call (the merge's): not reading's
-                return fn(*a, **k)
-            stack.append(0.0)
-            start = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                took = time.perf_counter() - start
-                inner = stack.pop()
-                spent[label] = spent.get(label, 0.0) + took - inner
-                if stack:
-                    stack[-1] += took
-        return wrap
+    timed = _own_timer(spent, root="reading claims")  # another reader's call (the merge's) is not reading's
 
     best: dict[str, float] = {}
     check_text(text)  # warm
