@@ -704,12 +704,26 @@ def _own_timer(spent: dict[str, float], root: str | None = None):
     return timed
 
 
+def _fastest_each(text: str, repeat: int, spent: dict[str, float]) -> dict[str, float]:
+    """Seconds of each label of ``spent`` (filled by the wrappers installed), the fastest of ``repeat`` checks."""
+    from attnwalk.check import _TRACES, check_text
+
+    best: dict[str, float] = {}
+    for _ in range(repeat):
+        spent.clear()
+        _TRACES.clear()
+        check_text(text)
+        for k, v in spent.items():
+            best[k] = min(best.get(k, v), v)
+    return best
+
+
 def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
     """Seconds (fastest of ``repeat`` warm checks, each part) of the hand-written forms (``human.find``) by part,
     each part's own time (the parts it calls counted where they belong): the note's scan of numbers (which the
     merge needs anyway: whoever asks first pays it), the LaTeX matrices, the code grids, the shapes, the other
     block forms, the forms after the blocks, the judging, and the rest: what a shared index of matrices could save."""
-    from attnwalk.check import _TRACES, check_text, forms, human, shapes
+    from attnwalk.check import check_text, forms, human, shapes
 
     parts = [("number scan", human, "_scan"), ("LaTeX matrices", human, "latex_blocks"),
              ("code grids", human, "grid_blocks"), ("shapes", shapes, "claims"), ("judging", human, "best_reading"),
@@ -719,7 +733,6 @@ def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
     spent: dict[str, float] = {}
     timed = _own_timer(spent)
 
-    best: dict[str, float] = {}
     check_text(text)  # warm
     for label, mod, name in parts:
         setattr(mod, name, timed(label, getattr(mod, name)))
@@ -727,12 +740,7 @@ def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
     # each form after the blocks timed by name; those under AFTER_NAMED are summed below (26 forms, most ~0.1 ms)
     forms.AFTER_FORMS[:] = [timed(f"after: {f.__name__}", f) for f in saved_forms[1]]
     try:
-        for _ in range(repeat):
-            spent.clear()
-            _TRACES.clear()
-            check_text(text)
-            for k, v in spent.items():
-                best[k] = min(best.get(k, v), v)
+        best = _fastest_each(text, repeat, spent)
     finally:
         for mod, name, fn in saved:
             setattr(mod, name, fn)
@@ -752,7 +760,7 @@ def reading_by_stage(text: str, repeat: int) -> dict[str, float]:
     label lookups, float enclosures of arithmetic, comparisons and records, the claims' own logic (``_chain`` and
     the checks it runs, bindings, schemas), the token walk, the fast readers' matching, table rows and the rest
     (``run``'s own: context, segments): whether one stage holds what the 100k/s goal still needs."""
-    from attnwalk.check import _TRACES, bounds, check_text, checker
+    from attnwalk.check import bounds, check_text, checker
 
     K = checker.Checker
     parts = [("LaTeX flattening", checker, "normalize"), ("tokens", checker, "tokenize"),
@@ -768,17 +776,11 @@ def reading_by_stage(text: str, repeat: int) -> dict[str, float]:
     spent: dict[str, float] = {}
     timed = _own_timer(spent, root="reading claims")  # another reader's call (the merge's) is not reading's
 
-    best: dict[str, float] = {}
     check_text(text)  # warm
     for label, mod, name in parts:
         setattr(mod, name, timed(label, getattr(mod, name)))
     try:
-        for _ in range(repeat):
-            spent.clear()
-            _TRACES.clear()
-            check_text(text)
-            for k, v in spent.items():
-                best[k] = min(best.get(k, v), v)
+        best = _fastest_each(text, repeat, spent)
     finally:
         for mod, name, fn in reversed(saved):
             setattr(mod, name, fn)
