@@ -353,6 +353,20 @@ PROSE = [
 ]
 
 
+def _walk_is_every_token(note: str, per: int) -> None:
+    """The note's records, and those of two copies with ``per`` and ``2 * per`` wrong numbers planted, are the
+    records of ``_at`` asked at every token; each has numbers verified, each planted copy numbers wrong."""
+    for k in range(3):
+        text = note if k == 0 else _planted(note, random.Random(k), per * k)
+        got = records(text)
+        with every_token_asked():
+            want = records(text)
+        assert got == want
+        assert any(r[2] == "verified" for r in got)
+        if k:
+            assert any(r[2] == "wrong" for r in got)
+
+
 @pytest.mark.parametrize("opts", NOTES[:4], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_skip_words_same_records_with_planted_numbers(opts):
     t = walk(**opts)
@@ -467,15 +481,7 @@ def test_words_passed_over_are_words_that_start_nothing(opts):
     t = walk(**opts)
     note = render(t, "md", t.config["lang"]) + "\n\n" + "\n\n".join(PROSE + CONTEXT_PROSE) + "\n\n```\n" + \
         "\n".join(CONTEXT_PROSE) + "\n```\n"
-    for k in range(3):
-        text = note if k == 0 else _planted(note, random.Random(k), 8 * k)
-        got = records(text)
-        with every_token_asked():
-            want = records(text)
-        assert got == want
-        assert any(r[2] == "verified" for r in got)
-        if k:
-            assert any(r[2] == "wrong" for r in got)
+    _walk_is_every_token(note, per=8)
 
 
 @pytest.mark.parametrize("lang", ["en", "vi"])
@@ -486,10 +492,4 @@ def test_words_passed_over_with_output_columns(lang):
 
     path = Path(__file__).resolve().parents[1] / "examples" / "notes" / f"hand-2x2.{lang}.md"
     note = path.read_text(encoding="utf-8") + "\n\nRow 1: out_c2 = 0.5, out_c3 = 2, out_c9 = 1, out_cx = 1, m = 1.\n"
-    for k in range(3):
-        text = note if k == 0 else _planted(note, random.Random(k), 6 * k)
-        got = records(text)
-        with every_token_asked():
-            want = records(text)
-        assert got == want
-        assert any(r[2] == "verified" for r in got)
+    _walk_is_every_token(note, per=6)
