@@ -45,7 +45,8 @@ def numpy_legacy_draws(scenario: dict) -> dict:
 
 def torch_tensors(scenario: dict) -> dict:
     """Every tensor a note may claim, in float64: inputs, projections, scores, exponentials and their
-    row sums (e^s, as hand calculations write them: no max subtracted), softmax weights, output, and
+    row sums (e^s, as hand calculations write them: no max subtracted), softmax weights (and their logarithms with
+    each row's logsumexp), output, and
     the scores' row sums and the scores divided by them (the "normalise by the sum" step some notes
     show before the softmax)."""
     import torch
@@ -90,6 +91,9 @@ def torch_tensors(scenario: dict) -> dict:
     t["exp"] = torch.exp(t["scores_scaled"])
     t["row_sum"] = t["exp"].sum(-1, keepdim=True)
     t["attn"] = torch.softmax(t["scores_scaled"], dim=-1)
+    # log space (jax.nn.log_softmax): each row's logsumexp and the log-weights ŝ - logsumexp(ŝ)
+    t["logsumexp"] = torch.logsumexp(t["scores_scaled"], dim=-1, keepdim=True)
+    t["log_attn"] = torch.log_softmax(t["scores_scaled"], dim=-1)
     t["scores_sum"] = t["scores"].sum(-1, keepdim=True)
     t["scores_over_sum"] = t["scores"] / t["scores_sum"]
     if "v" in t:
