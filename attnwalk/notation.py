@@ -313,3 +313,10 @@ UNSCALED_WORDS = ("without", "unscaled", "not scaled", "no scaling", "before sca
                   "chưa chia", "nếu không", "không scale", "chưa scale", "未缩放", "不缩放", "不除以", "ohne", "sans",
                   "sin escalar", "スケーリングなし", "스케일링 없이", "comparison", "compare", "had we", "skipped",
                   "skipping", "before dividing", "instead", "so sánh", "trước khi chia")
+# A Jupyter prompt kept by a notebook exported to Markdown (``**In [5]:**``, ``Out[7]:``, ``In[ ]:``): the cell's
+# number, never a tensor's name (an ``Out`` prompt is no attention output O; check.human drops it from labels)
+NOTEBOOK_PROMPT = re.compile(r"(?<![\w\[])(?:In|Out)[ \t]?\[[ \t]*\d*[ \t]*\][ \t]*:")
+# Words just above a seed-notation ``S_h`` (raw scores) that say the matrix printed is already scaled (``.. and,
+# divided by sqrt(2),`` then ``S_1 = [[0.7071, ..]]``): the label is then read as Ŝ_h (check.head_subscripts)
+SCALED_CUES = ("divided by sqrt", "divided by √", "divide by sqrt", "divided by the square root", "/ sqrt(d_k)",
+               "/sqrt(d_k)", "/ √d_k", "/√d_k", "chia cho √", "chia cho căn", "chia cho sqrt", "除以√", "除以根号")

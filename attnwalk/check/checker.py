@@ -36,6 +36,7 @@ from .expr import (
     token_count,
     tokenize,
 )
+from .head_subscripts import one_based_label_heads, scaled_s_labels
 from .human import line_start
 from .labels import Ref, TraceView, cell_label, hand_label_at, index_base, label_at, label_firsts, whole_index
 from .source import Segment
@@ -211,6 +212,8 @@ class Checker:
         self.seg_id = 0
         self.notes: list[tuple[int, str]] = []
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
+        self.head_base = 0  # a label's head subscript (S_1, A_2) counts from this (head_subscripts)
+        self.scaled_s = False  # the note's S_h are printed scaled (head_subscripts.scaled_s_labels)
         self.hand_keys: set[str] = set()
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
         self.label_memo: tuple | None = None  # (text, pos, _label_cb's answer) found by ``_at``, for parse_chain
@@ -234,7 +237,10 @@ class Checker:
     def run(self, segs: list[Segment]) -> list[NumRec]:
         texts = [normalize(seg.text) if seg.text else "" for seg in segs]
         if not self.view.strict:  # read only by hand-written element names, which strict notes never read
-            self.base = index_base("\n".join(nt for seg, nt in zip(segs, texts) if seg.text))
+            doc = "\n".join(nt for seg, nt in zip(segs, texts) if seg.text)
+            self.base = index_base(doc)
+            self.head_base = one_based_label_heads(doc)
+            self.scaled_s = scaled_s_labels(doc)
         for seg, nt in zip(segs, texts):
             self.seg_id += 1
             if seg.kind == "heading":
@@ -414,7 +420,10 @@ class Checker:
             return None
         if first in _ITEM_FIRSTS and _ITEM_RE.match(nt, pos) and (pos == 0 or not nt[pos - 1].isalnum()):
             return None
-        return label_at(nt, pos)
+        hit = label_at(nt, pos)
+        if hit is not None and (self.head_base or self.scaled_s):
+            return hit[0], self._as_the_note_counts(hit[1])
+        return hit
 
     def _labelled_values(self, nt: str) -> bool | tuple[int, int]:
         """Read a text that is nothing but labelled values, one after another (a paragraph of matrices
@@ -667,11 +676,20 @@ class Checker:
         if hit is None:
             return None
         end, ref = hit
+        if not hand and (self.head_base or self.scaled_s):
+            ref = self._as_the_note_counts(ref)
         key = f"{ref.kind}:{ref.index}:{ref.head}:{pos}"
         self.refs[key] = ref
         if hand:
             self.hand_keys.add(key)
         return end, key
+
+    def _as_the_note_counts(self, ref: Ref) -> Ref:
+        """A label as the note's own notation means it (``head_subscripts``): ``S_1`` of a note whose heads are
+        Head 1, Head 2 is the first head; its ``S_h`` printed after ``.. divided by sqrt(2),`` are scaled."""
+        kind = "scores_scaled" if self.scaled_s and ref.kind == "scores" else ref.kind
+        head = ref.head - self.head_base if self.head_base and ref.head else ref.head
+        return ref if (kind, head) == (ref.kind, ref.head) else Ref(kind, ref.text, ref.index, head)
 
     def _ctx_label(self, text: str, pos: int):
         """Worked-softmax words that mean a value of the current row: m, tổng/sum."""

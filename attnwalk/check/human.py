@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..notation import ROW_WORDS, WORDS
+from ..notation import NOTEBOOK_PROMPT, ROW_WORDS, WORDS
 from ..numfmt import fmt
 
 NUM = r"[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?%?"
@@ -233,7 +233,7 @@ _PHRASES = None
 
 
 def _flatten(label: str) -> str:
-    s = label
+    s = NOTEBOOK_PROMPT.sub("", label) if "[" in label else label
     s = re.sub(r"\\(?:text|mathrm|operatorname|mathbf|textbf|boldsymbol)\s*\{([^{}]*)\}", r"\1", s)
     s = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", s)
     s = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)", s)
@@ -997,10 +997,11 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
         return h - 1 if one_based_heads and h > 0 else h
 
     from . import forms
+    from .latex_tabular import tabular_blocks  # LaTeX tabular (heldout15)
     from .markup_tables import markup_blocks  # reStructuredText and AsciiDoc tables (heldout14)
 
     blocks = forms.blocks(text) + latex_blocks(text) + bracket_blocks(text) + grid_blocks(text) + table_blocks(text)
-    blocks += markup_blocks(text)
+    blocks += markup_blocks(text) + tabular_blocks(text)
     foreign = forms.foreign_sections(text, trace)  # another example's section: never "sure" there
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):
