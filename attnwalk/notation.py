@@ -320,3 +320,8 @@ NOTEBOOK_PROMPT = re.compile(r"(?<![\w\[])(?:In|Out)[ \t]?\[[ \t]*\d*[ \t]*\][ \
 # divided by sqrt(2),`` then ``S_1 = [[0.7071, ..]]``): the label is then read as Ŝ_h (check.head_subscripts)
 SCALED_CUES = ("divided by sqrt", "divided by √", "divide by sqrt", "divided by the square root", "/ sqrt(d_k)",
                "/sqrt(d_k)", "/ √d_k", "/√d_k", "chia cho √", "chia cho căn", "chia cho sqrt", "除以√", "除以根号")
+# List items named by a row symbol and its number (slides, cheat sheets: ``- q5: 0, 1.4, 1.4, 2.8, 0``, ``- o4 ≈ (0.96,
+# 0.91)``): symbols whose rows are the output's, and those whose rows are of the tensor the heading above names
+# (check.row_items)
+ROW_ITEM_OUTPUTS = ("o", "z", "y")
+ROW_ITEM_QUERIES = ("q",)

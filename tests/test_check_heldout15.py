@@ -194,3 +194,31 @@ def test_a_tabular_with_a_masked_fill_or_no_header_is_not_read():
     bare = "\\begin{tabular}{cc}\n0.5 & 0.5 \\\\\n0.2 & 0.8 \\\\\n\\end{tabular}\n"
     assert tabular_blocks(bare) == []
     assert tabular_blocks("no tables here & 1 \\\\ 2\n") == []
+
+
+def test_list_items_named_by_a_row_symbol_are_rows():
+    """``- q1: ..`` items under ``### Scaled by $1/\\sqrt{2}$`` are rows of QKᵀ/√2 and ``- o1 ≈ (..)`` rows of the output
+    (torch's, the slides' setup): verified; the q5 row with √2 forgotten (0, 2, 2, 4, 0) is wrong where it differs,
+    and so is a slip in o4. Before, no such item was read."""
+    name = "en_revealjs_slides_two_significant_digits"
+    sc = _scenario(name)
+    s, _, out = _sdpa(sc["q"], sc["k"], sc["v"])
+    srows = [_r(r, 4) for r in s.tolist()]
+    orows = [_r(r, 4) for r in out.tolist()]
+    assert srows[4] == ["0.0000", "1.4142", "1.4142", "2.8284", "0.0000"] and orows[3] == ["0.9580", "0.9149"]
+    text = ("### Scaled by $1/\\sqrt{2}$\n\n" + "\n".join(f"- q{i + 1}: {', '.join(r)}" for i, r in enumerate(srows))
+            + "\n\n---\n\n### Outputs $AV$\n\n"
+            + "\n".join(f"- o{i + 1} ≈ ({', '.join(r)})" for i, r in enumerate(orows)) + "\n")
+    got = _verdicts(text, name)
+    assert len(got) == 25 + 10 and all(st == "verified" for _, st in got)
+    bad = text.replace("- q5: 0.0000, 1.4142, 1.4142, 2.8284, 0.0000", "- q5: 0, 2, 2, 4, 0")
+    bad = bad.replace("(0.9580, 0.9149)", "(0.9580, 0.9194)")
+    r = check_text(bad, _opts(name))
+    assert [x.text for x in r.wrong] == ["2", "2", "4", "0.9194"]
+
+
+def test_row_items_under_a_heading_naming_no_tensor_are_not_read():
+    """``- q1: 1, 2`` under a heading that names no tensor, or items most of whose numbers disagree, stay unread."""
+    name = "en_revealjs_slides_two_significant_digits"
+    assert _verdicts("### Agenda\n\n- q1: 1, 2, 3, 4, 5\n- q2: 5, 4, 3, 2, 1\n", name) == []
+    assert _verdicts("### Scaled scores\n\n- q1: 9, 9, 9, 9, 9\n- q2: 8, 8, 8, 8, 8\n", name) == []

@@ -1456,3 +1456,7 @@ AFTER_FORMS.append(sum_column_tables)
 from .tuple_rows import tuple_rows  # noqa: E402  (heldout14) z_i = (..): a token's output row as a tuple
 
 AFTER_FORMS.append(tuple_rows)
+
+from .row_items import row_items  # noqa: E402  (heldout15) list items named q5:, o4 ≈, each one row
+
+AFTER_FORMS.append(row_items)
