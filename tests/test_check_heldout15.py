@@ -198,8 +198,8 @@ def test_a_tabular_with_a_masked_fill_or_no_header_is_not_read():
 
 def test_list_items_named_by_a_row_symbol_are_rows():
     """``- q1: ..`` items under ``### Scaled by $1/\\sqrt{2}$`` are rows of QKᵀ/√2 and ``- o1 ≈ (..)`` rows of the
-    output (torch's, the slides' setup): verified; the q5 row with √2 forgotten (0, 2, 2, 4, 0) is wrong where it differs,
-    and so is a slip in o4. Before, no such item was read."""
+    output (torch's, the slides' setup): verified; the q5 row with √2 forgotten (0, 2, 2, 4, 0) is wrong where it
+    differs, and so is a slip in o4. Before, no such item was read."""
     name = "en_revealjs_slides_two_significant_digits"
     sc = _scenario(name)
     s, _, out = _sdpa(sc["q"], sc["k"], sc["v"])
