@@ -222,3 +222,21 @@ def test_row_items_under_a_heading_naming_no_tensor_are_not_read():
     name = "en_revealjs_slides_two_significant_digits"
     assert _verdicts("### Agenda\n\n- q1: 1, 2, 3, 4, 5\n- q2: 5, 4, 3, 2, 1\n", name) == []
     assert _verdicts("### Scaled scores\n\n- q1: 9, 9, 9, 9, 9\n- q2: 8, 8, 8, 8, 8\n", name) == []
+
+
+def test_an_element_of_a_name_the_code_binds_to_the_raw_scores():
+    """``S = Q @ K.T`` in the note's code: a hand-written ``S[0, 2] = 7.0`` is QKᵀ's element (torch: 6, the 7 is
+    S[2, 0]), wrong; without the binding a bare value that is neither the raw nor the scaled score stays unread."""
+    name = "vi_jupyter_out_cells_numpy_array"
+    sc = _scenario(name)
+    x = _t(sc["x"])
+    s = (x @ _t(sc["w_q"])) @ (x @ _t(sc["w_k"])).T
+    assert (s[0, 2].item(), s[2, 0].item()) == (6.0, 7.0)
+    code = "```python\nS = Q @ K.T\nS_scaled = S / np.sqrt(d_k)\n```\n\n"
+    swapped = "Như vậy `S[0, 2] = 7.0` và `S[2, 0] = 6.0`.\n"
+    r = check_text(code + swapped, _opts(name))
+    assert [(x.text, x.failure()[1]) for x in r.wrong] == [("7.0", "6.0"), ("6.0", "7.0")]
+    assert _verdicts(code + "Như vậy `S[0, 2] = 6.0` và `S[2, 0] = 7.0`.\n", name) == [("6.0", "verified"),
+                                                                                      ("7.0", "verified")]
+    assert _verdicts(swapped, name) == []
+    assert _verdicts(code.replace("Q @ K.T", "Q @ K.T / 2") + swapped, name) == []

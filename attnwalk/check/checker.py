@@ -21,6 +21,7 @@ import numpy as np
 
 from ..numfmt import fmt
 from . import bounds, expr, sums
+from .code_names import named_raw
 from .expr import (
     CONSTS,
     FUNCS,
@@ -214,6 +215,7 @@ class Checker:
         self.base = 0  # hand-written element names (s_12, score(q1, k2)) count from this index
         self.head_base = 0  # a label's head subscript (S_1, A_2) counts from this (head_subscripts)
         self.scaled_s = False  # the note's S_h are printed scaled (head_subscripts.scaled_s_labels)
+        self.raw_names: frozenset = frozenset()  # names the note's code binds to QKᵀ (code_names.raw_score_names)
         self.hand_keys: set[str] = set()
         self.starts: tuple = (None, [])  # (text, offsets of its newlines) for _line_of
         self.label_memo: tuple | None = None  # (text, pos, _label_cb's answer) found by ``_at``, for parse_chain
@@ -851,7 +853,7 @@ class Checker:
                     sums.near(e, float(np.asarray(want).reshape(-1)[0])) for e in values):
                 return cand
         same = float(self.view.t.derived.get("scale") or 1.0) == 1.0
-        return ref if same else None
+        return ref if same or named_raw(ref.text, self.raw_names) else None  # ``S = Q @ K.T`` in the note's code
 
     def _expected(self, ref: Ref):
         return self.view.value(ref, self.ctx.head)
