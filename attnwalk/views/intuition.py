@@ -304,3 +304,45 @@ def relative_size(part: np.ndarray, whole: np.ndarray, dec: int) -> dict:
             "part_max": fmt(pm, dec), "whole_max": fmt(wm, dec),
             "part_sign": "-" if part[pi] < 0 else "", "whole_sign": "-" if whole[wi] < 0 else "",
             "ratio": fmt(pm / wm, dec) if wm > 0 else None, "small": wm > 0 and pm < 0.5 * wm}
+
+
+def averaged_range(v: np.ndarray, o: np.ndarray, dec: int, near: bool, max_terms: int = 9) -> dict | None:
+    """O is a weighted average of V with weights >= 0 that sum to 1, so every O of a channel lies
+    between the smallest and largest V of that channel: where each extreme is (``v``: (N,) keys,
+    ``o``: (N,) queries); when the weights are ``near`` uniform, the ratio of O's spread to V's and,
+    when V has at most ``max_terms`` values, V's plain mean written as the sum of its printed values."""
+    if len(v) < 2 or float(v.max() - v.min()) == 0.0:
+        return None
+    v_lo, v_hi, o_lo, o_hi = (int(np.argmin(v)), int(np.argmax(v)), int(np.argmin(o)), int(np.argmax(o)))
+    vs = [fmt(x, dec) for x in v]
+    out = {"v_lo": v_lo, "v_hi": v_hi, "o_lo": o_lo, "o_hi": o_hi,
+           "v_min": vs[v_lo], "v_max": vs[v_hi], "o_min": fmt(o[o_lo], dec), "o_max": fmt(o[o_hi], dec),
+           "ratio": None, "mean": None}
+    if near:
+        ratio = float(o.max() - o.min()) / float(v.max() - v.min())
+        out["ratio"] = fmt(ratio, 3)
+        if len(v) <= max_terms:
+            terms = vs[0] + "".join(f" - {x[1:]}" if x.startswith("-") else f" + {x}" for x in vs[1:])
+            out["mean"], out["mean_expr"] = fmt(float(v.mean()), dec), f"({terms}) / {len(v)}"
+    return out
+
+
+def value_mix(a_row: np.ndarray, v: np.ndarray, keep: np.ndarray, dec: int, max_terms: int = 8,
+              width: int = 66) -> dict | None:
+    """One query's output written as what it is, a weighted sum of the value rows it may see
+    (``keep``: its mask row): its weights and V rows as printed, and the output row. None when more
+    than ``max_terms`` keys are seen (the sum would not fit a line)."""
+    seen = [j for j in range(len(a_row)) if keep[j]]
+    if not seen or len(seen) > max_terms:
+        return None
+    terms = [f"{fmt(a_row[j], dec)} * {_vec(v[j], dec) if len(v[j]) > 1 else '[' + _vec(v[j], dec) + ']'}"
+             for j in seen]
+    lines = [terms[0]]  # the sum wrapped to a page column (80 characters with its "Out(pi) = " prefix)
+    for t in terms[1:]:
+        if len(lines[-1]) + 3 + len(t) > width:
+            lines.append(t)
+        else:
+            lines[-1] += " + " + t
+    out = a_row[seen] @ v[seen]
+    return {"seen": seen, "all": len(seen) == len(a_row), "terms": " + ".join(terms), "lines": lines,
+            "out": "[" + ", ".join(fmt(x, dec) for x in out) + "]"}

@@ -428,6 +428,11 @@ def build(trace: Trace) -> dict:
         "out_table": out_table(trace), "init_std": f"{cfg['init_std']:g}",
         **att,
     }
+    # the worked query's output as a weighted sum of the value rows it sees (one head: Out = O)
+    keep = trace["mask"][worked_i] if "mask" in trace else np.ones(m, dtype=bool)
+    mix = intuition.value_mix(trace["attn"][0, 0, worked_i], trace["v"][0, 0], keep, dec) if cfg["heads"] == 1 else None
+    view["mix"] = mix and dict(mix, q=q_ids[worked_i], word=q_words[worked_i] if q_words else "",
+                               causal=cfg["mask"] == "causal", last=worked_i == n - 1)
     if source in ("columns", "project"):
         view["x_table"] = input_table(trace, "x", q_ids, q_words)
         view["x_tex"] = matrix(trace["x"][0], dec, cfg.get("x"))

@@ -133,6 +133,11 @@ def build(trace: Trace) -> dict:
     # most rows saturated on a ramp input: the cause is the input's size (1 .. C*H*W), not the module
     ramp = cfg["input"] == "ramp" and sum(r["rows"] for r in why["saturated"]) * 2 > heads * N
     why["ramp"] = intuition.input_size(trace["x"][b], trace["scores_scaled"][b], dec) if ramp else None
+    # channel 0 of O (head 0, dimension 0) averages row 0 of V_0: its range against V's (a sanity check)
+    o_range = intuition.averaged_range(v[0, 0], trace["o"][b, 0].reshape(-1), dec,
+                                       near=bool(why["uniform"]) and why["uniform"][0]["near"])
+    if o_range:
+        o_range.update(o_lo_at=divmod(o_range["o_lo"], W), o_hi_at=divmod(o_range["o_hi"], W))
     if N == 1:  # one position: every softmax is of one score, so A = [1] and O = V; nothing to compare
         why.update(uniform=[], favs=[], heads=None, saturated=[], ramp=None)
     from .course import locate
@@ -142,7 +147,7 @@ def build(trace: Trace) -> dict:
         "front_matter": front_matter(trace, title),
         "version": __version__,
         "command": cli_command(cfg) + (course or {}).get("files", ""), "course": course,
-        "cfg": cfg, "d": d, "dec": dec, "why": why, "exercises": yolo_exercises(trace, wp),
+        "cfg": cfg, "d": d, "dec": dec, "why": why, "o_range": o_range, "exercises": yolo_exercises(trace, wp),
         "B": B, "C": C, "H": H, "W": W, "N": N, "heads": heads, "key_dim": kd, "head_dim": hd,
         "scale": _scale_str(kd, d["scale"], dec), "scale_is_one": kd == 1,
         "nh_kd": d["nh_kd"], "qkv_channels": d["qkv_channels"], "per_head": per_head,
