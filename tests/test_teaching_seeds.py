@@ -203,4 +203,4 @@ def test_mha_last_step_says_what_it_works_and_names_o_merged(lang):
     lead = {"vi": "**Tính tay phần tử đầu tiên của Out**", "en": "**By hand, the first entry of Out**"}
     assert lead[lang] in before_code
     assert "Linear ra" not in md  # vi: "Lớp Linear đầu ra", not a word-for-word "Linear out"
-    assert "| `x`, `o_merged` ($O_{cat}$), `out` |" in md
+    assert "| `x`, `o_merged` = $O_{cat}$, `out` |" in md  # not `($O`: GitHub leaves a `$` after `(` as text
