@@ -185,8 +185,11 @@ def _given_dk(scale) -> int | None:
 
 def check_text(text: str, options: dict | None = None, path: str = "<note>", exact: bool = False) -> Report:
     """Check one note's text; ``options`` override its front matter (or replace it). ``exact``: decide
-    every number on the exact (reference) path, as before the float-first bounds (benchmarks, tests)."""
+    every number on the exact (reference) path, as before the float-first bounds (benchmarks, tests). The text is
+    read as ``unix_text`` gives it (no BOM, LF line ends), so raw CRLF or CR text gets the verdicts a file's does."""
     import gc
+
+    text = unix_text(text)  # the one place every entry's text is normalised (check_file, notebooks, --fix)
 
     # Reading a note allocates hundreds of thousands of small acyclic objects (tokens, nodes, records),
     # freed by reference counting; the cycle collector would rescan them all, for a quarter of the time.
