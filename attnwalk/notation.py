@@ -313,3 +313,13 @@ UNSCALED_WORDS = ("without", "unscaled", "not scaled", "no scaling", "before sca
                   "chưa chia", "nếu không", "không scale", "chưa scale", "未缩放", "不缩放", "不除以", "ohne", "sans",
                   "sin escalar", "スケーリングなし", "스케일링 없이", "comparison", "compare", "had we", "skipped",
                   "skipping", "before dividing", "instead", "so sánh", "trước khi chia")
+
+# Flash-card cloze deletions that hide a number (Anki's ``{{c1::0.6698}}``, with an optional hint ``{{c2::0.33::w}}``):
+# the number is the card's answer, read as printed (check.clozes)
+CLOZE = r"\{\{c\d+::(?P<answer>[^{}:\n]*)(?:::[^{}\n]*)?\}\}"
+# One token's steps listed on one line, each after its term (a flash card's answer: ``token 1: e^s = 2.0281 and
+# 1.0000, sum 3.0281, weights 0.6698 and 0.3302``): the term of each step (check.step_lists), the numbers of a row
+# joined by these words or commas
+STEP_LIST_TERMS = (("exp_raw", ("e^s", "e^ŝ", "exp(s)", "exponentials")), ("row_sum_raw", ("sum",)),
+                   ("attn", ("weights",)), ("scores_scaled", ("scaled scores",)), ("out", ("output",)))
+STEP_LIST_ANDS = ("and", "và")

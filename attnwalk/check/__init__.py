@@ -18,6 +18,7 @@ from operator import attrgetter, gt, not_
 from pathlib import Path
 
 from .checker import Checker, NumRec
+from .clozes import unclozed
 from .commas import as_points, as_printed
 from .exponentials import tensor_exponentials
 from .labels import TraceView
@@ -217,6 +218,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
+    body = unclozed(body)  # flash cards' clozes ({{c1::0.6698}}) read as their answers (check/clozes.py)
     body, commas = as_points(as_approx(body))  # ≒ read as ≈; a note of decimal commas (0,7071) read with points
     forget()  # (what source kept of the last note)
     segs = segments(body)

@@ -1456,3 +1456,7 @@ AFTER_FORMS.append(sum_column_tables)
 from .tuple_rows import tuple_rows  # noqa: E402  (heldout14) z_i = (..): a token's output row as a tuple
 
 AFTER_FORMS.append(tuple_rows)
+
+from .step_lists import step_lists  # noqa: E402  (heldout14) token N: e^s = .., sum .., weights .. on one line
+
+AFTER_FORMS.append(step_lists)
