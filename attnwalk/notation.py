@@ -323,3 +323,6 @@ CLOZE = r"\{\{c\d+::(?P<answer>[^{}:\n]*)(?:::[^{}\n]*)?\}\}"
 STEP_LIST_TERMS = (("exp_raw", ("e^s", "e^ŝ", "exp(s)", "exponentials")), ("row_sum_raw", ("sum",)),
                    ("attn", ("weights",)), ("scores_scaled", ("scaled scores",)), ("out", ("output",)))
 STEP_LIST_ANDS = ("and", "và")
+# Tensors printed in one layout only, a query's row (S = QKᵀ): a code print of them transposed is wrong, not the
+# other layout a weight or Q may be printed in (check.program)
+QUERY_ROWS = ("scores", "scores_scaled", "scores_masked")
