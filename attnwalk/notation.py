@@ -210,8 +210,9 @@ ROW_SYMBOLS = {"A": ("attn",), "P": ("attn",), "\\alpha": ("attn",), "α": ("att
                # lower-case a, as Chinese course notes name a weight row (``a_{2,\cdot} = [0.248,\ 0.248,\ 0.504]``)
                "a": ("attn",)}
 # A lower-case letter with a 1-based token subscript naming that token's vector, written as a tuple (``z_1 = (0.69,
-# 0.93)``, ``$z_3 = (0.4965, 0.7517)$``: an exam's final answer): the tensor each letter stands for (check.tuple_rows).
-TUPLE_ROW_SYMBOLS = {"z": "out"}
+# 0.93)``, ``$z_3 = (0.4965, 0.7517)$``: an exam's final answer; ``e_2 = (1.4142, 0.0000, 2.8284)``: the energies, a
+# decoder step's scaled scores): the tensor each letter stands for (check.tuple_rows).
+TUPLE_ROW_SYMBOLS = {"z": "out", "e": "scores_scaled"}
 # A matrix's letter with two 1-based subscripts naming one cell of it (``A_{1, 2} = 0.50``): the tensor it stands
 # for (S, s and α are read with the other hand-written element names, ``check.labels.hand_label_at``).
 CELL_SYMBOLS = {"A": "attn", "P": "attn"}
