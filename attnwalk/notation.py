@@ -327,3 +327,7 @@ STEP_LIST_ANDS = ("and", "và")
 # Tensors printed in one layout only, a query's row (S = QKᵀ): a code print of them transposed is wrong, not the
 # other layout a weight or Q may be printed in (check.program)
 QUERY_ROWS = ("scores", "scores_scaled", "scores_masked")
+# A decoder step's context written as a weighted sum of the value column vectors (``c_2 = 0.1867\begin{pmatrix} 1 \\
+# 0 \end{pmatrix} + .. = \begin{pmatrix} .. \end{pmatrix}``): the letters naming the result, and its tensor
+# (check.column_sums; the coefficients are that step's weights)
+COLUMN_SUM_SYMBOLS = {"c": "out", "z": "out"}

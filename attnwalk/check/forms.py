@@ -1460,3 +1460,7 @@ AFTER_FORMS.append(tuple_rows)
 from .step_lists import step_lists  # noqa: E402  (heldout14) token N: e^s = .., sum .., weights .. on one line
 
 AFTER_FORMS.append(step_lists)
+
+from .column_sums import column_sums  # noqa: E402  (heldout14) c_t = w (column vector) + .. = (column vector)
+
+AFTER_FORMS.append(column_sums)
