@@ -331,3 +331,7 @@ QUERY_ROWS = ("scores", "scores_scaled", "scores_masked")
 # 0 \end{pmatrix} + .. = \begin{pmatrix} .. \end{pmatrix}``): the letters naming the result, and its tensor
 # (check.column_sums; the coefficients are that step's weights)
 COLUMN_SUM_SYMBOLS = {"c": "out", "z": "out"}
+# A query's weight on its own key restated in prose (``Token 2 puts 0.3747 of its weight on itself``, ``"mèo" dành
+# 57.61% sự chú ý cho chính nó``): the words for the weight between the number and the word for itself
+# (check.own_weights; the words for itself are check.human.SELF_WORDS)
+OWN_WEIGHT_WORDS = ("weight", "attention", "trọng số", "sự chú ý", "注意力", "权重", "poids")

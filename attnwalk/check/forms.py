@@ -1464,3 +1464,7 @@ AFTER_FORMS.append(step_lists)
 from .column_sums import column_sums  # noqa: E402  (heldout14) c_t = w (column vector) + .. = (column vector)
 
 AFTER_FORMS.append(column_sums)
+
+from .own_weights import own_weights  # noqa: E402  (heldout14) Token 2 puts 0.3747 of its weight on itself
+
+AFTER_FORMS.append(own_weights)
