@@ -22,3 +22,16 @@ def test_energy_tuples_are_the_scaled_score_rows():
 def test_unit_vectors_named_e_are_left_alone():
     report = check_text("Basis: $e_1 = (1, 0, 0)$, $e_2 = (0, 1, 0)$.\n", CROSS)
     assert report.wrong == [] and report.verified == []
+
+
+def test_rows_below_a_right_second_step_are_not_its_weights():
+    """Both steps' energies right, then ``exp(e_1)`` and α_1 below them: neither is step 2's weights (e^ŝ are no
+    weights, α_1 is step 1's row; before, rows_after_scores called all six right numbers wrong: attn[1]). torch:
+    e^ŝ of step 1 = (2.0281, 4.1133, 16.9188), sum 23.0602; α_1 = (0.0879, 0.1784, 0.7337)."""
+    text = ("**Điểm.**\n\n- $t = 1$: $e_1 = (0.7071, 1.4142, 2.8284)$\n- $t = 2$: $e_2 = (1.4142, 0.0000, 2.8284)$\n\n"
+            "**Trọng số chú ý** $\\alpha_t = \\mathrm{softmax}(e_t)$:\n\n"
+            "- $t = 1$: $\\exp(e_1) = (2.0281, 4.1133, 16.9188)$, tổng $= 23.0602$\n"
+            "  $\\alpha_1 = (0.0879, 0.1784, 0.7337)^\\top$\n")
+    assert check_text(text, CROSS).wrong == []
+    planted = check_text(text.replace("(0.0879, 0.1784, 0.7337)", "(0.0879, 0.1784, 0.7537)"), CROSS)
+    assert [r.text for r in planted.wrong] in ([], ["0.7537"])  # not judged as step 2's row either way

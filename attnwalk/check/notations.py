@@ -108,8 +108,21 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
         attn = human._expected(trace, "attn", head)
         if attn is None or attn.ndim != 2 or attn.shape[0] < 2 or attn.shape[1] != len(cells):
             continue
+        if any(not 0 <= human._value(c.text)[0] <= 1 for c in cells) or _nearer_another_row(cells, attn, row[0]):
+            continue  # no weights (e^ŝ, 16.9188), or another query's weights (heldout14's α_1 under a right e_2)
         for c, h in zip(cells, human._judge(cells, attn[row[0]], f"attn[{row[0]}]", text, gated=False)):
             hits[c.start] = h
+
+
+def _nearer_another_row(cells: list, weights, row: int) -> bool:
+    """Whether more of ``cells`` print another row of ``weights`` (within their rounding) than row ``row``."""
+    values = [human._value(c.text) for c in cells]
+
+    def agree(r: int) -> int:
+        return sum(human._near(v, d, float(e), 0.0) for (v, d), e in zip(values, weights[r]))
+
+    mine = agree(row)
+    return any(agree(r) > mine for r in range(weights.shape[0]) if r != row)
 
 
 # ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
