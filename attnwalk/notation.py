@@ -210,8 +210,9 @@ ROW_SYMBOLS = {"A": ("attn",), "P": ("attn",), "\\alpha": ("attn",), "α": ("att
                # lower-case a, as Chinese course notes name a weight row (``a_{2,\cdot} = [0.248,\ 0.248,\ 0.504]``)
                "a": ("attn",)}
 # A lower-case letter with a 1-based token subscript naming that token's vector, written as a tuple (``z_1 = (0.69,
-# 0.93)``, ``$z_3 = (0.4965, 0.7517)$``: an exam's final answer): the tensor each letter stands for (check.tuple_rows).
-TUPLE_ROW_SYMBOLS = {"z": "out"}
+# 0.93)``, ``$z_3 = (0.4965, 0.7517)$``: an exam's final answer; ``e_2 = (1.4142, 0.0000, 2.8284)``: the energies, a
+# decoder step's scaled scores): the tensor each letter stands for (check.tuple_rows).
+TUPLE_ROW_SYMBOLS = {"z": "out", "e": "scores_scaled"}
 # A matrix's letter with two 1-based subscripts naming one cell of it (``A_{1, 2} = 0.50``): the tensor it stands
 # for (S, s and α are read with the other hand-written element names, ``check.labels.hand_label_at``).
 CELL_SYMBOLS = {"A": "attn", "P": "attn"}
@@ -325,3 +326,24 @@ SCALED_CUES = ("divided by sqrt", "divided by √", "divide by sqrt", "divided b
 # (check.row_items)
 ROW_ITEM_OUTPUTS = ("o", "z", "y")
 ROW_ITEM_QUERIES = ("q",)
+
+# Flash-card cloze deletions that hide a number (Anki's ``{{c1::0.6698}}``, with an optional hint ``{{c2::0.33::w}}``):
+# the number is the card's answer, read as printed (check.clozes)
+CLOZE = r"\{\{c\d+::(?P<answer>[^{}:\n]*)(?:::[^{}\n]*)?\}\}"
+# One token's steps listed on one line, each after its term (a flash card's answer: ``token 1: e^s = 2.0281 and
+# 1.0000, sum 3.0281, weights 0.6698 and 0.3302``): the term of each step (check.step_lists), the numbers of a row
+# joined by these words or commas
+STEP_LIST_TERMS = (("exp_raw", ("e^s", "e^ŝ", "exp(s)", "exponentials")), ("row_sum_raw", ("sum",)),
+                   ("attn", ("weights",)), ("scores_scaled", ("scaled scores",)), ("out", ("output",)))
+STEP_LIST_ANDS = ("and", "và")
+# Tensors printed in one layout only, a query's row (S = QKᵀ): a code print of them transposed is wrong, not the
+# other layout a weight or Q may be printed in (check.program)
+QUERY_ROWS = ("scores", "scores_scaled", "scores_masked")
+# A decoder step's context written as a weighted sum of the value column vectors (``c_2 = 0.1867\begin{pmatrix} 1 \\
+# 0 \end{pmatrix} + .. = \begin{pmatrix} .. \end{pmatrix}``): the letters naming the result, and its tensor
+# (check.column_sums; the coefficients are that step's weights)
+COLUMN_SUM_SYMBOLS = {"c": "out", "z": "out"}
+# A query's weight on its own key restated in prose (``Token 2 puts 0.3747 of its weight on itself``, ``"mèo" dành
+# 57.61% sự chú ý cho chính nó``): the words for the weight between the number and the word for itself
+# (check.own_weights; the words for itself are check.human.SELF_WORDS)
+OWN_WEIGHT_WORDS = ("weight", "attention", "trọng số", "sự chú ý", "注意力", "权重", "poids")

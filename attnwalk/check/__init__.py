@@ -18,6 +18,7 @@ from operator import attrgetter, gt, not_
 from pathlib import Path
 
 from .checker import Checker, NumRec
+from .clozes import unclozed
 from .code_names import raw_score_names
 from .commas import as_points, as_printed
 from .exponentials import tensor_exponentials
@@ -186,8 +187,11 @@ def _given_dk(scale) -> int | None:
 
 def check_text(text: str, options: dict | None = None, path: str = "<note>", exact: bool = False) -> Report:
     """Check one note's text; ``options`` override its front matter (or replace it). ``exact``: decide
-    every number on the exact (reference) path, as before the float-first bounds (benchmarks, tests)."""
+    every number on the exact (reference) path, as before the float-first bounds (benchmarks, tests). The text is
+    read as ``unix_text`` gives it (no BOM, LF line ends), so raw CRLF or CR text gets the verdicts a file's does."""
     import gc
+
+    text = unix_text(text)  # the one place every entry's text is normalised (check_file, notebooks, --fix)
 
     # Reading a note allocates hundreds of thousands of small acyclic objects (tokens, nodes, records),
     # freed by reference counting; the cycle collector would rescan them all, for a quarter of the time.
@@ -215,6 +219,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
+    body = unclozed(body)  # flash cards' clozes ({{c1::0.6698}}) read as their answers (check/clozes.py)
     body, commas = as_points(as_approx(body))  # ≒ read as ≈; a note of decimal commas (0,7071) read with points
     forget()  # (what source kept of the last note)
     segs = segments(body)

@@ -1159,7 +1159,7 @@ def token_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if not cells or any(c.start in hits for c in cells):
             continue
         row = tokens.index(m.group("tok"))
-        exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+        exp = human._expected(trace, names[0], human.head_at(text, m.start()))
         if exp is None or exp.ndim != 2 or row >= exp.shape[0] or exp.shape[1] != len(cells):
             continue
         gated = in_any(m.start(), foreign)
@@ -1222,7 +1222,7 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
     trace's (so that two distributions of a lesson on KL divergence are never read as scores and weights)."""
     if "(" not in text or (("=" not in text) and "≈" not in text and "\\approx" not in text):
         return
-    from .human import _cells, _expected, _head_at, _value, line_of, sums_to_one
+    from .human import _cells, _expected, _value, head_at, line_of, sums_to_one
     from .notations import _judge_softmax, _row_of
 
     scores = None  # (cells, line, row) of the last tuple printing a row of the softmax's own scores
@@ -1231,7 +1231,7 @@ def softmax_tuples(text: str, trace, hits: dict, foreign: list) -> None:
         if not cells or any(c.start in hits for c in cells) or in_any(m.start(), foreign):
             continue
         line = line_of(text, m.start())
-        head = _head_at(text, m.start())
+        head = head_at(text, m.start())
         logits = _expected(trace, "scores_scaled", head)
         if logits is not None and "mask" not in trace.steps and (row := _row_of(cells, logits)) is not None:
             scores = (cells, line, row)
@@ -1381,7 +1381,7 @@ def word_tuples(text: str, trace, hits: dict, foreign: list) -> None:
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
         if not cells or any(c.start in hits for c in cells):
             continue
-        exp = human._expected(trace, names[0], human._head_at(text, m.start()))
+        exp = human._expected(trace, names[0], human.head_at(text, m.start()))
         if exp is None or exp.size != len(cells) or max(exp.shape, default=0) != exp.size:
             continue
         for c, h in zip(cells, human._judge(cells, exp.reshape(1, -1), names[0], text) or []):
@@ -1460,3 +1460,15 @@ AFTER_FORMS.append(tuple_rows)
 from .row_items import row_items  # noqa: E402  (heldout15) list items named q5:, o4 ≈, each one row
 
 AFTER_FORMS.append(row_items)
+
+from .step_lists import step_lists  # noqa: E402  (heldout14) token N: e^s = .., sum .., weights .. on one line
+
+AFTER_FORMS.append(step_lists)
+
+from .column_sums import column_sums  # noqa: E402  (heldout14) c_t = w (column vector) + .. = (column vector)
+
+AFTER_FORMS.append(column_sums)
+
+from .own_weights import own_weights  # noqa: E402  (heldout14) Token 2 puts 0.3747 of its weight on itself
+
+AFTER_FORMS.append(own_weights)

@@ -55,7 +55,9 @@ _GROUPS: dict = {}  # a label pattern -> (has "h", its index groups among c/i/j,
 _CELL_PAIR = re.compile(r",[ \t]*\d+(?![\w.])")  # the second subscript of ``L_i, j`` (``L_{i, j}`` normalized)
 
 
-_PIX = re.compile(r"(?<![\w'])(α|Out|V|Q|K|O)\s*\(\s*p_?(\d+)(?:\s*→\s*p_?(\d+))?\s*\)")
+# a position's vector or weight: ``V(p1)``, ``α(p0→p2)``; in a cross-attention, keys and values of the memory
+# (encoder) positions ``K(m0)``, ``V(m_1)``, ``α(p0 → m2)`` (``mem_kind``: read only where the trace is cross)
+_PIX = re.compile(r"(?<![\w'])(α|Out|V|Q|K|O)\s*\(\s*([pm])_?(\d+)(?:\s*→\s*([pm])_?(\d+))?\s*\)")
 _IDX = re.compile(r"\[([^\]\n]*)\]")
 
 
@@ -133,16 +135,32 @@ def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
         return end, Ref(kind, text[pos:end], index, head)
     m = _PIX.match(text, pos)
     if m:
-        t, i, j = m.group(1), int(m.group(2)), m.group(3)
+        t, at, i, j = m.group(1), m.group(2), int(m.group(3)), m.group(5)
         if t == "α":
-            if j is None:
-                return None
+            if j is None or at != "p":
+                return None  # a weight is a query's (p) over a key (p, or m in a cross-attention)
             return m.end(), Ref("attn_pix", m.group(0), (i, int(j)))
         if j is not None:
             return None
+        if at == "m":  # a memory position holds keys and values only
+            return (m.end(), Ref(MEM_KINDS[t], m.group(0), (i,))) if t in MEM_KINDS else None
         return m.end(), Ref({"Out": "out_pix", "V": "v_pix", "Q": "q_pix", "K": "k_pix", "O": "o_pix"}[t],
                             m.group(0), (i,))
     return None
+
+
+MEM_KINDS = {"K": "k_mem", "V": "v_mem"}  # K(m0), V(m1): the key and value rows of a cross-attention's memory
+
+
+def is_cross(trace) -> bool:
+    """Whether ``trace`` is a cross-attention: keys and values from their own table (``x_kv``) or fewer or more
+    keys than queries. Its memory positions m0, m1, .. are the key rows; in a self-attention they name nothing."""
+    steps = trace.steps
+    if "x_kv" in steps:
+        return True
+    if "q" not in steps or "k" not in steps:
+        return False
+    return steps["q"].data.shape[-2] != steps["k"].data.shape[-2]
 
 
 class TraceView:
@@ -280,6 +298,8 @@ class TraceView:
                 return _apply(self.t["w_pe"][ref.index[0], 0], ref.index[1:])
             if k == "attn_pix":
                 return np.asarray(self._square("attn", h)[ref.index[0], ref.index[1]])
+            if k in ("k_mem", "v_mem"):  # a memory position's key or value: a cross-attention's only
+                return _apply(self.pixel_vec(k[0], ref.index[0], h), ref.index[1:]) if is_cross(self.t) else None
             if k in ("out_pix", "v_pix", "q_pix", "k_pix", "o_pix"):
                 name = {"out_pix": "out" if self.has("out") else "o", "v_pix": "v", "q_pix": "q", "k_pix": "k",
                         "o_pix": "o"}[k]
@@ -318,8 +338,8 @@ class TraceView:
 def whole_index(ref: Ref) -> tuple:
     """The index of the whole tensor ``ref`` is printed from (``TraceView.scale``): every entry ':', but
     for the kinds whose index picks the tensor itself."""
-    if ref.kind in ("w_pe", "attn_pix", "out_pix", "v_pix", "q_pix", "k_pix", "o_pix", "row_max", "row_sum",
-                    "raw_sum", "attn_sum", "window"):
+    if ref.kind in ("w_pe", "attn_pix", "out_pix", "v_pix", "q_pix", "k_pix", "o_pix", "k_mem", "v_mem", "row_max",
+                    "row_sum", "raw_sum", "attn_sum", "window"):
         return ref.index
     return tuple(None for _ in ref.index)
 

@@ -59,7 +59,7 @@ def keyed_lists(text: str, trace, hits: dict, foreign: list) -> None:
         if any(c.start in hits for c in cells):
             continue
         names = human.tensors_of(key)
-        head = human._head_at(text, start)
+        head = human.head_at(text, start)
         shaped = []
         for cand in [c for n in names for c in human._candidates(n, trace)]:
             exp = human._expected(trace, cand, head)
@@ -96,7 +96,7 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
         if not names:
             continue
         cells = human._cells_in(text, body_start, body_start + len(body))
-        head = human._head_at(text, start)
+        head = human.head_at(text, start)
         if names[0] in ("scores", "scores_scaled"):
             found = {_row_of(cells, m) for cand in human._candidates(names[0], trace)
                      if (m := human._expected(trace, cand, head)) is not None}
@@ -108,8 +108,21 @@ def rows_after_scores(text: str, trace, hits: dict, foreign: list) -> None:
         attn = human._expected(trace, "attn", head)
         if attn is None or attn.ndim != 2 or attn.shape[0] < 2 or attn.shape[1] != len(cells):
             continue
+        if any(not 0 <= human._value(c.text)[0] <= 1 for c in cells) or _nearer_another_row(cells, attn, row[0]):
+            continue  # no weights (e^ŝ, 16.9188), or another query's weights (heldout14's α_1 under a right e_2)
         for c, h in zip(cells, human._judge(cells, attn[row[0]], f"attn[{row[0]}]", text, gated=False)):
             hits[c.start] = h
+
+
+def _nearer_another_row(cells: list, weights, row: int) -> bool:
+    """Whether more of ``cells`` print another row of ``weights`` (within their rounding) than row ``row``."""
+    values = [human._value(c.text) for c in cells]
+
+    def agree(r: int) -> int:
+        return sum(human._near(v, d, float(e), 0.0) for (v, d), e in zip(values, weights[r]))
+
+    mine = agree(row)
+    return any(agree(r) > mine for r in range(weights.shape[0]) if r != row)
 
 
 # ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
@@ -172,7 +185,7 @@ def exponential_sums(text: str, trace, hits: dict, foreign: list) -> None:
                         for t in terms]
         if len(exps) < 2:
             continue
-        head = human._head_at(text, pos)
+        head = human.head_at(text, pos)
         named = score_row_named(exps, trace, head)
         if named is None:
             continue
@@ -197,7 +210,7 @@ def exp_rows(text: str, trace):
         if len(terms) < 2:
             continue
         cells = [human.Cell(t.group("x").replace("−", "-").replace("–", "-"), t.start("x")) for t in terms]
-        head = human._head_at(text, terms[0].start())
+        head = human.head_at(text, terms[0].start())
         named = score_row_named(cells, trace, head)
         if named is not None:
             yield terms, head, *named
@@ -257,7 +270,7 @@ def cell_rows(text: str, trace, hits: dict, foreign: list) -> None:
         cells = human._cells(m.group("body").replace(",", " "), starts[i + 1] + m.start("body"))
         if not cells or any(c.start in hits for c in cells):
             continue
-        head = human._head_at(text, starts[i])
+        head = human.head_at(text, starts[i])
         for name in header[0]:
             table = kv_labels if name in ("k", "v") and kv_labels else labels
             if word not in table:
@@ -293,7 +306,7 @@ def weights_times_values(text: str, trace, hits: dict, foreign: list) -> None:
     row = None  # (row index, line) of the last single-row matrix that is one score row
     for i, b in enumerate(blocks):
         line = human.line_of(text, b.start)
-        head = human._head_at(text, b.start)
+        head = human.head_at(text, b.start)
         if len(b.rows) == 1:
             found = {_row_of(b.rows[0], m) for cand in ("scores", "scores_scaled")
                      if (m := human._expected(trace, cand, head)) is not None}
@@ -331,7 +344,7 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
         if len(names) != 1 or r < 0 or not cells or any(c.start in hits for c in cells):
             continue
-        head = human._head_at(text, m.start())
+        head = human.head_at(text, m.start())
         shaped = [(cand, mat[r]) for cand in human._candidates(names[0], trace)
                   if (mat := human._expected(trace, cand, head)) is not None and mat.ndim == 2
                   and r < mat.shape[0] and mat.shape[1] == len(cells)]
@@ -444,7 +457,7 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
     starts = human._line_starts(text)
     for k in marked:  # the lines with a coefficient before a value only (a note's other lines cost nothing)
         line = lines[k]
-        head = human._head_at(text, starts[k])
+        head = human.head_at(text, starts[k])
         attn = human._expected(trace, "attn", head)
         if attn is None or attn.ndim != 2:
             continue
@@ -549,7 +562,7 @@ def _sure_judge(cells: list, names: list, shape: tuple, trace, text: str, pos: i
 
     if len(names) != 1:
         return None
-    head = human._head_at(text, pos)
+    head = human.head_at(text, pos)
     shaped = []
     for cand in human._candidates(names[0], trace):
         mat = human._expected(trace, cand, head)
@@ -964,7 +977,7 @@ def vector_tables(text: str, trace, hits: dict, foreign: list) -> None:
                 nums = human._cells(m.group("body").replace(",", " "), off + m.start("body"))
                 if len(names) != 1 or not nums or any(c.start in hits for c in nums):
                     continue
-                head = human._head_at(text, starts[j])
+                head = human.head_at(text, starts[j])
                 r = _table_row(names[0], first, n, len(body), trace.config, trace, head)
                 if r is None and len(leading) > 1:
                     r = next((k for w in leading[1:]
@@ -1003,7 +1016,7 @@ def lone_backslash_matrices(text: str, trace, hits: dict, foreign: list) -> None
         if any(c.start in hits for c in cells):
             continue
         names = human.tensors_of(b.label)
-        head = human._head_at(text, b.start)
+        head = human.head_at(text, b.start)
         shaped = [(cand, exp) for name in names for cand in human._candidates(name, trace)
                   if (exp := human._expected(trace, cand, head)) is not None and exp.ndim == 2
                   and exp.shape == (len(b.rows), len(b.rows[0]))]
@@ -1253,7 +1266,7 @@ def lone_row_results(text: str, trace, hits: dict, foreign: list) -> None:
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
         if len(names) != 1 or not cells or any(c.start in hits for c in cells) or forms.in_any(m.start(), foreign):
             continue
-        head = human._head_at(text, m.start())
+        head = human.head_at(text, m.start())
         shaped = [(cand, exp) for cand in human._candidates(names[0], trace)
                   if (exp := human._expected(trace, cand, head)) is not None and exp.ndim == 2
                   and exp.shape == (1, len(cells))]
@@ -1336,7 +1349,7 @@ def key_column_tables(text: str, trace, hits: dict, foreign: list) -> None:
             if len(cells) != len(keys) + 1:
                 break
             body.append((j, cells))
-        mat = human._expected(trace, names[0], human._head_at(text, starts[i]))
+        mat = human._expected(trace, names[0], human.head_at(text, starts[i]))
         if mat is None or mat.ndim != 2 or mat.shape[1] != len(keys):
             continue
         for j, cells in body:
@@ -1908,7 +1921,7 @@ def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
         cells = human._cells(body, m.start("body"))
         if not cells or any(c.start in hits for c in cells):
             continue
-        head = human._head_at(text, m.start())
+        head = human.head_at(text, m.start())
 
         def judged(cand: str, rows=rows, cells=cells, head=head):
             exp = human._expected(trace, cand, head)
@@ -1973,7 +1986,7 @@ def bold_letter_matrices(text: str, trace, hits: dict, foreign: list) -> None:
         if not rows or any(len(r) != len(rows[0]) for r in rows) or any(c.start in hits for r in rows for c in r):
             continue
         cells = [c for r in rows for c in r]
-        head = human._head_at(text, env.start())
+        head = human.head_at(text, env.start())
         # a plain capital may name another matrix than its usual one: read only where most numbers agree
         sure = len(names) == 1 and not forms.in_any(env.start(), foreign) and lab.group("plain") is None
 
@@ -2404,7 +2417,7 @@ def shifted_exponentials(text: str, trace, hits: dict, foreign: list) -> None:
     from . import forms
 
     for run in _shifted_runs(text):
-        head = human._head_at(text, run[0].start())
+        head = human.head_at(text, run[0].start())
         named = _shifted_row_named(run, trace, head)
         if named is None:
             continue

@@ -19,7 +19,7 @@ from itertools import accumulate, chain
 
 import numpy as np
 
-from ..notation import CODE_NAMES, CODE_NEUTRAL_WORDS, WORDS
+from ..notation import CODE_NAMES, CODE_NEUTRAL_WORDS, QUERY_ROWS, WORDS
 from . import computed
 
 # Calls that make an array of a literal, unchanged: ``np.array([..])``, ``torch.tensor([..], dtype=..)``
@@ -545,8 +545,9 @@ class _Judge:
                 for c in cells:
                     hits.pop(c.start, None)
             return False
-        if len(want) == 2 and want[0] == want[1] and not all(h.ok for h in best):
-            # a square grid printed the other way round (a weight as (in, out), Q as (d, N)): no verdict
+        if len(want) == 2 and want[0] == want[1] and not all(h.ok for h in best) and tensors[0] not in QUERY_ROWS:
+            # a square grid printed the other way round (a weight as (in, out), Q as (d, N)): no verdict; scores
+            # have one layout (a query's row: S = QKᵀ), so their transpose is wrong (heldout14's Colab notebook)
             ok = sum(h.ok for h in best)
             if any((res := _judge(cells, e.reshape(want).T.reshape(-1), c, text, gated=False)) is not None
                    and sum(h.ok for h in res) > ok for c, e in shaped):

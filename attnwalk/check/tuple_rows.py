@@ -20,7 +20,7 @@ def tuple_rows(text: str, trace, hits: dict, foreign: list) -> None:
     where no reader judged its numbers and most of all such numbers agree."""
     if not any(sym in text for sym in TUPLE_ROW_SYMBOLS) or not _ROW.search(text):
         return
-    from .human import _cells, _expected, _head_at, _judge
+    from .human import _cells, _expected, _judge, head_at
 
     found = list(_ROW.finditer(text))
     first = 0 if any((m.group("i") or m.group("j")) == "0" for m in found) else 1
@@ -31,7 +31,7 @@ def tuple_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if cells and all(c.start in hits for c in cells):  # a row another reader judged: evidence for the letter
             agree, seen = agree + sum(bool(getattr(hits[c.start], "ok", False)) for c in cells), seen + len(cells)
             continue
-        exp = _expected(trace, TUPLE_ROW_SYMBOLS[m.group("sym")], _head_at(text, m.start()))
+        exp = _expected(trace, TUPLE_ROW_SYMBOLS[m.group("sym")], head_at(text, m.start()))
         row = int(m.group("i") or m.group("j")) - first
         if not cells or any(c.start in hits for c in cells) or exp is None or exp.ndim != 2 or \
                 not 0 <= row < exp.shape[0] or exp.shape[1] != len(cells):

@@ -1,0 +1,157 @@
+"""Readers of hand-written forms under ``## Head 1`` / ``## Head 2`` (heads counted from 1, as the note counts them):
+each reads its head's numbers through ``human.head_at``. Before, they took "Head 1" as the second head and "Head 2"
+as none, so right numbers were called wrong (or left unread) and a wrong head-2 number was missed.
+
+The setup: Q, K, V 2 × 4, two heads of width 2, / √2. torch (float64), per head (columns 1-2, then 3-4):
+head 1: scaled scores [[0.70711, 0], [0.70711, 0.70711]], weights [[0.66976, 0.33024], [0.5, 0.5]],
+        output = weights (V¹ = I);
+head 2: scaled scores [[0.70711, 2.12132], [0, 0.70711]], e^ŝ [[2.02811, 8.34214], [1, 2.02811]] (sums 10.37026,
+        3.02811), weights [[0.19557, 0.80443], [0.33024, 0.66976]], output [[1.60886, 0.39114], [1.33952, 0.66048]];
+e^(ŝ - max) of head 2's row 1: 0.24312, 1 (sum 1.24312); of head 1's: 1, 0.49307 (sum 1.49307).
+"""
+import pytest
+
+from attnwalk.check import check_text
+
+SETUP = dict(variant="sdpa", source="direct", heads=2, scale="sqrt_dk", q=[[1, 0, 2, 1], [0, 1, 1, 0]],
+         k=[[1, 1, 0, 1], [0, 1, 1, 1]], v=[[1, 0, 0, 2], [0, 1, 2, 0]])
+
+FORMS = {  # the form's name: (a note of both heads, a number of head 2 as printed, planted wrong)
+    'keyed_lists': (  # notations.keyed_lists
+        '## Head 1\n'
+        '\n'
+        'dotProducts: [0.7071, 0.0000], softmax: [0.6698, 0.3302],\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'dotProducts: [0.7071, 2.1213], softmax: [0.1956, 0.8044],\n',
+        '0.8044', '0.8244'),
+    'rows_after_scores': (  # notations.rows_after_scores
+        '## Head 1\n'
+        '\n'
+        'Scaled scores: [0.7071, 0.7071]\n'
+        '\n'
+        'Softmax: [0.5000, 0.5000]\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'Scaled scores: [0.0000, 0.7071]\n'
+        '\n'
+        'Softmax: [0.3302, 0.6698]\n',
+        '0.6698]', '0.6498]'),
+    'exponential_sums': (  # notations.exponential_sums
+        '## Head 1\n'
+        '\n'
+        '- $e^{0.7071} = 2.0281$\n'
+        '- $e^{0} = 1.0000$\n'
+        '\n'
+        'Sum = 3.0281\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '- $e^{0.7071} = 2.0281$\n'
+        '- $e^{2.1213} = 8.3421$\n'
+        '\n'
+        'Sum = 10.3703\n',
+        '10.3703', '10.3903'),
+    'softmax_tuples': (  # forms.softmax_tuples
+        '## Head 1\n'
+        '\n'
+        'softmax(0.7071, 0.0000) = (0.6698, 0.3302)\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'softmax(0.7071, 2.1213) = (0.1956, 0.8044)\n'
+        '\n'
+        'softmax(0.0000, 0.7071) = (0.3302, 0.6698)\n',
+        '(0.1956, 0.8044)', '(0.2956, 0.7044)'),
+    'indexed_rows': (  # notations.indexed_rows
+        '## Head 1\n'
+        '\n'
+        '$A_{1,:} = [0.6698, \\; 0.3302]$\n'
+        '\n'
+        '$A_{2,:} = [0.5000, \\; 0.5000]$\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '$A_{1,:} = [0.1956, \\; 0.8044]$\n'
+        '\n'
+        '$A_{2,:} = [0.3302, \\; 0.6698]$\n',
+        '[0.1956', '[0.1756'),
+    'bold_letter_matrices': (  # notations.bold_letter_matrices
+        '## Head 1\n'
+        '\n'
+        '$$\\mathbf{A} \\approx \\begin{bmatrix} 0.6698 & 0.3302 \\\\ 0.5000 & 0.5000 \\end{bmatrix}$$\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '$$\\mathbf{A} \\approx \\begin{bmatrix} 0.1956 & 0.8044 \\\\ 0.3302 & 0.6698 \\end{bmatrix}$$\n',
+        '0.1956 &', '0.1756 &'),
+    'commented_rows': (  # notations.commented_rows
+        '## Head 1\n'
+        '\n'
+        '```\n'
+        '# tensor([[0.6698, 0.3302],  # Output 1\n'
+        '#         [0.5000, 0.5000]])  # Output 2\n'
+        '```\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '```\n'
+        '# tensor([[1.6089, 0.3911],  # Output 1\n'
+        '#         [1.3395, 0.6605]])  # Output 2\n'
+        '```\n',
+        '1.3395', '1.3195'),
+    'vector_tables': (  # notations.vector_tables
+        '## Head 1\n'
+        '\n'
+        '| Query | Attention Output |\n'
+        '|---|---|\n'
+        '| Q1 | [0.6698, 0.3302] |\n'
+        '| Q2 | [0.5000, 0.5000] |\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '| Query | Attention Output |\n'
+        '|---|---|\n'
+        '| Q1 | [1.6089, 0.3911] |\n'
+        '| Q2 | [1.3395, 0.6605] |\n',
+        '1.6089', '1.6289'),
+    'shifted_exponentials': (  # notations.shifted_exponentials
+        '## Head 2\n'
+        '\n'
+        '$$\\begin{aligned}\n'
+        'e^{0.7071-2.1213}&= e^{-1.4142}\\approx 0.2431\\\\\n'
+        'e^{2.1213-2.1213}&= e^{0}= 1.0000\\\\\n'
+        '\\sum &\\approx 1.2431\n'
+        '\\end{aligned}$$\n'
+        '\n'
+        '## Head 1\n'
+        '\n'
+        '$$\\begin{aligned}\n'
+        'e^{0.7071-0.7071}&= 1.0000\\\\\n'
+        'e^{0-0.7071}&= e^{-0.7071}\\approx 0.4931\\\\\n'
+        '\\sum &\\approx 1.4931\n'
+        '\\end{aligned}$$\n',
+        '0.2431', '0.2631'),
+}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_right_numbers_of_both_heads_are_verified(form):
+    text, _, _ = FORMS[form]
+    report = check_text(text, SETUP)
+    assert [r.text for r in report.wrong] == []
+    shown = {r.text for r in report.verified}
+    for n in ("0.6698", "0.1956", "1.3395", "10.3703", "1.2431", "0.6605"):  # head 1's and head 2's, where printed
+        if n in text:
+            assert n in shown, n
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_a_wrong_head_2_number_is_found(form):
+    text, right, planted = FORMS[form]
+    report = check_text(text.replace(right, planted), SETUP)
+    wrong = [r.text for r in report.wrong]
+    assert [t for t in wrong if t in planted] and all(t in planted for t in wrong), wrong
+

@@ -1,0 +1,43 @@
+"""A query's weight on its own key restated in prose (``Token 2 puts 0.4223 of its weight on itself``, ``"mèo" dành
+45.19% sự chú ý cho chính nó``): attn[q, q] of the query the sentence names (check/own_weights.py).
+
+The setup (heldout14's lecture, softmax with temperature τ = 2): q = [[2, 0], [0, 2], [1, 1]], k = [[1, 0], [0, 1],
+[1, 1]], scores × 0.5. torch (float64): the weights' diagonal is 0.422319, 0.422319, 0.451863.
+"""
+import pytest
+
+from attnwalk.check import check_text
+
+SETUP = dict(variant="sdpa", source="direct", heads=1, scale=0.5, q=[[2, 0], [0, 2], [1, 1]],
+             k=[[1, 0], [0, 1], [1, 1]], v=[[1, 0], [0, 2], [1, 1]])
+WORDS = {**SETUP, "labels": ["Tôi", "yêu", "mèo"]}
+
+
+@pytest.mark.parametrize(("text", "setup", "ok"), [
+    ("Token 2 puts 0.4223 of its weight on itself.\n", SETUP, True),
+    ("Token 3 puts 0.4519 of its attention on itself.\n", SETUP, True),
+    ("Token 3 puts 0.5761 of its attention on itself.\n", SETUP, False),  # τ forgotten: softmax of (1, 1, 2)
+    ("Token 0 is the first one. Token 2 puts 0.4519 of its weight on itself.\n", SETUP, True),  # counted from 0
+    ('Nhận xét: "mèo" dành 45.19% sự chú ý cho chính nó.\n', WORDS, True),
+    ('Nhận xét: "mèo" dành 57.61% sự chú ý cho chính nó.\n', WORDS, False),
+])
+def test_own_weight_in_prose(text, setup, ok):
+    report = check_text(text, setup)
+    n = [w for w in text.split() if w[0].isdigit() and "." in w][0]
+    assert [r.text for r in (report.verified if ok else report.wrong)] == [n.rstrip(".").rstrip("%")]
+
+
+@pytest.mark.parametrize("text", [
+    "Token 2 puts 0.4000 of the budget on itself.\n",  # no word for the weight
+    "Tokens 1 and 3 put 0.4000 of their weight on themselves.\n",  # two queries named
+    '"mèo" dành 57.61% sự chú ý cho chính nó.\n',  # no labels in the setup: no query
+])
+def test_no_claim_without_a_query_and_a_weight(text):
+    report = check_text(text, SETUP)
+    assert report.wrong == [] and report.verified == []
+
+
+def test_a_latex_percentage_is_a_percentage():
+    # ``$42.23\%$``: 0.4223 (torch 0.422319), not 42.23; 15.54% is token 1's weight on token 2, not on itself
+    report = check_text("Token 1 pays $42.23\\%$ attention to itself, and $15.54\\%$ to Token 2.\n", SETUP)
+    assert report.wrong == [] and [r.text for r in report.verified] == ["42.23"]
