@@ -97,8 +97,11 @@ def may_match(text: str) -> bool:
     found = words_before_digit(text, NUMBERED_ROW_WORDS, r"[ \t]+")
     if found is None:
         return True
-    for at in found:
-        ls, le = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-        if _VEC_START.search(text, ls, len(text) if le < 0 else le) is not None:
+    le = -1
+    for at in found:  # (ascending: each line searched once, however many words it holds)
+        if at <= le:
+            continue
+        ls, le = text.rfind("\n", 0, at) + 1, text.find("\n", at) % (len(text) + 1)
+        if _VEC_START.search(text, ls, le) is not None:
             return True
     return False
