@@ -700,6 +700,7 @@ def _own_timer(spent: dict[str, float], root: str | None = None):
                 if stack:
                     stack[-1] += took
         wrap.__name__ = getattr(fn, "__name__", label)
+        wrap.__wrapped__ = fn  # (check.gates asks the wrapped form's gate)
         return wrap
     return timed
 

@@ -41,6 +41,7 @@ from itertools import accumulate
 
 import numpy as np
 
+from .gates import gate, opens
 from .human import _START, _TEXT, _memo
 
 _LIST = re.compile(r"\[([^\[\]\n]*)\]")
@@ -347,7 +348,8 @@ def blocks(text: str) -> list:
     """Every registered block form's matrices (judged before the reader's own, at the same offset)."""
     out = []
     for form in BLOCK_FORMS:
-        out.extend(form(text))
+        if opens(form, text):  # (check.gates: a form whose trigger is absent finds nothing)
+            out.extend(form(text))
     return out
 
 
@@ -1102,7 +1104,8 @@ def after(text: str, trace, hits: dict, failed: list[str]) -> None:
     """Run the forms that read what the blocks left, adding their verdicts to ``hits``; each guarded."""
     foreign = foreign_sections(text, trace)
     for form in AFTER_FORMS:
-        guarded(form, hits, failed, text, trace, hits, foreign)
+        if opens(form, text):  # (check.gates: a form whose trigger is absent adds nothing)
+            guarded(form, hits, failed, text, trace, hits, foreign)
 
 
 def guarded(reader, hits: dict, failed: list[str], *args) -> None:
@@ -1445,13 +1448,17 @@ from .rowsums import row_sum_lists  # noqa: E402  (heldout13) every row's sum st
 
 AFTER_FORMS.append(row_sum_lists)
 
+from .numbered_rows import may_match as _numbered_rows_gate  # noqa: E402
 from .numbered_rows import numbered_rows  # noqa: E402  (heldout13) a row named by its token's number in prose
 
 AFTER_FORMS.append(numbered_rows)
+gate(numbered_rows, _numbered_rows_gate)  # (check.gates)
 
+from .sum_columns import may_match as _sum_columns_gate  # noqa: E402
 from .sum_columns import sum_column_tables  # noqa: E402  (heldout14) e^ŝ tables with a row-sum column
 
 AFTER_FORMS.append(sum_column_tables)
+gate(sum_column_tables, _sum_columns_gate)  # (check.gates)
 
 from .tuple_rows import tuple_rows  # noqa: E402  (heldout14) z_i = (..): a token's output row as a tuple
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .human import NUM_RE, Block, _cells, _label_before
+from .human import NUM_RE, Block, _cells, _label_before, _memo
 
 _GRID_BORDER = re.compile(r"[ \t]*\+(?:[-=]+\+)+[ \t]*")
 _GRID_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*")
@@ -146,6 +146,7 @@ def _list_tables(text: str, lines: list) -> list[Block]:
     return out
 
 
+@_memo  # read by the reader and by sum_columns' gate and form: once a note (callers build new lists from it)
 def markup_blocks(text: str) -> list[Block]:
     """The tables of a reStructuredText or AsciiDoc page, as Blocks of rows of numbers."""
     if "+=" not in text and "|===" not in text and "list-table::" not in text:

@@ -62,3 +62,13 @@ def _read(text: str, e: np.ndarray, label: str, hits: dict) -> None:
             hits[c.start] = hit
         for r, hit in zip(b.rows, sums):
             hits[r[-1].start] = hit
+
+
+def may_match(text: str) -> bool:
+    """Gate of ``sum_column_tables``: a table (``human.table_blocks``, ``markup_tables.markup_blocks``: both read once
+    a note, before the forms after the blocks) whose header ends in a sum word: ``_read`` judges no other. Spares
+    the lowered copy of a note whose words say "sum" (``\\sum``, "tổng") but whose tables have no sum column."""
+    from .human import table_blocks
+    from .markup_tables import markup_blocks
+
+    return any(_header_sums(b.label) for b in table_blocks(text) + markup_blocks(text))
