@@ -23,7 +23,6 @@ def one_based_label_heads(doc: str) -> int:
     return int(_one_based_heads(doc) and not _ZERO_SUBSCRIPT.search(doc))
 
 
-
 # a line ending in a comma or colon, then (past blank lines) a seed-notation ``S_h =`` (``S_1 = [[..``, ``$S_{2} =``)
 _CUE_THEN_S = re.compile(r"^([^\n]*)[,:][ \t]*\n(?:[ \t]*\n)*[ \t$]*S_\{?\d+\}?[ \t]*=", re.M)
 
