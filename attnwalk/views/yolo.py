@@ -94,6 +94,10 @@ def build(trace: Trace) -> dict:
             "ss_label": lab("scores_scaled", h=h), "ss_tex": mat(trace["scores_scaled"][b, h]),
             "a_label": lab("attn", h=h), "a_tex": mat(attn[h]),
             "row_sum_min": fmt(row_sums[h].min(), 12), "row_sum_max": fmt(row_sums[h].max(), 12),
+            # a short map lists every row's sum (as sdpa and mha do); a long one prints the smallest and the
+            # largest, said in words when both round to 1 (a range "[1.0…0, 1.0…0]" reads as a typo)
+            "row_sums": None if elide.is_long(N) else fmt_list(row_sums[h], 12),
+            "row_sums_one": fmt(row_sums[h].min(), 12) == fmt(row_sums[h].max(), 12) == fmt(1.0, 12),
             "a_max": f(attn[h].max()), "a_min": f(attn[h].min()),
             "s_first_row": fmt_list(trace["scores"][b, h, 0], dec),
             "q_first": f(q[h, 0, 0]),
