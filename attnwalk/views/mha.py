@@ -8,6 +8,7 @@ from ..latex import bmatrix
 from ..notation import label
 from ..numfmt import fmt
 from ..trace import Trace
+from . import intuition
 from .course import locate
 from .exercises import wrap_sum
 from .sdpa import attention_part, cli_command, input_table, is_integral, matrix, out_table, token_labels, uses_scenario
@@ -73,6 +74,8 @@ def build(trace: Trace) -> dict:
                                          fmt(trace["out"][0, 0, 0], dec))},
         "out_table": out_table(trace), "snippet": snippet, "exact": None, "q_words": q_words,
         "near_uniform": float(trace["attn"][0].max() - trace["attn"][0].min()) < 0.5 / n,
+        # why a row saturates: the init std and the inputs' size make the largest scaled score (audit #36)
+        "sat_cause": intuition.input_size(x, trace["scores_scaled"][0], dec) if att["why"]["saturated"] else None,
         **att,
         "wp": wp,
     }
