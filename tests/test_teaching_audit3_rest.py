@@ -131,6 +131,8 @@ def test_yolo_score_formula_states_itself_for_its_key_dim(name, lang):
     if kd == 1:
         assert step3.startswith(r"S_h[i, j] = Q_h[0, i] \cdot K_h[0, j]") and r"\sum" not in step3
         assert r"\text{key}_{\text{dim}} = 1" in step3
+        # check reads the formula's key_dim: a wrong one is called wrong
+        assert wrong_after(md, r"(\text{key}_{\text{dim}} = 1)", r"(\text{key}_{\text{dim}} = 2)")
     else:
         assert step3.startswith(rf"S_h[i, j] = \sum_{{d=0}}^{{{int(kd) - 1}}} Q_h[d, i] \cdot K_h[d, j]")
 
