@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 
 from ..notation import COLUMN_SUM_SYMBOLS
+from .human import symbol_at_word_start
 
 _NUM = r"[-−–]?\d+(?:\.\d+)?"
 _VEC = r"\\begin\{[pbv]matrix\}(?P<NAME>[^{}$]*?)\\end\{[pbv]matrix\}"
-_HEAD = re.compile(r"(?<![\w\\])(?P<sym>" + "|".join(map(re.escape, COLUMN_SUM_SYMBOLS))
-                   + r")_\{?(?P<t>\d{1,2})\}?[ \t]*=[ \t]*")
+_HEAD = re.compile(symbol_at_word_start(COLUMN_SUM_SYMBOLS) + r"_\{?(?P<t>\d{1,2})\}?[ \t]*=[ \t]*")
 _TERM = re.compile(r"[ \t]*(?P<w>" + _NUM + r")[ \t]*(?:\\cdot|\\,|·)?[ \t]*" + _VEC.replace("NAME", "v") + r"[ \t]*")
 _PLUS = re.compile(r"\+")
 _RESULT = re.compile(r"(?:=|\\approx|≈)[ \t]*" + _VEC.replace("NAME", "r"))

@@ -57,6 +57,17 @@ def lowered(text: str) -> str:
     return low
 
 
+def symbol_at_word_start(symbols) -> str:
+    r"""A regex group ``sym`` matching one of ``symbols`` not preceded by a word character or a backslash. Where
+    every symbol is one letter it is a class first and the lookbehind after it (``[cz](?<![\w\\][cz])``): re
+    then skips to those letters instead of trying a lookbehind at every offset of the note (~1.5 ms a 70 kB note)."""
+    syms = sorted(symbols)
+    if all(len(s) == 1 for s in syms):
+        cls = "[" + "".join(map(re.escape, syms)) + "]"
+        return r"(?P<sym>" + cls + r")(?<![\w\\]" + cls + ")"
+    return r"(?<![\w\\])(?P<sym>" + "|".join(map(re.escape, syms)) + ")"
+
+
 _MEMO: dict = {}  # reader name -> (text, args, its result): the readers several forms ask about one text
 
 

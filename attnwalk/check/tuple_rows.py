@@ -9,20 +9,21 @@ from __future__ import annotations
 import re
 
 from ..notation import TUPLE_ROW_SYMBOLS
+from .human import symbol_at_word_start
 
-_ROW = re.compile(r"(?<![\w\\])(?P<sym>" + "|".join(map(re.escape, TUPLE_ROW_SYMBOLS))
-                  + r")(?:_\{?(?P<i>\d{1,2})\}?|(?P<j>\d))\$?[ \t]*(?:=|≈|\\approx)[ \t]*\$?[ \t]*"
+_ROW = re.compile(symbol_at_word_start(TUPLE_ROW_SYMBOLS)
+                  + r"(?:_\{?(?P<i>\d{1,2})\}?|(?P<j>\d))\$?[ \t]*(?:=|≈|\\approx)[ \t]*\$?[ \t]*"
                   r"(?:\((?P<body>[^()\n]*)\)|\[(?P<list>[^\[\]\n]*)\])")
 
 
 def tuple_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: each ``z_i = (..)`` judged as row i of the letter's tensor (1-based; 0-based where a ``z_0`` is printed),
     where no reader judged its numbers and most of all such numbers agree."""
-    if not any(sym in text for sym in TUPLE_ROW_SYMBOLS) or not _ROW.search(text):
+    found = list(_ROW.finditer(text))
+    if not found:
         return
     from .human import _cells, _expected, _judge, head_at
 
-    found = list(_ROW.finditer(text))
     first = 0 if any((m.group("i") or m.group("j")) == "0" for m in found) else 1
     judged, agree, seen = [], 0, 0  # the verdicts to write; of all such numbers (judged by others too), those right
     for m in found:
