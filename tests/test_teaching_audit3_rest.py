@@ -5,43 +5,20 @@ that is not NaN. Values come from the trace or torch; every new number is verifi
 digit is wrong."""
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from course_notes import LANGS, close, text, trace_of, wrong_after
 
 from attnwalk.api import walk
-from attnwalk.check import check_text, resolve
+from attnwalk.check import check_text
 from attnwalk.render import render
 from attnwalk.views import yolo as yolo_view
 
-REPO = Path(__file__).resolve().parent.parent
-NOTES = REPO / "examples" / "notes"
-LANGS = ["vi", "en"]
 YOLO_SHORT = ["yolo-3x3-seed42", "yolo-3x3-seed42-module"]
 ROW_SUMS = {"vi": r"Tổng từng hàng của head (\d) \(trước khi làm tròn\): ([\d., ]+)\.\n",
             "en": r"Row sums of head (\d) \(before rounding\): ([\d., ]+)\.\n"}
 RANGE = {"vi": "tổng mỗi hàng nằm trong khoảng [", "en": "every row sums to a value in ["}
-
-
-def text(name: str, lang: str) -> str:
-    return (NOTES / f"{name}.{lang}.md").read_text(encoding="utf-8")
-
-
-def trace_of(md: str):
-    opts, weights, _, _ = resolve(md)
-    return walk(weights=weights, **opts)
-
-
-def close(printed: str, value: float) -> bool:
-    """``printed`` is ``value`` correctly rounded to its printed decimals."""
-    places = len(printed.split(".")[1]) if "." in printed else 0
-    return abs(float(printed) - value) <= 0.5 * 10.0**-places + 1e-12
-
-
-def wrong_after(md: str, old: str, new: str) -> list:
-    assert md.count(old) >= 1, old
-    return check_text(md.replace(old, new, 1)).wrong
 
 
 def with_attn(trace, attn: np.ndarray):

@@ -5,39 +5,13 @@ numbers), the sdpa notes write one token's output as the weighted sum of value r
 hand-derived; every number of a new sentence is verified by check, and a changed digit is wrong."""
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from course_notes import LANGS, close, text, trace_of, wrong_after
 
-from attnwalk.api import walk
-from attnwalk.check import check_text, resolve
+from attnwalk.check import check_text
 from attnwalk.views import intuition
-
-REPO = Path(__file__).resolve().parent.parent
-NOTES = REPO / "examples" / "notes"
-LANGS = ["vi", "en"]
-
-
-def text(name: str, lang: str) -> str:
-    return (NOTES / f"{name}.{lang}.md").read_text(encoding="utf-8")
-
-
-def trace_of(md: str):
-    opts, weights, _, _ = resolve(md)
-    return walk(weights=weights, **opts)
-
-
-def close(printed: str, value: float) -> bool:
-    """``printed`` is ``value`` correctly rounded to its printed decimals."""
-    places = len(printed.split(".")[1]) if "." in printed else 0
-    return abs(float(printed) - value) <= 0.5 * 10.0**-places + 1e-12
-
-
-def wrong_after(md: str, old: str, new: str) -> list:
-    assert md.count(old) >= 1, old
-    return check_text(md.replace(old, new, 1)).wrong
-
 
 # ------------------------------------------------------------------ the intro's steps are the headings' steps
 
