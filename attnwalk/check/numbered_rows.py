@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..notation import NUMBERED_ROW_LINKS, NUMBERED_ROW_VERBS, NUMBERED_ROW_WORDS
+from .human import _memo
 
 _ALT = "|".join
 _ROW = r"(?P<w>" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)"
@@ -28,6 +29,7 @@ _WORD = re.compile(_ALT(map(re.escape, NUMBERED_ROW_WORDS)))  # searched in text
 _FOLD_ODD = "İıſ"
 
 
+@_memo  # asked by the gate, the form and step_lists about one note: found once (callers build new lists from it)
 def row_lines(text: str, low: str | None = None) -> list[tuple[int, int]]:
     """Spans (start, end) of the lines holding a match of ``_ROW_AT``, in order. A case-insensitive pattern behind a
     lookbehind is tried at every offset (~3 ms a 70 kB note): the words are found in ``text.lower()`` by a plain
@@ -83,25 +85,14 @@ def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
                 hits[c.start] = h
 
 
-# the gate (check.gates): every match of _FORMS holds a row word, then [ \t]+ and a digit (_ROW), and a vector (_VEC)
-# opening on the same line (no part of a form crosses a line)
+# the gate (check.gates): every match of _FORMS holds _ROW, on one of row_lines, and a vector (_VEC) opening on the
+# same line (no part of a form crosses a line)
 _VEC_START = re.compile(r"[\[(][ \t]*" + _NUM + r"[ \t]*[,;][ \t]*[-−–]?\d")  # how every _VEC opens
 
 
 def may_match(text: str) -> bool:
-    """Gate of ``numbered_rows``: a row word (any case) then spaces and a digit, on a line where a vector of two
-    numbers or more opens (``gates.words_before_digit``). Without both on one line no form matches (~0.4 ms of a
-    70 kB note saved: the words found in the lowered note by an alternation, each line of one searched again)."""
-    from .gates import words_before_digit
+    """Gate of ``numbered_rows``: a vector of two numbers or more opens on one of ``row_lines`` (a row word, then a
+    number). Without both on one line no form matches; ``row_lines`` is kept for the form and ``step_lists``."""
+    from .human import lowered
 
-    found = words_before_digit(text, NUMBERED_ROW_WORDS, r"[ \t]+")
-    if found is None:
-        return True
-    le = -1
-    for at in found:  # (ascending: each line searched once, however many words it holds)
-        if at <= le:
-            continue
-        ls, le = text.rfind("\n", 0, at) + 1, text.find("\n", at) % (len(text) + 1)
-        if _VEC_START.search(text, ls, le) is not None:
-            return True
-    return False
+    return any(_VEC_START.search(text, *span) is not None for span in row_lines(text, lowered(text)))
