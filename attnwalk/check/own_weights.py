@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 
-from ..notation import NUMBERED_ROW_WORDS, OWN_WEIGHT_WORDS
+from ..notation import OWN_WEIGHT_WORDS
+from .human import SELF_WORDS
+from .numbered_rows import _ROW_AT as _TOKEN  # ``token 2``: a row word, then its number (groups w, k)
 
-_ALT = "|".join
 _CLAIM = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)(?P<pct>\\?%)?(?P<gap>[^\n.;:()\[\]0-9]{1,40}?)(?P<self>"
-                    + r"{SELF})(?!\w)")
-_TOKEN = re.compile(r"(?i)(?<!\w)(?P<w>" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)(?!\d)")
+                    + "|".join(map(re.escape, SELF_WORDS)) + r")(?!\w)")
 
 
 def own_weights(text: str, trace, hits: dict, foreign: list) -> None:
@@ -22,11 +22,10 @@ def own_weights(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
     from .forms import in_any
 
-    if not any(w in text for w in human.SELF_WORDS):
+    if not any(w in text for w in SELF_WORDS):
         return
-    rx = _claim_rx(human.SELF_WORDS)
     tokens = tuple(trace.config.get("labels") or ())
-    for m in rx.finditer(text):
+    for m in _CLAIM.finditer(text):
         gap = m.group("gap").lower()
         if m.start("n") in hits or not any(w in gap for w in OWN_WEIGHT_WORDS):
             continue
@@ -40,16 +39,6 @@ def own_weights(text: str, trace, hits: dict, foreign: list) -> None:
                            gated=in_any(m.start(), foreign))
         if res:
             hits[m.start("n")] = res[0]
-
-
-_RX: dict = {}
-
-
-def _claim_rx(words: tuple) -> re.Pattern:
-    rx = _RX.get(words)
-    if rx is None:
-        rx = _RX[words] = re.compile(_CLAIM.pattern.replace("{SELF}", _ALT(map(re.escape, words))))
-    return rx
 
 
 def _query(text: str, a: int, b: int, tokens: tuple) -> int | None:
