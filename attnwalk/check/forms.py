@@ -353,22 +353,50 @@ def blocks(text: str) -> list:
     return out
 
 
+_BLANK = re.compile(r"\s*")
+
+
+def _after_last(found: list[int], width: int, lo: int, hi: int) -> int:
+    """The end of the last of ``found`` (offsets of a mark ``width`` long) in ``[lo, hi)``, else ``lo``: what
+    ``text[lo:hi].split(mark)[-1]`` starts at, where ``found`` are the mark's non-overlapping offsets from a line's
+    start (``human._offsets``)."""
+    k = bisect_right(found, hi - width) - 1
+    return found[k] + width if k >= 0 and found[k] >= lo else lo
+
+
+def _tail(text: str, lo: int, hi: int, n: int) -> int:
+    """The start of the shortest end of ``text[lo:hi]`` that holds ``n`` characters other than white space (``lo``
+    where it holds fewer)."""
+    k = hi
+    while k > lo and n:
+        k -= 1
+        n -= not text[k].isspace()
+    return k
+
+
+# A match of _TRANSPOSED ends the label (``\s*$``) and holds at most 15 characters other than white space (``X``,
+# ``^{\intercal}``, ``=`` and the one before): in a label's last 40 (15 of them maybe a ``\begin{bmatrix}`` dropped
+# first) it is found where it stands, and none starts at their start
+_TAIL = 40
 _TRANSPOSED = re.compile(r"(?:^|[^\w\\])([QKVX])\s*(?:\^\s*\{?\s*(?:T|\\top|\\intercal)\s*\}?|ᵀ|\.T\b)\s*(?:=|:)?\s*$")
 
 
 def transposed(text: str) -> list:
     """``K^T = [..]`` / ``Kᵀ:`` / ``K.T =``: the matrix is the tensor transposed (read so), else unread."""
-    from .human import Block, bracket_blocks, latex_blocks
+    from .human import Block, _offsets, bracket_blocks, latex_blocks, line_start
 
+    dollars, ends = _offsets(text, "$$"), _offsets(text, "\\end{")
     out = []
     for b in latex_blocks(text) + bracket_blocks(text):
-        ls = text.rfind("\n", 0, b.start) + 1
-        if ls and not text[ls:b.start].strip():  # the matrix opens its line: its label ends the line above
-            ls = text.rfind("\n", 0, ls - 1) + 1
-        before = text[ls:b.start]
+        ls = line_start(text, b.start)
+        if ls and _BLANK.fullmatch(text, ls, b.start):  # the matrix opens its line: its label ends the line above
+            ls = line_start(text, ls - 1)
+        # the text from there after the last "$$", then after the last "\end{" (found among the note's marks, not by
+        # a split of the line up to each matrix: quadratic on a line of many matrices), to its last characters
+        lo = _after_last(ends, 5, _after_last(dollars, 2, ls, b.start), b.start)
+        before = text[_tail(text, lo, b.start, _TAIL):b.start]
         if "T" not in before and "ᵀ" not in before and "\\top" not in before and "\\intercal" not in before:
-            continue  # none of the marks _TRANSPOSED ends with (what is searched below is a part of this text)
-        before = before.split("$$")[-1].split("\\end{")[-1]
+            continue  # none of the marks _TRANSPOSED ends with
         before = re.sub(r"\\begin\{[bpvBV]?matrix\}$", "", before.rstrip()).rstrip()
         m = _TRANSPOSED.search(before)
         if not m or any(len(r) != len(b.rows[0]) for r in b.rows):

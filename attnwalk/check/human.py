@@ -538,7 +538,8 @@ def latex_blocks(text: str) -> list[Block]:
                 pos += len(part)
         if rows:
             lo = max(line_start(text, begin) - 200, 0)
-            seg_start = max(text.rfind("$$", lo, begin), text.rfind("\\end{", lo, begin))
+            end = text.rfind("\\end{", lo, begin)  # (the last matrix's end: a "$$" is searched after it only)
+            seg_start = max(end, text.rfind("$$", max(lo, end), begin))
             label = text[max(seg_start, lo):begin]
             if (formula := formula_label(text, begin, label)) is not None:  # ``O = softmax(QK^T/√d_k)V = [..]``
                 label = formula
@@ -965,13 +966,18 @@ def head_at(text: str, pos: int) -> int:
 def _one_based_heads(text: str) -> bool:
     """Whether the note names a head 1 and no head 0 (``[Hh]ead\\s*1\\b`` and not ``[Hh]ead\\s*0\\b``): its heads
     are counted from 1. From the scan of ``_heads``: those matches without "_" whose number is "1" or "0" with
-    no word character after it."""
-    starts, ends, values = _heads(text)
-    found = set()
-    for a, e, v in zip(starts, ends, values):
-        if v in ("0", "1") and text[a] != "头" and "_" not in text[a:e] and not _WORD.match(text, e):
-            found.add(v)
-    return "1" in found and "0" not in found
+    no word character after it. Found once a note: ``head_at`` asks it for every number the readers place (a
+    walk over every head's match each time was quadratic in a note of many heads)."""
+    table = _per_text(text)
+    got = table.get(("one-based heads",))  # (a tuple: no mark of _offsets)
+    if got is None:
+        starts, ends, values = _heads(text)
+        found = set()
+        for a, e, v in zip(starts, ends, values):
+            if v in ("0", "1") and text[a] != "头" and "_" not in text[a:e] and not _WORD.match(text, e):
+                found.add(v)
+        got = table[("one-based heads",)] = "1" in found and "0" not in found
+    return got
 
 
 def find(text: str, trace, failed: list[str] | None = None) -> dict[int, Hit]:

@@ -45,8 +45,13 @@ def tabular_blocks(text: str) -> list[Block]:
     first column) then one number per cell, as Blocks named by the caption, the header and the section above."""
     if "\\begin{tabular" not in text:
         return []
+    # no match ends past the last end: a begin after it is not searched to the note's end (each of many unclosed
+    # begins was, quadratic in their number)
+    ends = [at + len(e) for e in ("\\end{tabular}", "\\end{tabular*}") if (at := text.rfind(e)) >= 0]
+    if not ends:
+        return []
     out = []
-    for m in _TABULAR.finditer(text):
+    for m in _TABULAR.finditer(text, 0, max(ends)):
         a, b = m.span("body")
         if _MASKED.search(text, a, b):
             continue

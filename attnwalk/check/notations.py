@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from fractions import Fraction
-from itertools import chain
+from itertools import chain, islice
 from operator import attrgetter, itemgetter
 
 import numpy as np
@@ -2254,9 +2254,10 @@ def product_letters(text: str, begin: int) -> str | None:
     output whatever the note calls it). None when the line is no such product. Right depth: ``human.latex_blocks``
     asks it before the lines above for a matrix whose own label names nothing (at first the lines above named Kᵀ
     W_K and the product K, from ``K = X W^K`` a line before)."""
-    ls = text.rfind("\n", 0, begin) + 1
-    le = text.find("\n", begin)
-    run = list(_MATRIX_RUN.finditer(text, ls, len(text) if le < 0 else le))
+    starts = human._line_starts(text)
+    k = bisect_right(starts, begin) - 1
+    ls, le = starts[k], starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+    run = list(islice(_MATRIX_RUN.finditer(text, ls, le), 4))  # four: no product (a line of many matrices read once)
     if len(run) != 3 or begin not in [m.start() for m in run]:
         return None
     if _FACTOR_GAP.fullmatch(text, run[0].end(), run[1].start()) is None \

@@ -8,6 +8,7 @@ place, judged whatever its value (a percentage as its fraction).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from ..notation import OWN_WEIGHT_WORDS
 from .human import SELF_WORDS
@@ -24,13 +25,12 @@ def own_weights(text: str, trace, hits: dict, foreign: list) -> None:
 
     if not any(w in text for w in SELF_WORDS):
         return
-    tokens = tuple(trace.config.get("labels") or ())
+    queries = _Queries(text, tuple(trace.config.get("labels") or ()))
     for m in _CLAIM.finditer(text):
         gap = m.group("gap").lower()
         if m.start("n") in hits or not any(w in gap for w in OWN_WEIGHT_WORDS):
             continue
-        start = max(text.rfind("\n", 0, m.start()), text.rfind(". ", 0, m.start())) + 1
-        q = _query(text, start, m.start(), tokens)
+        q = queries.before(m.start())
         attn = human._expected(trace, "attn", human.head_at(text, m.start()))
         if q is None or attn is None or attn.ndim != 2 or not 0 <= q < min(attn.shape):
             continue
@@ -41,13 +41,62 @@ def own_weights(text: str, trace, hits: dict, foreign: list) -> None:
             hits[m.start("n")] = res[0]
 
 
-def _query(text: str, a: int, b: int, tokens: tuple) -> int | None:
-    """The one query named in ``text[a:b]``: ``token N`` (from 1) or one quoted token of the config; else None."""
-    from .human import _QUOTED, lowered
-    from .numbered_rows import row_lines, zero_words
+class _Queries:
+    """The one query named in a claim's sentence before its number (``token N``, from 1, or one quoted token of the
+    config), for claims asked in order: each sentence's mentions are found by one scan as the claims on it come,
+    not searched again from the sentence's start for each claim (quadratic on a long line of claims).
 
-    zeros = zero_words(text, row_lines(text, lowered(text))) if "0" in text else set()  # a note counting from 0
-    numbered = {int(t.group("k")) - (t.group("w").lower() not in zeros) for t in _TOKEN.finditer(text, a, b)}
-    quoted = {tokens.index(w) for t in _QUOTED.finditer(text, a, b) if (w := t.group("w")) in tokens}
-    found = numbered | quoted
-    return found.pop() if len(found) == 1 else None
+    A claim at ``p`` has its sentence from the last ``\\n`` or ``". "`` before it. The mentions of ``text[a:p]``
+    are those of one scan of the sentence that end by ``p``: the char before a claim's number is no word
+    character, so no mention ends at ``p`` cut short, and one running past ``p`` (``token 0.5``) is no mention of
+    ``text[a:p]``."""
+
+    def __init__(self, text: str, tokens: tuple):
+        from .human import _QUOTED, lowered
+        from .numbered_rows import row_lines, zero_words
+
+        self.text, self.tokens, self.quoted = text, tokens, _QUOTED
+        # a note counting from 0 (``token 0``): its words' rows from 0
+        self.zeros = zero_words(text, row_lines(text, lowered(text))) if "0" in text else set()
+        self.line = self.start = self.seen = -1
+        self.scans: list = []  # [iterator, its next match or None] of each pattern over the sentence
+        self.found: set = set()
+
+    def before(self, p: int) -> int | None:
+        from .human import line_start
+
+        text = self.text
+        ls = line_start(text, p)
+        if ls != self.line:
+            self.line, self.seen = ls, ls
+            self._sentence(ls)
+        dot = text.rfind(". ", max(self.seen - 1, ls), p)  # a ". " ending past the last claim's search, by p
+        self.seen = p
+        if dot >= 0 and dot + 1 != self.start:
+            self._sentence(dot + 1)
+        for scan in self.scans:
+            while scan[1] is not None and scan[1].end() <= p:
+                if (q := self._query_of(scan[1])) is not None:
+                    self.found.add(q)
+                scan[1] = next(scan[0], None)
+        return next(iter(self.found)) if len(self.found) == 1 else None
+
+    def _sentence(self, a: int) -> None:
+        """Start the scans of the sentence from ``a``: to its end (a ". ", else its line's end)."""
+        from .human import _line_starts
+
+        text = self.text
+        starts = _line_starts(text)
+        k = bisect_right(starts, a)
+        le = starts[k] - 1 if k < len(starts) else len(text)
+        dot = text.find(". ", a, le)
+        end = le if dot < 0 else dot + 2
+        self.start, self.found = a, set()
+        scans = (_TOKEN.finditer(text, a, end), self.quoted.finditer(text, a, end))
+        self.scans = [[it, next(it, None)] for it in scans]
+
+    def _query_of(self, m: re.Match) -> int | None:
+        if m.re is _TOKEN:
+            return int(m.group("k")) - (m.group("w").lower() not in self.zeros)
+        w = m.group("w")
+        return self.tokens.index(w) if w in self.tokens else None

@@ -6,6 +6,7 @@ symbol is numbered 0; the items under one heading are judged together, only wher
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from ..notation import ROW_ITEM_OUTPUTS, ROW_ITEM_QUERIES
 
@@ -30,10 +31,12 @@ def row_items(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
 
     heads = [(m.start(), m.group("title")) for m in _HEADING.finditer(text)]
+    starts = [a for a, _ in heads]
     zero = {m.group("sym") for m in items if m.group("k") == "0"}
     groups: dict = {}
     for m in items:
-        title = max(((a, t) for a, t in heads if a < m.start()), default=(-1, ""))
+        k = bisect_left(starts, m.start()) - 1  # the last heading above the item (a search: many headings, many items)
+        title = heads[k] if k >= 0 else (-1, "")
         groups.setdefault((title, m.group("sym")), []).append(m)
     for ((_, title), sym), ms in groups.items():
         if sym in ROW_ITEM_OUTPUTS:

@@ -1,0 +1,134 @@
+"""Hostile notes for session 27's readers (check.clozes, step_lists, column_sums, own_weights, head_subscripts,
+latex_tabular, row_items, code_names, the gates and ``human.head_at``): linear work, no crash, and the same verdicts
+whatever the note's dress (a tabular or a Markdown table, heads counted from 0 or from 1, clozes or plain numbers).
+
+Work is asserted as in test_check_hostile_speed: function calls (``sys.setprofile``, the same on every machine) for
+twice the items at most ~2x, and CPU time (best of three) for four times the items far below the 16x of a quadratic
+reader. The expected values are computed here by NumPy in float64 from each setup (softmax of the scaled scores, no
+engine), as torch computes them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+from hostile import calls
+
+from attnwalk.check import check_text
+
+# two heads of width 2 (tests/test_check_step_lists.py's setup)
+TWO = dict(variant="sdpa", source="direct", heads=2, scale="sqrt_dk", q=[[1, 0, 2, 1], [0, 1, 1, 0]],
+           k=[[1, 1, 0, 1], [0, 1, 1, 1]], v=[[1, 0, 0, 2], [0, 1, 2, 0]])
+# two queries over three keys (tests/test_check_column_sums.py's setup)
+CROSS = dict(variant="sdpa", source="direct", heads=1, scale="sqrt_dk", q=[[1, 2], [2, 0]],
+             k=[[1, 0], [0, 1], [2, 1]], v=[[1, 0], [0, 1], [1, 1]])
+P = r"\begin{pmatrix} 1 \\ 0 \end{pmatrix}"
+
+# name -> (build(k) -> text with k items, its setup)
+CASES = {
+    "clozes": (lambda k: "[" + ", ".join(["{{c1::0.6698}}"] * k) + "]\n", TWO),
+    "clozes_unclosed": (lambda k: "{{c1::" * k + "\n", TWO),
+    # one token's steps under a head named on every line (head_at walked every head's match for each number)
+    "step_lists_under_heads": (lambda k: "Head 1, token 1: weights 0.6698 and 0.3302\n" * k, TWO),
+    "step_lists_one_line": (lambda k: "token 1: weights 0.6698 and 0.3302, " * k + "\n", TWO),
+    "step_lists_long_body": (lambda k: "token 1: weights " + " and ".join(["0.5"] * k) + "x\n", TWO),
+    # the terms of one sum on one line (each matrix asked whether its line is a product: the whole line scanned)
+    "column_sum_terms": (lambda k: "c_1 = " + " + ".join(["0.5" + P] * k) + "\n", CROSS),
+    "column_sums": (lambda k: ("c_1 = 0.5" + P + " + 0.5" + P + " + 0.5" + P + " = " + P + "\n") * k, CROSS),
+    "column_sum_open": (lambda k: "c_1 = 0.5\\begin{pmatrix} " * k + "\n", CROSS),
+    # a transposed label before a line of matrices (each matrix's label was the whole line before it, searched)
+    "matrices_after_a_transpose": (lambda k: "K^T = " + "\\begin{bmatrix} 1 & 2 \\end{bmatrix} " * k + "\n", TWO),
+    "lists_after_a_transpose": (lambda k: "K^T = " + "[[1, 2]] " * k + "\n", TWO),
+    # claims of a weight on itself: on one line (each searched its sentence from its start), on many lines (each
+    # asked every line for a row 0), under heads
+    "own_weights_one_line": (lambda k: "token 2 puts 0.5 of its weight on itself, " * k + "\n", TWO),
+    "own_weights_lines": (lambda k: "Token 2 puts 0.5 of its weight on itself.\n" * k, TWO),
+    "own_weights_heads": (lambda k: "Head 1. Token 2 puts 0.5 of its weight on itself.\n" * k, TWO),
+    "own_weights_tokens": (lambda k: "".join(f"token {i} " for i in range(k)) + "puts 0.5 of its weight on itself, "
+                           * k + "\n", TWO),
+    "head_subscripts": (lambda k: "## Head 1\n" + "S_1 = [[1]]\n" * k, TWO),
+    "head_subscript_cue": (lambda k: "divided by sqrt(2),\n" + "  \n" * k + "x\n", TWO),
+    # unclosed tabulars (each searched to the note's end for its end)
+    "tabular_unclosed": (lambda k: "\\begin{tabular}{cc} a & b \\\\ " * k + "\n", TWO),
+    "tabular_unclosed_before_an_end": (lambda k: "\\begin{tabular}{cc} a & b \\\\ " * k + "\\end{tabularx}\n", TWO),
+    "tabulars": (lambda k: "\\begin{tabular}{cc} & k1 & k2 \\\\ q1 & 0.5 & 0.5 \\\\ \\end{tabular}\n" * k, TWO),
+    "tabular_rows": (lambda k: "\\begin{tabular}{cc} & k1 & k2 \\\\ " + "q1 & 0.5 & 0.5 \\\\ " * k + "\\end{tabular}\n",
+                     TWO),
+    # row items each under its own heading (each item looked through every heading)
+    "row_items_under_headings": (lambda k: "### Scaled scores\n- q1: 0.5, 0.5\n" * k, TWO),
+    "row_items": (lambda k: "### Scaled scores\n" + "- q1: 0.5, 0.5\n" * k, TWO),
+    "row_item_long": (lambda k: "- q1: " + ", ".join(["1"] * k) + " x\n", TWO),
+    "heads_over_items": (lambda k: "## Head 1\n- q1: 0.5, 0.5\n" * k, TWO),
+    "code_names": (lambda k: "```python\n" + "S = Q @ K.T\n" * k + "```\n" + "S[0, 0] = 1.0\n" * k, TWO),
+}
+
+
+def _calls(text: str, opts: dict) -> int:
+    return calls(lambda: check_text(text, opts))
+
+
+def _cpu(text: str, opts: dict) -> float:
+    best = float("inf")
+    for _ in range(3):
+        fresh = (text + "\n")[:-1]  # a new object: no scan kept for the last text (``human._memo``) is reused
+        start = time.process_time()
+        check_text(fresh, opts)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_work_grows_linearly(name):
+    build, opts = CASES[name]
+    check_text(build(10), opts)  # imports, the trace and compiled patterns are not the note's work
+    small, large = _calls(build(300), opts), _calls(build(600), opts)
+    assert large <= 2.2 * small, (small, large)
+
+
+@pytest.mark.parametrize("name", ["tabular_unclosed", "tabular_unclosed_before_an_end", "own_weights_one_line",
+                                  "own_weights_lines", "step_lists_under_heads", "row_items_under_headings",
+                                  "column_sum_terms", "matrices_after_a_transpose", "lists_after_a_transpose"])
+def test_time_grows_linearly(name):
+    """Work inside one builtin call (a regex's search to the note's end, ``str.rfind``) is invisible to the call
+    count."""
+    build, opts = CASES[name]
+    check_text(build(10), opts)
+    small, large = _cpu(build(600), opts), _cpu(build(2400), opts)
+    assert large <= 8 * max(small, 0.005), (small, large)
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - {"step_lists_under_heads", "step_lists_one_line",
+                                                      "own_weights_heads"}))
+def test_no_hostile_note_has_a_wrong_number(name):
+    """Nothing in these notes claims a value of its setup (the 0.5s and 1s are no weights, scores or outputs the
+    readers name: no row item's heading names a tensor of two 0.5s, ...)."""
+    build, opts = CASES[name]
+    assert check_text(build(200), opts).wrong == []
+
+
+def _heads() -> list[dict[str, np.ndarray]]:
+    """Each head of ``TWO``: its scaled scores, e^ŝ, weights and output (NumPy, float64)."""
+    q, k, v = (np.array(TWO[n], dtype=np.float64) for n in "qkv")
+    out = []
+    for h in range(2):
+        sl = slice(2 * h, 2 * h + 2)
+        s = q[:, sl] @ k[:, sl].T / math.sqrt(2)
+        e = np.exp(s)
+        a = e / e.sum(-1, keepdims=True)
+        out.append({"s": s, "e": e, "a": a, "o": a @ v[:, sl]})
+    return out
+
+
+@pytest.mark.parametrize("note", ["step_lists_under_heads", "own_weights_heads"])
+def test_the_hostile_notes_under_heads_judge_head_1_as_the_first(note):
+    """``Head 1`` (no head 0) is the first head: token 1's weights 0.6698, 0.3302 (NumPy: 0.66976, 0.33024) are
+    right on every line; token 2's weight on itself is 0.5 in that head (NumPy), right too."""
+    a = _heads()[0]["a"]
+    assert f"{a[0, 0]:.4f}" == "0.6698" and f"{a[0, 1]:.4f}" == "0.3302" and a[1, 1] == pytest.approx(0.5, abs=1e-15)
+    build, opts = CASES[note]
+    report = check_text(build(200), opts)
+    assert report.wrong == [] and len([r for r in report.verified if "." in r.text]) >= 200
+
