@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 import pytest
-from hostile import calls
+from hostile import calls, run_cli
 
 from attnwalk.check import check_text
 
@@ -132,3 +132,72 @@ def test_the_hostile_notes_under_heads_judge_head_1_as_the_first(note):
     report = check_text(build(200), opts)
     assert report.wrong == [] and len([r for r in report.verified if "." in r.text]) >= 200
 
+
+BIG = "9" * 5000  # past int()'s 4300 digits
+ZEROS = "0" * 5000
+# hostile notes of the new readers' shapes: numbers of thousands of digits where an index, a head or a row number
+# stands (int() raised out of check: a traceback), NaN and inf, empty cells and clozes, BOM, NUL, CR line ends
+JUNK = [
+    f"Token {BIG} puts 0.5 of its weight on itself.\n",
+    f"Head {BIG}, token 1: weights 0.6698 and 0.3302\n",
+    f"Head 1, token {BIG}: weights 0.6698 and 0.3302\n",
+    f"Head 1, token {ZEROS}: weights 0.6698 and 0.3302\n",
+    f"token 1: weights {BIG} and 0.3302\ntoken 2: e^s = 1e999 and nan, sum inf, weights -0 and 1e-999\n",
+    f"### Scaled scores\n- q{BIG}: 0.5, 0.5\n- q{ZEROS}: 0.5, 0.5\n",
+    f"### Output\n- o1 ≈ ({BIG}, 0.5)\n- o2 ≈ (nan, inf)\n",
+    f"$$c_1 = {BIG}{P} + 0.5{P} = {P}$$\n$$c_{{99}} = 0.5{P} + 0.5{P} = {P}$$\n",
+    f"\\begin{{tabular}}{{cc}} & k1 & k2 \\\\ q1 & {BIG} & 0.5 \\\\ q2 & nan & inf \\\\ \\end{{tabular}}\n",
+    "\\begin{tabular}{cc} & k1 \\\\ \\hline \\\\ & \\\\ \\end{tabular}\\begin{tabular*}{\\end{tabular*}\n",
+    f"{{{{c1::{BIG}}}}} {{{{c2::}}}} {{{{c3::nan::x}}}} {{{{c1::0.5\x00}}}} {{{{c1::\n",
+    f"```python\nS = Q @ K.T\n```\nS[{BIG}, 0] = 1.0\nS_{{{ZEROS}, 1}} = 0.5\nS[0, 1] = nan\n",
+    f"## Head 1\nQ_{BIG} = [[1, 0]]\nS_1 = [[1e999]]\n## Head 2\n",
+    f"Row {BIG}: [0.5, 0.5]\nthe output for token {BIG} is [0.5, 0.5]\nToken {ZEROS}'s output is (0.5, 0.5)\n",
+    f'"cat" puts 1e999% of its attention on itself. "dog" puts nan of its weight on itself.\nIn [{BIG}]: x\n',
+    "\ufeffHead 1\r\ntoken 1: weights 0.6698 and 0.3302\r\n\x00 token 2: weights \r- q1: 0.5, 0.5\r",
+]
+SCENARIO = ('variant = "sdpa"\nsource = "direct"\nheads = 2\nscale = "sqrt_dk"\nlabels = ["cat", "dog"]\n'
+            f'q = {TWO["q"]}\nk = {TWO["k"]}\nv = {TWO["v"]}\n')
+
+
+@pytest.mark.parametrize("note", JUNK, ids=range(len(JUNK)))
+def test_the_readers_read_junk_without_a_traceback(note):
+    """In the API: no exception, and no reader of hand-written notation failed (a bug note in the report)."""
+    for opts in ({**TWO, "labels": ["cat", "dog"]}, CROSS):
+        report = check_text(note, opts)
+        assert not [n for n in report.notes if "failed" in str(n)], report.notes
+
+
+@pytest.mark.parametrize("note", JUNK, ids=range(len(JUNK)))
+def test_check_and_fix_read_junk_without_a_traceback(tmp_path, note):
+    """Through the CLI: checked (exit 0 or 1: the note is no bad input), nothing on stderr; ``--fix`` writes a note
+    that checks clean or leaves it as it was, and nothing else in the folder."""
+    from hostile import snapshot
+
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    (tmp_path / "n.md").write_text(note, encoding="utf-8", newline="")
+    answer = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
+    assert "Traceback" not in answer.err, answer.err
+    assert answer.code in (0, 1) and answer.err_lines == [], (answer.code, answer.err)
+    fixed = run_cli(["check", "--fix", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
+    assert "Traceback" not in fixed.err and fixed.code in (0, 1), (fixed.code, fixed.err)
+    assert sorted(snapshot(tmp_path)) == ["n.md", "s.toml"]
+    again = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
+    assert (tmp_path / "n.md").read_bytes() == note.encode("utf-8") or again.code == 0, (again.out, again.err)
+
+
+@pytest.mark.parametrize("digits, value", [("0", 0), ("007", 7), ("999999999999999999", 10**18 - 1),
+                                           ("1000000000000000000", 10**18), (BIG, 10**18), (ZEROS, 0),
+                                           (ZEROS + "12", 12)])
+def test_an_index_of_any_length_is_read(digits, value):
+    from attnwalk.check.indices import index_int
+
+    assert index_int(digits) == value
+
+
+def test_right_numbers_beside_a_huge_index_are_still_verified():
+    """A 5000-digit token number names no row (left unread); token 1's weights of head 1 on the next line, NumPy's
+    0.6698 and 0.3302, are verified."""
+    a = _heads()[0]["a"][0]
+    text = f"Head 1, token {BIG}: weights 0.1 and 0.9\nHead 1, token 1: weights {a[0]:.4f} and {a[1]:.4f}\n"
+    report = check_text(text, TWO)
+    assert report.wrong == [] and [r.text for r in report.verified if r.line == 2][-2:] == ["0.6698", "0.3302"]

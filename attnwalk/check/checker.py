@@ -39,6 +39,7 @@ from .expr import (
 )
 from .head_subscripts import one_based_label_heads, scaled_s_labels
 from .human import line_start
+from .indices import index_int
 from .labels import Ref, TraceView, cell_label, hand_label_at, index_base, label_at, label_firsts, whole_index
 from .source import Segment
 
@@ -270,11 +271,12 @@ class Checker:
             self.ctx.role = m.group(1).lower()
         heads = _HEAD_RE.findall(nt) if "ead" in nt else None  # the regexes' own words, found by a substring
         if heads:
-            self.ctx.head = int(heads[-1])
+            self.ctx.head = index_int(heads[-1])
         rows = _ROW_RE.findall(nt) if any(w in nt for w in _ROW_WORDS) else None  # search first: matrices
         if rows:
             # a hand-written note naming no row 0 anywhere (``index_base``: 1) counts "Row 1 … Row n" from 1
-            self.ctx.row = int(rows[-1]) - (not self.view.strict and self.base == 1 and int(rows[-1]) > 0)
+            row = index_int(rows[-1])
+            self.ctx.row = row - (not self.view.strict and self.base == 1 and row > 0)
             self.ctx.shifted, self.ctx.exp_j = False, 0
         self.ctx.hint = nt
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..notation import CELL_SYMBOLS, LABELS, QKV_CHUNKS, check_patterns
+from .indices import index_int
 
 # notation.LABELS names -> the checker's kinds (several names print the same way)
 KIND_OF = {"o_h": "o_head", "alpha": "attn_pix", "alpha_cross": "attn_pix", "out_row": "out_pix",
@@ -397,7 +398,7 @@ def index_base(text: str) -> int:
     for m in _HAND_ELEM.finditer(text):
         if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_'\\"):
             continue
-        if any(m.group(g) is not None and int(m.group(g)) == 0 for g in _INDEX_GROUPS):
+        if any(m.group(g) is not None and index_int(m.group(g)) == 0 for g in _INDEX_GROUPS):
             return 0
     if re.search(r"(?<![\w])(?:p|q|k|v|x|token|row|word)_?0(?!\d)", text):
         return 0

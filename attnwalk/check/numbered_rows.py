@@ -11,6 +11,7 @@ import re
 
 from ..notation import NUMBERED_ROW_LINKS, NUMBERED_ROW_VERBS, NUMBERED_ROW_WORDS
 from .human import _memo
+from .indices import index_int
 
 _ALT = "|".join
 _ROW = r"(?P<w>" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)"
@@ -77,7 +78,7 @@ def numbered_rows(text: str, trace, hits: dict, foreign: list) -> None:
             if not cells or any(c.start in hits for c in cells):
                 continue
             exp = human._expected(trace, names[0], human.head_at(text, m.start()))
-            row = int(m.group("k")) - (m.group("w").lower() not in zeros)
+            row = index_int(m.group("k")) - (m.group("w").lower() not in zeros)
             if exp is None or exp.ndim != 2 or not 0 <= row < exp.shape[0] or exp.shape[1] != len(cells):
                 continue
             res = human._judge(cells, exp[row], f"{names[0]}[{row}]", text, gated=in_any(m.start(), foreign))

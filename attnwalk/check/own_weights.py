@@ -12,6 +12,7 @@ from bisect import bisect_right
 
 from ..notation import OWN_WEIGHT_WORDS
 from .human import SELF_WORDS
+from .indices import index_int
 from .numbered_rows import _ROW_AT as _TOKEN  # ``token 2``: a row word, then its number (groups w, k)
 
 _CLAIM = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)(?P<pct>\\?%)?(?P<gap>[^\n.;:()\[\]0-9]{1,40}?)(?P<self>"
@@ -97,6 +98,6 @@ class _Queries:
 
     def _query_of(self, m: re.Match) -> int | None:
         if m.re is _TOKEN:
-            return int(m.group("k")) - (m.group("w").lower() not in self.zeros)
+            return index_int(m.group("k")) - (m.group("w").lower() not in self.zeros)
         w = m.group("w")
         return self.tokens.index(w) if w in self.tokens else None

@@ -9,6 +9,7 @@ import re
 from bisect import bisect_left
 
 from ..notation import ROW_ITEM_OUTPUTS, ROW_ITEM_QUERIES
+from .indices import index_int
 
 _NUM = r"[-−]?\d+(?:\.\d+)?"
 _ITEM = re.compile(r"^[ \t]*[-*+][ \t]+\$?(?P<sym>[" + "".join(ROW_ITEM_OUTPUTS + ROW_ITEM_QUERIES)
@@ -53,7 +54,7 @@ def row_items(text: str, trace, hits: dict, foreign: list) -> None:
             if not cells or any(c.start in hits for c in cells):
                 continue
             exp = human._expected(trace, name, human.head_at(text, m.start()))
-            row = int(m.group("k")) - (sym not in zero)
+            row = index_int(m.group("k")) - (sym not in zero)
             if exp is None or exp.ndim != 2 or not 0 <= row < exp.shape[0] or exp.shape[1] != len(cells):
                 continue
             res = human._judge(cells, exp[row], f"{name}[{row}]", text, gated=False)

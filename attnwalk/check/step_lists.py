@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from ..notation import NUMBERED_ROW_WORDS, STEP_LIST_ANDS, STEP_LIST_TERMS
+from .indices import index_int
 from .numbered_rows import row_lines
 
 _ALT = "|".join
@@ -60,7 +61,7 @@ def _one_token(text: str, trace, hits: dict, foreign: list, rm: re.Match, end: i
     from . import human
     from .forms import in_any
 
-    row = int(rm.group("k")) - 1
+    row = index_int(rm.group("k")) - 1
     head = human.head_at(text, rm.start())
     exps = None  # the line's e^s cells and their verdicts
     for m in _STEP.finditer(text, rm.end(), end):
