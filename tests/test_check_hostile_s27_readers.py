@@ -16,6 +16,8 @@ import time
 import numpy as np
 import pytest
 from hostile import calls, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from attnwalk.check import check_text
 
@@ -201,3 +203,159 @@ def test_right_numbers_beside_a_huge_index_are_still_verified():
     text = f"Head 1, token {BIG}: weights 0.1 and 0.9\nHead 1, token 1: weights {a[0]:.4f} and {a[1]:.4f}\n"
     report = check_text(text, TWO)
     assert report.wrong == [] and [r.text for r in report.verified if r.line == 2][-2:] == ["0.6698", "0.3302"]
+
+
+def _cross() -> dict[str, np.ndarray]:
+    """``CROSS``'s scaled scores, weights and output (NumPy, float64)."""
+    q, k, v = (np.array(CROSS[n], dtype=np.float64) for n in "qkv")
+    s = q @ k.T / math.sqrt(2)
+    a = np.exp(s) / np.exp(s).sum(-1, keepdims=True)
+    return {"scaled": s, "attn": a, "out": a @ v}
+
+
+def _verdicts(report) -> list[tuple[str, str]]:
+    """(printed number, status) of each decimal the note prints, in order (no head or index numerals)."""
+    return [(r.text, r.status) for r in report.recs if "." in r.text]
+
+
+_TENSOR = {"attn": ("Attention weights", "k"), "out": ("Output", "d"), "scaled": ("Scaled scores", "k")}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(sorted(_TENSOR)), dec=st.integers(2, 4), planted=st.none() | st.integers(0, 5),
+       rules=st.sampled_from([("\\hline", "\\hline", "\\hline"), ("\\toprule", "\\midrule", "\\bottomrule"),
+                              ("", "", "")]), dollars=st.booleans(), star=st.booleans())
+def test_a_tabular_and_the_same_markdown_table_get_the_same_verdicts(kind, dec, planted, rules, dollars, star):
+    """A LaTeX ``tabular`` (any rules, numbers in ``$..$`` or bare, ``tabular*``) and the Markdown table of the same
+    numbers under the same name: the same verdicts; every right number verified, a planted one (+0.25) wrong."""
+    m = _cross()[kind]
+    cells = [[f"{x:.{dec}f}" for x in row] for row in m]
+    planted_text = None
+    if planted is not None and planted < m.size:
+        i, j = divmod(planted, m.shape[1])
+        cells[i][j] = planted_text = f"{m[i, j] + 0.25:.{dec}f}"
+    name, col = _TENSOR[kind]
+    cols = [f"${col}_{j + 1}$" for j in range(m.shape[1])]
+    shown = [[f"${c}$" if dollars else c for c in row] for row in cells]
+    env = "tabular*}{\\textwidth" if star else "tabular"
+    top, mid, bottom = rules
+    tabular = ("\\begin{table}[h]\n\\centering\n\\begin{" + env + "}{|c|" + "c" * m.shape[1] + "|}\n" + top + "\n & "
+               + " & ".join(cols) + " \\\\ " + mid + "\n"
+               + "".join(f"$q_{i + 1}$ & " + " & ".join(row) + " \\\\\n" for i, row in enumerate(shown))
+               + bottom + "\n\\end{" + env.split("}")[0] + "}\n\\caption{" + name + "}\n\\end{table}\n")
+    markdown = (name + "\n\n| | " + " | ".join(cols) + " |\n|" + "---|" * (m.shape[1] + 1) + "\n"
+                + "".join(f"| $q_{i + 1}$ | " + " | ".join(row) + " |\n" for i, row in enumerate(shown)))
+    got = _verdicts(check_text(tabular, CROSS))
+    assert got == _verdicts(check_text(markdown, CROSS))
+    assert [t for t, s in got if s == "wrong"] == ([planted_text] if planted_text else [])
+    assert sum(s == "verified" for _, s in got) == m.size - (planted_text is not None)
+
+
+def _sections(base: int, token: int, dec: int, planted: int | None) -> tuple[str, str | None]:
+    """A note of both heads of ``TWO``, headed ``## Head {base}`` and ``## Head {base + 1}``: each a step list of
+    one token (e^s, sum, weights), that token's weight on itself, and its rows of weights as list items. Returns
+    the note and the planted number (+0.25 on the ``planted``-th decimal) or None."""
+    f = f"{{:.{dec}f}}".format
+    parts, n, planted_text = [], 0, None
+
+    def num(x: float) -> str:
+        nonlocal n, planted_text
+        out = f(x + 0.25) if n == planted else f(x)
+        planted_text = out if n == planted else planted_text
+        n += 1
+        return out
+
+    for h, v in enumerate(_heads()):
+        e, a = v["e"][token], v["a"]
+        parts.append(f"## Head {base + h}\n\nToken {token + 1}: e^s = {num(e[0])} and {num(e[1])}, sum "
+                     f"{num(e.sum())}, weights {num(a[token, 0])} and {num(a[token, 1])}\n\n"
+                     f"Token {token + 1} puts {num(a[token, token])} of its weight on itself.\n\n### Weights\n\n"
+                     + "".join(f"- q{i + 1}: {num(a[i, 0])}, {num(a[i, 1])}\n" for i in range(2)) + "\n")
+    return "".join(parts), planted_text
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(token=st.integers(0, 1), dec=st.integers(3, 4), planted=st.none() | st.integers(0, 19))
+def test_heads_counted_from_0_or_from_1_get_the_same_verdicts(token, dec, planted):
+    """The same note with its heads numbered 0, 1 and numbered 1, 2 (step_lists, own_weights and row_items each
+    place a number by ``human.head_at``): the same verdicts; every right number verified, a planted one wrong. The
+    values of each head from NumPy (``_heads``)."""
+    zero, planted_text = _sections(0, token, dec, planted)
+    one, _ = _sections(1, token, dec, planted)
+    got = _verdicts(check_text(zero, TWO))
+    assert got == _verdicts(check_text(one, TWO))
+    assert [t for t, s in got if s == "wrong"] == ([planted_text] if planted_text else [])
+    assert sum(s == "verified" for _, s in got) == 20 - (planted_text is not None)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(base=st.integers(0, 1), token=st.integers(0, 1), dec=st.integers(3, 4), planted=st.none() | st.integers(0, 19),
+       clozed=st.lists(st.booleans(), min_size=20, max_size=20), hints=st.booleans())
+def test_a_note_of_clozes_gets_the_verdicts_of_its_answers(base, token, dec, planted, clozed, hints):
+    """Any of the note's numbers written as Anki clozes (``{{c3::0.6698}}``, a hint or not): the verdicts of the
+    note with the answers printed."""
+    import re
+
+    plain, _ = _sections(base, token, dec, planted)
+    numbers = iter(clozed)
+
+    def cloze(m: re.Match) -> str:
+        if not next(numbers, False):
+            return m.group()
+        return "{{c1::" + m.group() + ("::w}}" if hints else "}}")
+
+    cards = re.sub(r"\d+\.\d+", cloze, plain)
+    assert _verdicts(check_text(cards, TWO)) == _verdicts(check_text(plain, TWO))
+
+
+GATE_PARTS = ["Token 1: ", "token 2 ", "Head 1, ", "Head 2\n", "## Head 1\n", "e^s = ", "sum ", "weights ", " and ",
+              ", ", "0.6698", "0.3302", "2.0281", "3.0281", "0.5", "1", "output 2 ", "Token 3's output is ",
+              "(0.5, 0.5)", "[0.6698, 0.3302]", " puts ", "of its weight on itself", ". ", "\n", "- q1: ",
+              "- o2 ≈ ", "### Weights\n", "\n\n| | k1 | k2 | sum |\n|---|---|---|---|\n| q1 | 2.0281 | 1 | 3.0281 |\n",
+              "| q2 | 2.0281 | 2.0281 | 4.0562 |\n",
+              "{{c1::", "}}", "c_1 = ", "0.5" + P, " + ", " = ", "$$", "\\begin{tabular}{cc}", " & ", " \\\\ ",
+              "\\end{tabular}", "S_1 = [[0.7071, 0]]", "divided by sqrt(2),\n", "ſ", "İ", "TOKEN", "\t"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.sampled_from(GATE_PARTS), min_size=1, max_size=40))
+def test_the_gates_never_change_a_forms_verdicts_on_random_texts(parts):
+    """``check.gates`` skips a form where its trigger is absent: on random texts of the new readers' pieces and the
+    gated forms' triggers, ``human.find`` gives the same verdicts with the gates as without them."""
+    from attnwalk.check import gates, human
+
+    text = "".join(parts)
+    trace = _trace(TWO)
+
+    def find(on: bool) -> list:
+        gates.ON = on
+        try:
+            hits = human.find((text + "\n")[:-1], trace, [])  # a fresh object: no scan of the other run reused
+        finally:
+            gates.ON = True
+        return sorted((k, h.text, h.ok, str(h.label), str(h.expected)) for k, h in hits.items())
+
+    assert find(True) == find(False)
+
+
+_TRACES: dict = {}
+
+
+def _trace(opts: dict):
+    """The trace check reads a note of ``opts`` against (captured from ``human.find``'s call in a check)."""
+    from attnwalk.check import human
+
+    key = repr(sorted(opts.items()))
+    if key not in _TRACES:
+        find = human.find
+
+        def capture(body, trace, failed=None):
+            _TRACES[key] = trace
+            return find(body, trace, failed)
+
+        human.find = capture
+        try:
+            check_text("x\n", opts)
+        finally:
+            human.find = find
+    return _TRACES[key]
