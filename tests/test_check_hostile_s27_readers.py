@@ -359,3 +359,41 @@ def _trace(opts: dict):
         finally:
             human.find = find
     return _TRACES[key]
+
+
+@pytest.mark.parametrize("base", [0, 1])
+@pytest.mark.parametrize("planted", [False, True])
+def test_step_lists_of_a_note_counting_its_tokens_from_0(base, planted):
+    """``token 0: ..`` then ``token 1: ..``: the note counts from 0, as numbered_rows and own_weights read it; the
+    second card is the second row (its four right numbers were called wrong as the first row's). NumPy's values of
+    head 0: e^ŝ row 2 = (2.0281, 2.0281), sum 4.0562, weights (0.5, 0.5); a planted weight (+0.25) is wrong."""
+    e, a = _heads()[0]["e"], _heads()[0]["a"]
+    w = a.copy()
+    if planted:
+        w[1, 1] += 0.25
+    text = "".join(f"token {i + base}: e^s = {e[i, 0]:.4f} and {e[i, 1]:.4f}, sum {e[i].sum():.4f}, weights "
+                   f"{w[i, 0]:.4f} and {w[i, 1]:.4f}\n" for i in range(2))
+    got = _verdicts(check_text(text, TWO))
+    assert [t for t, s in got if s == "wrong"] == ([f"{w[1, 1]:.4f}"] if planted else [])
+    assert sum(s == "verified" for _, s in got) == 10 - planted
+
+
+@pytest.mark.parametrize("base", [0, 1])
+@pytest.mark.parametrize("planted", [False, True])
+def test_column_sums_of_a_note_counting_its_steps_from_0(base, planted):
+    """``c_0 = ..`` then ``c_1 = ..``: the steps count from 0; the second step's right weights and output (NumPy:
+    α = (0.1867, 0.0454, 0.7679), c = (0.9546, 0.8133)) were called wrong as the first step's. A planted output
+    (+0.25) is wrong."""
+    c = _cross()
+    out = c["out"].copy()
+    if planted:
+        out[1, 0] += 0.25
+    vec = r"\begin{{pmatrix}} {} \\ {} \end{{pmatrix}}"
+
+    def step(t: int) -> str:
+        terms = " + ".join(f"{x:.4f}" + vec.format(*v) for x, v in zip(c["attn"][t], CROSS["v"]))
+        return f"$$c_{t + base} = {terms} = " + vec.format(*(f"{y:.4f}" for y in out[t])) + "$$\n"
+
+    got = _verdicts(check_text(step(0) + step(1), CROSS))
+    assert [t for t, s in got if s == "wrong"] == ([f"{out[1, 0]:.4f}"] if planted else [])
+    assert sum(s == "verified" for _, s in got) == 10 - planted

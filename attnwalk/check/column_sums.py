@@ -1,9 +1,10 @@
 r"""A step's output written in the column-vector convention as the weighted sum of the value vectors:
 ``c_2 = 0.1867\begin{pmatrix} 1 \\ 0 \end{pmatrix} + 0.0454\begin{pmatrix} 0 \\ 1 \end{pmatrix} + .. =
 \begin{pmatrix} 0.9546 \\ 0.8133 \end{pmatrix}`` (heldout14's cross-attention notes; ``notation.COLUMN_SUM_SYMBOLS``).
-Where every vector is the value of its key, in order, the coefficients are step t's weights and the result its output
-row, judged whatever their numbers (a step computed with another step's weights is wrong). A result that is the
-printed arithmetic of right weights, off torch's by their rounding, is left unread (docs/course.md).
+Where every vector is the value of its key, in order, the coefficients are step t's weights (t from 1, or from 0 in
+a note with a ``c_0``) and the result its output row, judged whatever their numbers (a step computed with another
+step's weights is wrong). A result that is the printed arithmetic of right weights, off torch's by their rounding, is
+left unread (docs/course.md).
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ def column_sums(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
     from .forms import in_any
 
-    for hm in _HEAD.finditer(text):
+    heads = list(_HEAD.finditer(text))
+    zero = {hm.group("sym") for hm in heads if int(hm.group("t")) == 0}  # a note with a c_0 counts its steps from 0
+    for hm in heads:
         terms, pos = [], hm.end()
         while (tm := _TERM.match(text, pos)) is not None:
             terms.append(tm)
@@ -45,7 +48,7 @@ def column_sums(text: str, trace, hits: dict, foreign: list) -> None:
         rm = _RESULT.match(text, pos)
         if len(terms) < 2 or rm is None:
             continue
-        head, row = human.head_at(text, hm.start()), int(hm.group("t")) - 1
+        head, row = human.head_at(text, hm.start()), int(hm.group("t")) - (hm.group("sym") not in zero)
         v = human._expected(trace, "v", head)
         a = human._expected(trace, "attn", head)
         o = human._expected(trace, COLUMN_SUM_SYMBOLS[hm.group("sym")], head)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..notation import NUMBERED_ROW_WORDS, STEP_LIST_ANDS, STEP_LIST_TERMS
 from .indices import index_int
-from .numbered_rows import row_lines
+from .numbered_rows import row_lines, zero_words
 
 _ALT = "|".join
 _NUM = r"[-−–]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
@@ -23,7 +23,7 @@ _TERM = {t.lower(): name for name, terms in STEP_LIST_TERMS for t in terms}
 _STEP = re.compile(r"(?i)(?<![\w^])(?P<term>" + _ALT(map(re.escape, sorted(_TERM, key=len, reverse=True)))
                    + r")[ \t]*(?:=|:|≈|is|are)?[ \t]*(?P<body>" + _NUM + r"(?:" + _JOIN + _NUM + r")*)(?![\w.])")
 _LABEL = {"exp_raw": "e^ŝ", "row_sum_raw": "Σ e^ŝ"}  # as a report names them (no maximum subtracted)
-_ROW = re.compile(r"(?i)(?<!\w)(?:" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)[ \t]*:")
+_ROW = re.compile(r"(?i)(?<!\w)(?P<w>" + _ALT(map(re.escape, NUMBERED_ROW_WORDS)) + r")[ \t]+(?P<k>\d+)[ \t]*:")
 
 
 def _row_values(trace, name: str, head: int, row: int):
@@ -46,22 +46,25 @@ def _row_values(trace, name: str, head: int, row: int):
 
 
 def step_lists(text: str, trace, hits: dict, foreign: list) -> None:
-    """Form: a line ``token N:`` followed by ``TERM numbers`` lists (``_STEP``): each the row N (from 1) of its
-    step, in the head of its place, where no reader judged it."""
+    """Form: a line ``token N:`` followed by ``TERM numbers`` lists (``_STEP``): each the row N (from 1, or from 0
+    where the note names a row 0 with the same word, as ``numbered_rows`` reads it) of its step, in the head of its
+    place, where no reader judged it."""
     from .human import lowered
 
-    for ls, le in row_lines(text, lowered(text)):  # the lines that name a token by its number (a plain search)
+    lines = row_lines(text, lowered(text))  # the lines that name a token by its number (a plain search)
+    zeros = zero_words(text, lines) if lines else set()
+    for ls, le in lines:
         for rm in _ROW.finditer(text, ls, le):
             nxt = _ROW.search(text, rm.end(), le)  # a second token on the line ends this one's lists
-            _one_token(text, trace, hits, foreign, rm, nxt.start() if nxt else le)
+            row = index_int(rm.group("k")) - (rm.group("w").lower() not in zeros)
+            _one_token(text, trace, hits, foreign, rm, nxt.start() if nxt else le, row)
 
 
-def _one_token(text: str, trace, hits: dict, foreign: list, rm: re.Match, end: int) -> None:
-    """The lists after ``token N:`` (``rm``) up to ``end``, judged as row N of their steps."""
+def _one_token(text: str, trace, hits: dict, foreign: list, rm: re.Match, end: int, row: int) -> None:
+    """The lists after ``token N:`` (``rm``) up to ``end``, judged as row ``row`` of their steps."""
     from . import human
     from .forms import in_any
 
-    row = index_int(rm.group("k")) - 1
     head = human.head_at(text, rm.start())
     exps = None  # the line's e^s cells and their verdicts
     for m in _STEP.finditer(text, rm.end(), end):
