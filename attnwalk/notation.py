@@ -345,5 +345,8 @@ QUERY_ROWS = ("scores", "scores_scaled", "scores_masked")
 COLUMN_SUM_SYMBOLS = {"c": "out", "z": "out"}
 # A query's weight on its own key restated in prose (``Token 2 puts 0.3747 of its weight on itself``, ``"mèo" dành
 # 57.61% sự chú ý cho chính nó``): the words for the weight between the number and the word for itself
-# (check.own_weights; the words for itself are check.human.SELF_WORDS)
+# (check.own_weights; the words for itself are SELF_WORDS)
 OWN_WEIGHT_WORDS = ("weight", "attention", "trọng số", "sự chú ý", "注意力", "权重", "poids")
+# A query's own key named without its token (``0.37 of its weight on itself``, ``(0.55) cho chính nó``: check.human's
+# restated weights, check.own_weights)
+SELF_WORDS = ("itself", "themselves", "chính nó", "自身", "自己", "lui-même", "elle-même", "soi-même")

@@ -23,6 +23,7 @@ _RESULT = re.compile(r"(?:=|\\approx|≈)[ \t]*" + _VEC.replace("NAME", "r"))
 
 
 def _vector_cells(m: re.Match, group: str):
+    """The numbers of a column vector's body (``m``'s ``group``), in order, at their offsets."""
     from .human import _cells
 
     return _cells(m.group(group).replace("\\\\", "  ").replace("&", " "), m.start(group))
@@ -78,6 +79,7 @@ def column_sums(text: str, trace, hits: dict, foreign: list) -> None:
 
 
 def _near_cell(cell, expected: float) -> bool:
+    """Whether a printed number rounds ``expected`` at its own precision (a vector's entry is the value's)."""
     from .human import _TEXT, _near, _value
 
     v, dec = _value(_TEXT(cell))

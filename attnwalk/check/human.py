@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..notation import NOTEBOOK_PROMPT, ROW_WORDS, WORDS
+from ..notation import NOTEBOOK_PROMPT, ROW_WORDS, SELF_WORDS, WORDS
 from ..numfmt import fmt
 
 NUM = r"[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?%?"
@@ -1193,10 +1193,6 @@ def _restated_by_name(text: str, hits: dict, tokens: tuple) -> None:
                     h = row[tokens.index(w)]
                     hits[at] = Hit(line, n, h.ok, h.label, h.expected, h.fix)
                 break
-
-
-SELF_WORDS = ("itself", "themselves", "chính nó", "自身", "自己",  # a query's own key, named without its token
-              "lui-même", "elle-même", "soi-même")
 
 
 def _restated_by_self(text: str, hits: dict, tokens: tuple) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .human import NUM_RE, Block, _cells, _label_before
+from .markup_tables import cells_at
 
 _TABULAR = re.compile(r"\\begin\{tabular\*?\}(?:\{[^{}]*\}|\{(?:[^{}]|\{[^{}]*\})*\})?(?P<body>.*?)\\end\{tabular\*?\}",
                       re.S)
@@ -23,10 +24,7 @@ def _rows(text: str, a: int, b: int) -> list[list[tuple[int, str]]]:
     """The rows of a tabular body ``text[a:b]``, each a list of (offset, cell text), rules dropped."""
     out, pos = [], a
     for chunk in re.split(r"\\\\", text[a:b]):
-        cells, at = [], pos
-        for part in chunk.split("&"):
-            cells.append((at, part))
-            at += len(part) + 1
+        cells = cells_at(chunk, pos, "&")
         pos += len(chunk) + 2
         cells = [(o, _RULES.sub(lambda r: " " * len(r.group()), p)) for o, p in cells]  # offsets kept
         if any(p.strip() for _, p in cells):
@@ -35,6 +33,7 @@ def _rows(text: str, a: int, b: int) -> list[list[tuple[int, str]]]:
 
 
 def _numbers(cell: tuple[int, str]) -> list | None:
+    """The cells of a tabular cell that is one number (``0.7071``, ``$0.7071$``), else None."""
     off, p = cell
     bare = p.strip().strip("$")
     return _cells(p, off) if NUM_RE.fullmatch(bare) else None

@@ -46,10 +46,16 @@ def _split(off: int, line: str, closed: bool) -> list[tuple[int, str]]:
     body = line[start:].rstrip()
     if closed:
         body = body[:-1]
-    out, at = [], off + start
-    for p in body.split("|"):
-        out.append((at, p))
-        at += len(p) + 1
+    return cells_at(body, off + start, "|")
+
+
+def cells_at(body: str, at: int, sep: str) -> list[tuple[int, str]]:
+    """The parts of a table row ``body`` between its ``sep`` marks (its cells), each with its offset in the note
+    (``at``: the body's). Shared with ``latex_tabular`` (``&``)."""
+    out = []
+    for part in body.split(sep):
+        out.append((at, part))
+        at += len(part) + len(sep)
     return out
 
 

@@ -1,6 +1,6 @@
 """A query's weight on its own key restated in prose: ``Token 2 puts 0.3747 of its weight on itself``, ``"mèo" dành
 57.61% sự chú ý cho chính nó`` (heldout14's notebook and lecture): a number, then within the clause a word for the
-weight (``notation.OWN_WEIGHT_WORDS``) and one for itself (``human.SELF_WORDS``), the query named before the number
+weight (``notation.OWN_WEIGHT_WORDS``) and one for itself (``notation.SELF_WORDS``), the query named before the number
 in its sentence by its number (``token 2``, from 1) or a quoted token of the config: attn[q, q] of the head of its
 place, judged whatever its value (a percentage as its fraction).
 """
@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from ..notation import OWN_WEIGHT_WORDS
-from .human import SELF_WORDS
+from ..notation import OWN_WEIGHT_WORDS, SELF_WORDS
 from .indices import index_int
 from .numbered_rows import _ROW_AT as _TOKEN  # ``token 2``: a row word, then its number (groups w, k)
 
@@ -97,6 +96,7 @@ class _Queries:
         self.scans = [[it, next(it, None)] for it in scans]
 
     def _query_of(self, m: re.Match) -> int | None:
+        """The query a mention names: ``token N``'s row, or a quoted token's index in the config (None: not one)."""
         if m.re is _TOKEN:
             return index_int(m.group("k")) - (m.group("w").lower() not in self.zeros)
         w = m.group("w")
