@@ -102,8 +102,7 @@ def test_time_grows_linearly(name):
     assert large <= 8 * max(small, 0.005), (small, large)
 
 
-@pytest.mark.parametrize("name", sorted(set(CASES) - {"step_lists_under_heads", "step_lists_one_line",
-                                                      "own_weights_heads"}))
+@pytest.mark.parametrize("name", sorted(set(CASES) - {"step_lists_under_heads", "own_weights_heads"}))
 def test_no_hostile_note_has_a_wrong_number(name):
     """Nothing in these notes claims a value of its setup (the 0.5s and 1s are no weights, scores or outputs the
     readers name: no row item's heading names a tensor of two 0.5s, ...)."""
@@ -156,6 +155,8 @@ JUNK = [
     f"Row {BIG}: [0.5, 0.5]\nthe output for token {BIG} is [0.5, 0.5]\nToken {ZEROS}'s output is (0.5, 0.5)\n",
     f'"cat" puts 1e999% of its attention on itself. "dog" puts nan of its weight on itself.\nIn [{BIG}]: x\n',
     "\ufeffHead 1\r\ntoken 1: weights 0.6698 and 0.3302\r\n\x00 token 2: weights \r- q1: 0.5, 0.5\r",
+    # a row vector's name and a shape of such numbers (human's row vectors, check.shapes)
+    f"q_{BIG} = [0.5, 0.5]\nrow_{ZEROS}1 = [0.5, 0.5]\nThe scores have shape (1, {BIG}, 2).\nq.shape = ({ZEROS}2, 4)\n",
 ]
 SCENARIO = ('variant = "sdpa"\nsource = "direct"\nheads = 2\nscale = "sqrt_dk"\nlabels = ["cat", "dog"]\n'
             f'q = {TWO["q"]}\nk = {TWO["k"]}\nv = {TWO["v"]}\n')

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..notation import NOTEBOOK_PROMPT, ROW_WORDS, SELF_WORDS, WORDS
 from ..numfmt import fmt
+from .indices import index_int
 
 NUM = r"[-−–]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?%?"
 NUM_RE = re.compile(r"(?<![\w.^_])" + NUM + r"(?![\w.]\d|\w)")
@@ -812,9 +813,9 @@ def _row_vectors(text: str, words: tuple) -> list[tuple[str, int, list[Cell], in
         rm = re.search(r"(?:^|[\s_(])(?:" + "|".join(ROW_WORDS) + r")\s*_?(\d+)\s*(?:行)?$", low) or \
             re.fullmatch(r"(?:\\?[a-z]+_?\{?)?([qkvxzo])_?\{?(\d+)\}?", low)
         if rm and rm.lastindex == 2:
-            idx = int(rm.group(2)) - 1
+            idx = index_int(rm.group(2)) - 1
         elif rm:
-            idx = int(rm.group(1)) - 1
+            idx = index_int(rm.group(1)) - 1
         elif low in words:
             idx = words.index(low)
         if idx is not None and idx >= 0:

@@ -12,6 +12,7 @@ import re
 from bisect import bisect_right
 
 from .expr import normalize
+from .indices import index_int
 
 _DIMS = r"(?P<dims>\d+(?:\s*,\s*\d+)+)"
 _NAMED = re.compile(r"(?<![\w.])`?(?P<names>[A-Za-z_]\w*`?(?:\s*,\s*`?[A-Za-z_]\w*`?){0,7})(?:\.shape)?\s*(?:[:=|]\s*)?"
@@ -69,9 +70,13 @@ _COUNT_OF = {"queries": "n", "query": "n", "truy vấn": "n", "keys": "m", "key"
 
 
 def _dims_at(text: str, m, group: str = "dims") -> list[tuple[int, int]]:
-    """(offset, value) of each integer of ``m``'s dims group."""
+    """(offset, value) of each integer of ``m``'s dims group; none where one is past any tensor's size (more than 18
+    digits: int() refuses past 4300, a traceback): no size claim read there."""
     base = m.start(group)
-    return [(base + d.start(), int(d.group(0))) for d in re.finditer(r"\d+", m.group(group))]
+    dims = [(base + d.start(), d.group(0)) for d in re.finditer(r"\d+", m.group(group))]
+    if any(len(s.lstrip("0")) > 18 for _, s in dims):
+        return []
+    return [(at, index_int(s)) for at, s in dims]
 
 
 def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
