@@ -347,3 +347,7 @@ COLUMN_SUM_SYMBOLS = {"c": "out", "z": "out"}
 # 57.61% sự chú ý cho chính nó``): the words for the weight between the number and the word for itself
 # (check.own_weights; the words for itself are check.human.SELF_WORDS)
 OWN_WEIGHT_WORDS = ("weight", "attention", "trọng số", "sự chú ý", "注意力", "权重", "poids")
+# What a print of an array writes before its rows (``tensor([[2.2000, 3.2000],``, ``array([[0.5, 0.5],``,
+# ``tf.Tensor(``, JAX's ``Array([[``): pasted as comments under the print, the matrix still is the printed variable's
+# (check.comment_prints)
+REPR_HEADS = ("tensor(", "array(", "Array(", "tf.Tensor(")

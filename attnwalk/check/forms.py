@@ -1468,6 +1468,10 @@ from .row_items import row_items  # noqa: E402  (heldout15) list items named q5:
 
 AFTER_FORMS.append(row_items)
 
+from .comment_prints import comment_prints  # noqa: E402  (heldout16) print results pasted as `# tensor([[..`
+
+AFTER_FORMS.append(comment_prints)
+
 from .step_lists import step_lists  # noqa: E402  (heldout14) token N: e^s = .., sum .., weights .. on one line
 
 AFTER_FORMS.append(step_lists)
