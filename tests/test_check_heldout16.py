@@ -225,3 +225,45 @@ def test_an_input_of_another_object_starts_another_example():
     trace = walk(**opts)
     text = "const A = [\n  {\n    queries: [0.8, 0.3],\n  },\n  {\n    queries: [0.6, 0.7],\n  },\n];\n"
     assert literal_input_starts(text, trace) == [text.index("    queries: [0.6")]
+
+
+def _chapter(code: str, prose: str, output: str) -> str:
+    return f"```python\n{code}\n```\n\n{prose}\n\n```\n{output}\n```\n"
+
+
+def test_a_prints_output_fence_below_its_code_is_the_printed_variables_row():
+    """``print(attn_scores_2)`` then a line of prose and a plain fence ``tensor([..])``: row 2 of QKᵀ (torch's, of the
+    chapter's seed-123 weights) is verified; a slip in one of its six numbers is wrong; ``attn_score_22``'s scalar
+    ``tensor(1.8524)`` is the cell (2, 2). (Before: unread, the prose naming no tensor.)"""
+    name = "vi_book_translation_trainable_weights_torch_rand"
+    sc = _scenario(name)
+    x = _t(sc["x"])
+    s = (x @ _t(sc["w_q"])) @ (x @ _t(sc["w_k"])).T
+    row = _r(s[1].tolist(), 4)
+    assert row == ["1.2705", "1.8524", "1.8111", "1.0795", "0.5577", "1.5440"]
+    text = _chapter("attn_scores_2 = query_2 @ keys.T\nprint(attn_scores_2)", "Kết quả là:",
+                    f"tensor([{', '.join(row)}])")
+    assert _verdicts(text, _opts(name)) == [(t, "verified") for t in row]
+    assert _wrong(text.replace("1.8111", "1.8119"), _opts(name)) == [("1.8119", "1.8111")]
+    scalar = _chapter("attn_score_22 = query_2.dot(keys_2)\nprint(attn_score_22)", "Kết quả là:",
+                      f"tensor({row[1]})")
+    assert _verdicts(scalar, _opts(name)) == [("1.8524", "verified")]
+
+
+def test_a_prints_output_that_its_name_misnames_stays_unread():
+    """``attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()``: the name says weights, the values are the scores
+    over their sum (torch: 0.1455, 0.2278, ..), not the softmax (0.1385, 0.2379, ..): most disagree, left unread; two
+    prints in the cell, or a heading between code and output, are not read either."""
+    name = "vi_book_translation_simplified_attention_blockquote"
+    x = _t(_scenario(name)["q"])
+    s = (x @ x.T)[1]
+    tmp = _r((s / s.sum()).tolist(), 4)
+    assert tmp[:2] == ["0.1455", "0.2278"] and _r(torch.softmax(s, -1).tolist(), 4)[:2] == ["0.1385", "0.2379"]
+    text = _chapter("attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()\nprint(attn_weights_2_tmp)",
+                    "Kết quả:", f"tensor([{', '.join(tmp)}])")
+    assert _verdicts(text, _opts(name)) == []
+    right = _r(torch.softmax(s, -1).tolist(), 4)
+    ok = _chapter("print(attn_weights_2)", "Kết quả:", f"tensor([{', '.join(right)}])")
+    assert len(_verdicts(ok, _opts(name))) == 6
+    assert _verdicts(ok.replace("print(attn_weights_2)", "print(attn_weights_2)\nprint(1)"), _opts(name)) == []
+    assert _verdicts(ok.replace("Kết quả:", "## Phần sau"), _opts(name)) == []

@@ -1477,6 +1477,10 @@ from .object_examples import literal_input_starts, literal_softmax_rows  # noqa:
 
 AFTER_FORMS.append(literal_softmax_rows)
 
+from .print_outputs import print_outputs  # noqa: E402  (heldout16) print(query_2), then its output's fence
+
+AFTER_FORMS.append(print_outputs)
+
 from .step_lists import step_lists  # noqa: E402  (heldout14) token N: e^s = .., sum .., weights .. on one line
 
 AFTER_FORMS.append(step_lists)
