@@ -12,12 +12,19 @@ import math
 import numpy as np
 
 from ..notation import EXAMPLE_QUERY_KEYS, EXAMPLE_SCORE_KEYS, EXAMPLE_WEIGHT_KEYS
+from .human import _memo
+from .notations import object_literal_lists
 
 _INPUTS = ("q", "k", "v", "x")
 
 
 def _key(key: str) -> str:
     return key.lower().replace(" ", "")
+
+
+# the note's ``key: [..]`` entries, found once for this module's two passes over it (imported by forms.py after
+# human and notations are loaded)
+_entries = _memo(object_literal_lists)
 
 
 def literal_input_starts(text: str, trace) -> list[int]:
@@ -27,10 +34,9 @@ def literal_input_starts(text: str, trace) -> list[int]:
         return []
     from . import human
     from .forms import _mostly_other
-    from .notations import object_literal_lists
 
     out = []
-    for key, start, cells in object_literal_lists(text):
+    for key, start, cells in _entries(text):
         names = [n for n in human.tensors_of(key)[:1] if n in _INPUTS]
         if not names and _key(key) in EXAMPLE_QUERY_KEYS:
             names = ["q"]
@@ -54,9 +60,8 @@ def literal_softmax_rows(text: str, trace, hits: dict, foreign: list) -> None:
     if ":" not in text or "[" not in text:
         return
     from . import human
-    from .notations import object_literal_lists
 
-    entries = object_literal_lists(text)
+    entries = _entries(text)
     scale = float(trace.derived.get("scale") or 1.0)  # the scenario's (1 / √d_k, or 1 where it scales none)
     for i, (key, start, cells) in enumerate(entries):
         if _key(key) not in EXAMPLE_WEIGHT_KEYS or any(c.start in hits for c in cells):
