@@ -267,3 +267,22 @@ def test_a_prints_output_that_its_name_misnames_stays_unread():
     assert len(_verdicts(ok, _opts(name))) == 6
     assert _verdicts(ok.replace("print(attn_weights_2)", "print(attn_weights_2)\nprint(1)"), _opts(name)) == []
     assert _verdicts(ok.replace("Kết quả:", "## Phần sau"), _opts(name)) == []
+
+
+def test_a_jupyter_cells_echo_under_its_out_prompt_is_the_echoed_variable():
+    """A cell ending in a bare name, then ``Out[313]:`` and the result indented: the tensor the name gives. The
+    notebook's softmax of its given scores (torch: 0.2391, 0.3943, 0.1862, 0.1804) is verified; its echo of the dot
+    products it keeps in ``weights1`` (the name says weights) disagrees with the weights and stays unread. (Before:
+    neither was read.)"""
+    name = "en_notebook_sentence_embeddings_bank_dot_softmax"
+    s = _t(_scenario(name)["scores"])[0]
+    a = _r(torch.softmax(s, -1).tolist(), 4)
+    assert a == ["0.2391", "0.3943", "0.1862", "0.1804"]
+
+    def cell(n, code, out):
+        return f"In [{n}]:\n\n```python\n{code}\n```\n\nOut[{n}]:\n\n    tensor([{', '.join(out)}])\n\n"
+
+    scores = cell(312, "weights1 = torch.tensor([0.4996, 1.0, 0.2495, 0.2183])\nweights1", _r(s.tolist(), 4))
+    soft = cell(313, "# normalise\nweights1 = torch.softmax(weights1, dim=0)\nweights1", a)
+    assert _verdicts(scores + soft, _opts(name)) == [(t, "verified") for t in a]
+    assert _verdicts(soft.replace("\nweights1\n```", "\nweights1.sum()\n```"), _opts(name)) == []
