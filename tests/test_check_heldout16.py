@@ -286,3 +286,17 @@ def test_a_jupyter_cells_echo_under_its_out_prompt_is_the_echoed_variable():
     soft = cell(313, "# normalise\nweights1 = torch.softmax(weights1, dim=0)\nweights1", a)
     assert _verdicts(scores + soft, _opts(name)) == [(t, "verified") for t in a]
     assert _verdicts(soft.replace("\nweights1\n```", "\nweights1.sum()\n```"), _opts(name)) == []
+
+
+def test_an_object_literals_softmax_within_the_rounding_of_its_printed_scores():
+    """Scores printed at one decimal, ``[1.0, 0.0]``: the softmax of scores within their rounding runs from σ(0.9) =
+    0.7109 to σ(1.1) = 0.7503 (torch), so 0.74 is right though softmax(1.0, 0.0) = 0.7311; 0.80 is wrong."""
+    opts = _opts("en_react_widget_examples_dot_products_softmax")
+    lo, hi = (torch.sigmoid(_t([d]))[0].item() for d in (0.9, 1.1))
+    assert (f"{lo:.4f}", f"{hi:.4f}", f"{torch.softmax(_t([1.0, 0.0]), -1)[0].item():.4f}") == ("0.7109", "0.7503",
+                                                                                                "0.7311")
+    text = "```tsx\nconst EXAMPLES = [\n  {\n    dotProducts: [1.0, 0.0],\n    softmax: [{a}, {b}],\n  },\n];\n```\n"
+    assert _wrong(text.replace("{a}", "0.74").replace("{b}", "0.26"), opts) == []
+    assert _verdicts(text.replace("{a}", "0.74").replace("{b}", "0.26"), opts) == [("0.74", "verified"),
+                                                                                   ("0.26", "verified")]
+    assert [t for t, _ in _wrong(text.replace("{a}", "0.80").replace("{b}", "0.20"), opts)] == ["0.80", "0.20"]

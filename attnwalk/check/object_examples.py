@@ -46,6 +46,11 @@ def literal_input_starts(text: str, trace) -> list[int]:
     return out
 
 
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - np.max(x))
+    return e / e.sum()
+
+
 def _same_object(text: str, a: int, b: int) -> bool:
     """Whether no object of the literal opens or closes between offsets ``a`` < ``b``."""
     between = text[a:b]
@@ -56,7 +61,8 @@ def literal_softmax_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: an object-literal entry ``softmax: [..]`` (``EXAMPLE_WEIGHT_KEYS``) after a score entry of its length
     in the same object (``dotProducts: [..]``, ``EXAMPLE_SCORE_KEYS``), where no reader judged it: the softmax of
     the printed scores, as they stand, times the scenario's scale, or over √d of the object's query list's length
-    (the reading most of its numbers agree with; a wholly wrong list is wrong)."""
+    (the reading most of its numbers agree with; a wholly wrong list is wrong; a weight that scores within their
+    printed rounding give is right, as ``notations._judge_softmax`` judges ``softmax([..]) = [..]``)."""
     if ":" not in text or "[" not in text:
         return
     from . import human
@@ -78,10 +84,21 @@ def literal_softmax_rows(text: str, trace, hits: dict, foreign: list) -> None:
                       and _same_object(text, st, start)), None)
         if query:
             factors.add(1 / math.sqrt(len(query)))
+        # each score anywhere within half a unit of its last digit: a weight is wrong only where no such scores give
+        # it (notations._judge_softmax's bounds: weight i is least with s_i - h_i and the others + h_j)
+        units = np.array([0.5 * 10.0 ** -dec if (dec := human._value(c.text)[1] or 0) > 0 else 0.0
+                          for c in scores[2]])
         best = None
         for f in sorted(factors, reverse=True):
-            e = np.exp(s * f - np.max(s * f))
-            res = human._judge(cells, e / e.sum(), f"softmax({scores[0]})", text, gated=False)
+            res = human._judge(cells, _softmax(s * f), f"softmax({scores[0]})", text, gated=False)
+            for k, h in enumerate(res or []):
+                value, dec = human._value(cells[k].text)
+                half = 0.5 * 10.0 ** -max(dec or 0, 0)
+                up = -units.copy()
+                up[k] = units[k]
+                low, high = float(_softmax((s - up) * f)[k]), float(_softmax((s + up) * f)[k])
+                if not h.ok and units.any() and low - half - 1e-12 <= value <= high + half + 1e-12:
+                    h.ok, h.fix = True, None
             if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
                 best = res
         for c, h in zip(cells, best or []):
