@@ -350,3 +350,14 @@ OWN_WEIGHT_WORDS = ("weight", "attention", "trọng số", "sự chú ý", "注�
 # A query's own key named without its token (``0.37 of its weight on itself``, ``(0.55) cho chính nó``: check.human's
 # restated weights, check.own_weights)
 SELF_WORDS = ("itself", "themselves", "chính nó", "自身", "自己", "lui-même", "elle-même", "soi-même")
+# What a print of an array writes before its rows (``tensor([[2.2000, 3.2000],``, ``array([[0.5, 0.5],``,
+# ``tf.Tensor(``, JAX's ``Array([[``): pasted as comments under the print, the matrix still is the printed variable's
+# (check.comment_prints)
+REPR_HEADS = ("tensor(", "array(", "Array(", "tf.Tensor(")
+# Object-literal keys of an example's own inputs in a widget's data (``queries: [0.8, 0.3]``, ``keys: [``) and of
+# the scores its softmax list takes (``dotProducts: [0.19, ..]``): an object of such keys is one worked example, its
+# softmax list the softmax of its score list (check.object_examples)
+EXAMPLE_QUERY_KEYS = ("query", "queries", "q")
+EXAMPLE_SCORE_KEYS = ("dotproducts", "dot_products", "dots", "scores", "logits", "rawscores", "raw_scores")
+EXAMPLE_WEIGHT_KEYS = ("softmax", "weights", "attention", "attentionweights", "attention_weights", "probs",
+                       "probabilities")

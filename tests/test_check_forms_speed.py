@@ -116,8 +116,11 @@ def ref_merge(body: str, trace, recs: list[NumRec], failed: list[str]) -> list[N
     seen: dict = {}
     out = list(recs)
     line, last = 1, 0
+    # a fence's content without its blockquote marks (``> res = 0.`` is the Python ``res = 0.``), as source.fences gives
+    # it to the fast path
     code = [m.span() for m in re.finditer(r"^(?:>[ \t]?)*```[ \t]*(\w+)[^\n]*\n(.*?)^(?:>[ \t]?)*```", body,
-                                          re.S | re.M) if is_program(m.group(1).lower(), m.group(2))]
+                                          re.S | re.M)
+            if is_program(m.group(1).lower(), re.sub(r"^(?:>[ \t]?)*", "", m.group(2), flags=re.M))]
     code_starts = [a for a, _ in code]
     for pos, text in zip(*ref_numbers_lists(body)):
         line += body.count("\n", last, pos)

@@ -742,6 +742,7 @@ def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
         if exp is not None and exp.ndim == 2 and idx < exp.shape[0] and exp.shape[1] == len(cells) \
                 and _mostly_other(cells, exp[idx]):
             starts.append(start)
+    starts += literal_input_starts(text, trace)  # another example's object in a widget's data (heldout16)
     if not starts:
         return []
     heads = [(m.start(), len(m.group(1))) for m in _HEADING.finditer(text)]
@@ -1495,6 +1496,18 @@ AFTER_FORMS.append(tuple_rows)
 from .row_items import row_items  # noqa: E402  (heldout15) list items named q5:, o4 ≈, each one row
 
 AFTER_FORMS.append(row_items)
+
+from .comment_prints import comment_prints  # noqa: E402  (heldout16) print results pasted as `# tensor([[..`
+
+AFTER_FORMS.append(comment_prints)
+
+from .object_examples import literal_input_starts, literal_softmax_rows  # noqa: E402  (heldout16) widget data
+
+AFTER_FORMS.append(literal_softmax_rows)
+
+from .print_outputs import print_outputs  # noqa: E402  (heldout16) print(query_2), then its output's fence
+
+AFTER_FORMS.append(print_outputs)
 
 from .step_lists import step_lists  # noqa: E402  (heldout14) token N: e^s = .., sum .., weights .. on one line
 
