@@ -343,6 +343,13 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
     else:
         cols = min(heads, 4)
         rows = -(-heads // cols)
+    # one or two panels without numbers (an 8 x 8 map's two heads) keep the phone's width too, so that their
+    # titles and ticks read on it (a 7.4-inch figure showed them at 5 px); three or four sit in one wider row
+    phone = numbers or cols <= 2
+    if not numbers and phone:
+        cell = min(0.3, ((READABLE_WIDTH_IN - 0.2) / cols - 0.6) / W)
+        fig.set_size_inches(cols * (cell * W + 0.6) + 0.2, rows * (cell * H + 0.95) + 0.75)
+    elif not numbers:
         # a large map's cells shrink so that its panels fit the 8-inch width: the height follows them, so
         # the panels stay square beside a colour bar of their own height (40 x 40 had a 10-inch-tall bar)
         cell = min(0.3, ((8.0 - 1.1) / cols - 0.75) / W)
@@ -370,9 +377,10 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         ax.set_xlabel(w["col"])
         ax.set_ylabel(w["row"])
         # (a title size given at all, even None, replaces the rc's larger title size)
-        ax.set_title(w["look_title"].format(h=h, p=p), **({"fontsize": 7} if max(H, W) > MAX_ANNOTATED else {}))
-    bar = fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"], **({"location": "bottom"} if numbers else {}))
-    if numbers:
+        ax.set_title(w["look_title"].format(h=h, p=p),
+                     **({"fontsize": 7} if max(H, W) > MAX_ANNOTATED and not phone else {}))
+    bar = fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"], **({"location": "bottom"} if phone else {}))
+    if phone:
         from matplotlib.ticker import MaxNLocator
 
         bar.ax.xaxis.set_major_locator(MaxNLocator(4))

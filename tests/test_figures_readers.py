@@ -221,3 +221,26 @@ def test_maps_too_large_for_legible_numbers_draw_none_and_say_so():
     assert "each cell shows" not in big["look-p0"]["caption"] and "holding its weight" not in big["look-p0"]["alt"]
     small = {s["key"]: s for s in figures.specs(attnwalk.walk(**YOLO), "en")}
     assert "written in it" in small["attn-h0"]["alt"] and "each cell shows" in small["look-p0"]["caption"]
+
+
+@pytest.mark.parametrize("side", [8, 20])
+def test_a_two_head_look_figure_without_numbers_reads_on_a_phone(side):
+    """yolo-8x8's HTML pages carry its "where does p0 look" figure: two 8 x 8 panels in a 7.4-inch figure, their
+    titles, ticks and axis labels at about 5 px on a phone. One or two panels now keep the phone's width: every
+    text of the figure reads at 8 px or more in a 366 px column (the shape flow's bar)."""
+    t = attnwalk.walk(h=side, w=side, dim=8, heads=2)
+    svg = figures.svg(t, "look-p0", "en")
+    sizes = [float(m.group(5)) * 100 for m in _TEXT.finditer(svg)]
+    assert len(sizes) >= 10 and cell_numbers(svg) == []
+    assert min(phone_px(pt, svg_width_pt(svg)) for pt in sizes) >= 8.0, (svg_width_pt(svg), min(sizes))
+    panels = [ax for ax in _axes(t) if ax.images]
+    assert [ax.images[0].get_array().tolist() for ax in panels] == [t["attn"][0, h, 0].reshape(side, side).tolist()
+                                                                   for h in range(2)]
+
+
+def _axes(t):
+    from matplotlib.figure import Figure
+
+    fig = Figure(layout="constrained")
+    figures._draw_look(fig, t, 0, figures.WORDS["en"])
+    return fig.axes
