@@ -221,7 +221,7 @@ def luminance(rgb) -> float:
 
 def text_colour(rgb) -> str:
     """Black or white, whichever contrasts more with a cell of colour ``rgb``: at least 4.58:1 either way
-    (the two contrasts are equal at luminance 0.179). viridis' middle teal took white at 3.9:1 when the
+    (the two contrasts are equal at luminance 0.179). viridis' middle teal took white at 4.0:1 when the
     choice was by the weight's side of the colour range's middle."""
     return "black" if luminance(rgb) > 0.179 else "white"
 

@@ -120,7 +120,7 @@ def _contrast(a, b) -> float:
 @pytest.mark.parametrize("case", ["yolo", "mha", "causal"])
 def test_cell_text_contrasts_with_its_cell(case):
     """Each number reads against its own cell at WCAG's 4.5:1 or more. The text was white below the middle of
-    the colour range: viridis' teal there took white at 3.9:1 (the 0.111 column of the yolo map)."""
+    the colour range: viridis' teal there took white at 4.0:1 (the yolo map's 0.1111 cells)."""
     from matplotlib.colors import to_rgb
     from matplotlib.figure import Figure
 
