@@ -8,6 +8,7 @@ byte-identical across runs: no date, a fixed hash salt (fixed ids), text drawn a
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
@@ -254,7 +255,10 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
     digits = heat_decimals(n, m, qlab, trace.config["decimals"])
     numbers = digits is not None
     if numbers:  # as narrow as its cells allow, the colour bar below: a phone shrinks it the least
-        fig.set_size_inches(heat_width(m, qlab, digits), 1.05 + cell_inches(digits) * n + _xlabel_height(klab, m))
+        # the title is centred over the cells: with fewer cells than its width it needs room on its right too
+        title = len(re.sub(r"[${}_]", "", w["attn_title"].format(h=h)))
+        width = max(heat_width(m, qlab, digits), 0.65 + 0.065 * max(map(len, qlab)) + 0.085 * title + 0.2)
+        fig.set_size_inches(width, 1.05 + cell_inches(digits) * n + _xlabel_height(klab, m))
     else:  # no room per cell needed: a smaller figure keeps its labels legible on a phone
         fig.set_size_inches(min(1.6 + 0.38 * m + 1.0, 5.5), min(1.2 + 0.38 * n, 4.5))
     ax = fig.add_subplot()
@@ -308,8 +312,7 @@ def cell_inches(decimals: int) -> float:
 
 def heat_width(m: int, qlab: list[str], decimals: int) -> float:
     """Width in inches of a heatmap with numbers in its m columns: query labels, cells, a margin."""
-    # at least as wide as the title, "A_0: attention weights of head 0"
-    return max(0.65 + 0.065 * max(map(len, qlab)) + cell_inches(decimals) * m + 0.2, 3.0)
+    return 0.65 + 0.065 * max(map(len, qlab)) + cell_inches(decimals) * m + 0.2
 
 
 def heat_decimals(n: int, m: int, qlab: list[str], decimals: int) -> int | None:

@@ -244,3 +244,26 @@ def _axes(t):
     fig = Figure(layout="constrained")
     figures._draw_look(fig, t, 0, figures.WORDS["en"])
     return fig.axes
+
+
+@pytest.mark.parametrize("lang", ["vi", "en"])
+@pytest.mark.parametrize("case", ["hand-2x2.toml", "toi-di-hoc-causal.toml", "cross-attention.toml",
+                                  "mha-seed-002.toml"])
+def test_a_narrow_heatmaps_title_and_labels_stay_inside_it(case, lang):
+    """A figure made as narrow as its cells (#35) must still hold its title, centred over three or four cells:
+    "A_0: attention weights of head 0" ran past the right edge of a 3 x 3 map with token labels. Every text of
+    the drawn figure lies inside it."""
+    from matplotlib.figure import Figure
+
+    t = attnwalk.walk(**load_scenario(ROOT / "examples" / "scenarios" / case))
+    fig = Figure(layout="constrained")
+    figures._draw_heatmap(fig, t, 0, figures.WORDS[lang])
+    fig.draw_without_rendering()
+    box = fig.bbox
+    shown = [txt for ax in fig.axes for txt in ax.get_xticklabels()  # a locator's ticks past the axis are not drawn
+             if min(ax.get_xlim()) <= txt.get_position()[0] <= max(ax.get_xlim())]
+    texts = [ax.title for ax in fig.axes] + shown + [txt for ax in fig.axes for txt in ax.texts]
+    for txt in texts:
+        if txt.get_text():
+            e = txt.get_window_extent()
+            assert e.x0 >= box.x0 - 0.5 and e.x1 <= box.x1 + 0.5, (txt.get_text(), e.x1, box.x1)
