@@ -11,7 +11,14 @@ WORDS = {
         "shapes_alt": "Diagram of the tensor shapes through the {variant} attention, step by step.",
         "shapes_caption": "The shapes of every recorded tensor, with this note's sizes.",
         "attn_alt": "Heatmap of the attention weights of head {h}: {n} queries (rows) by {m} keys (columns), "
-                    "each cell's value written in it, darker for smaller weights.",
+                    "darker for smaller weights{cells}.",
+        "cells_written": ", each cell's weight written in it",
+        "cells_fewer": " to three decimals, fewer than the text's",
+        # one item per query (up to ALT_ROWS queries): the key it weighs most, in check's "pi → pj (weight w)"
+        "alt_most": " The key each query weighs most: {pairs}.",
+        "alt_pair": "{q} → {k} (weight {w})",
+        "look_where": "head {h} looks most at {pmax} ({at_max}) and least at {pmin} ({at_min})",
+        "rows3": ["top", "middle", "bottom"], "cols3": ["left", "centre", "right"], "place": "{row} row, {col} column",
         # Every number of a caption is one `attnwalk check` verifies: "pi → pj (weight w)" of the head the
         # caption names, and "the weights lie in [lo, hi]" over all heads.
         "attn_caption": "Attention weights of head {h} (rows: queries i, columns: keys j). Smallest: {qmin} → {kmin} "
@@ -25,10 +32,12 @@ WORDS = {
                           "of {k} × {k} pairs and shows the largest weight in it, so that a single strong weight "
                           "stays visible.",
         "look_alt": "For each of the {heads} heads, the attention row of pixel p0 drawn back on the {H}×{W} "
-                    "grid, each cell named by its pixel and holding its weight.",
+                    "grid{cells}. {where}.",
+        "look_cells": ", each cell named by its pixel and holding its weight",
         "look_caption": "Where does pixel p0 look? Its attention row, per head, drawn back on the feature map "
-                        "(p0 outlined; each cell shows its pixel and weight). {most} The colour bar is that of "
+                        "(p0 outlined{shown}). {most} The colour bar is that of "
                         "the heatmaps: the weights lie in [{lo}, {hi}].",
+        "look_shown": "; each cell shows its pixel and weight",
         "look_most": "head {h} looks most at {p}",
         "and": "and",
     },
@@ -42,7 +51,13 @@ WORDS = {
         "shapes_alt": "Sơ đồ kích thước các tensor qua attention {variant}, từng bước.",
         "shapes_caption": "Kích thước của mọi tensor được ghi lại, với kích thước thật của ghi chú này.",
         "attn_alt": "Bản đồ nhiệt trọng số chú ý của head {h}: {n} query (hàng) × {m} key (cột), "
-                    "giá trị ghi trong từng ô, ô càng tối trọng số càng nhỏ.",
+                    "ô càng tối trọng số càng nhỏ{cells}.",
+        "cells_written": ", trọng số ghi trong từng ô",
+        "cells_fewer": " với ba chữ số thập phân, ít hơn trong bài",
+        "alt_most": " Key mà mỗi query chú ý nhiều nhất: {pairs}.",
+        "alt_pair": "{q} → {k} (trọng số {w})",
+        "look_where": "head {h} nhìn nhiều nhất vào {pmax} ({at_max}) và ít nhất vào {pmin} ({at_min})",
+        "rows3": ["trên", "giữa", "dưới"], "cols3": ["trái", "giữa", "phải"], "place": "hàng {row}, cột {col}",
         "attn_caption": "Trọng số chú ý của head {h} (hàng: query i, cột: key j). Nhỏ nhất: {qmin} → {kmin} "
                         "(trọng số {lo_h}); lớn nhất: {qmax} → {kmax} (trọng số {hi_h}).",
         "scale_caption": "Thang màu (viridis) trải từ trọng số nhỏ nhất đến lớn nhất của mọi head: trọng số nằm "
@@ -53,11 +68,13 @@ WORDS = {
         "pooled_caption": "Với {n} × {m} trọng số, nhiều hơn số điểm ảnh của hình, mỗi ô vuông gộp một khối "
                           "{k} × {k} cặp và tô màu trọng số lớn nhất trong khối, để một trọng số lớn đơn lẻ "
                           "không bị mất khi thu nhỏ.",
-        "look_alt": "Với mỗi head trong {heads} head, hàng chú ý của pixel p0 vẽ lại trên lưới {H}×{W}, "
-                    "mỗi ô ghi tên pixel và trọng số của nó.",
+        "look_alt": "Với mỗi head trong {heads} head, hàng chú ý của pixel p0 vẽ lại trên lưới {H}×{W}"
+                    "{cells}. {where}.",
+        "look_cells": ", mỗi ô ghi tên pixel và trọng số của nó",
         "look_caption": "Pixel p0 nhìn vào đâu? Hàng chú ý của nó, theo từng head, vẽ lại trên feature map "
-                        "(p0 được viền; mỗi ô ghi tên pixel và trọng số). {most} Thang màu giống các bản đồ nhiệt: "
+                        "(p0 được viền{shown}). {most} Thang màu giống các bản đồ nhiệt: "
                         "trọng số nằm trong khoảng [{lo}, {hi}].",
+        "look_shown": "; mỗi ô ghi tên pixel và trọng số",
         "look_most": "head {h} nhìn nhiều nhất vào {p}",
         "and": "và",
     },

@@ -8,6 +8,7 @@ byte-identical across runs: no date, a fixed hash salt (fixed ids), text drawn a
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
@@ -15,7 +16,14 @@ from .figure_words import WORDS
 from .numfmt import fmt
 
 MAX_TICKS = 20  # labelled rows / columns of a heatmap at most
-MAX_ANNOTATED = 16  # values are written in the cells up to 16x16
+MAX_ANNOTATED = 16  # the largest grid whose "where does p look" panels label every row and column
+# Cell numbers are written only where they read at LEGIBLE_PX or more once a phone's column (PHONE_PX, a
+# 390 px screen less the page's margins) shrinks the figure to its width: CELL_FONT_PT text in a figure
+# at most READABLE_WIDTH_IN wide (text px = pt * PHONE_PX / (width_in * 72) when the figure is shrunk).
+PHONE_PX, LEGIBLE_PX, CELL_FONT_PT = 366, 9.0, 8.5
+READABLE_WIDTH_IN = CELL_FONT_PT * PHONE_PX / (LEGIBLE_PX * 72)  # 4.8 in
+CELL_DECIMALS = 3  # the fewest decimals a heatmap's cells show (its numbers are dropped before these)
+LOOK_CELL_IN = 0.55  # a "where does p look" cell holding its pixel's name over its weight
 # Past POOL_ABOVE rows or columns a map has more cells than its picture has pixels: drawn cell by cell,
 # the picture would drop or average away single strong weights (a saturated row's one weight 1 vanishes
 # among 1600 keys), and a masked map would carry a hatched patch per cell (80,000 at N = 400: a 21 MB SVG).
@@ -130,14 +138,54 @@ def specs(trace, lang: str) -> list[dict]:
         k = pool_size(n, m)
         if k > 1:
             cap += " " + w["pooled_caption"].format(n=n, m=m, k=k)
-        out.append({"key": f"attn-h{h}", "place": "attn", "alt": w["attn_alt"].format(h=h, n=n, m=m),
-                    "caption": cap})
+        qlab = _labels(cfg, n, m, cfg["variant"], (n, m))[0]
+        shown = heat_decimals(n, m, qlab, dec)
+        cells = "" if shown is None else w["cells_written"] + (w["cells_fewer"] if shown < dec else "")
+        alt = w["attn_alt"].format(h=h, n=n, m=m, cells=cells)
+        if n <= ALT_ROWS:
+            pairs = ", ".join(w["alt_pair"].format(q=qn[i], k=kn[j], w=fmt(v, dec))
+                              for i, j, v in most_weighed(trace, h))
+            alt += w["alt_most"].format(pairs=pairs)
+        out.append({"key": f"attn-h{h}", "place": "attn", "alt": alt, "caption": cap})
     if cfg["variant"] == "yolo":
         H, W = trace["x"].shape[2:]
         most = "; ".join(w["look_most"].format(h=h, p=f"p{int(trace['attn'][0, h, 0].argmax())}")
                          for h in range(heads))
-        out.append({"key": "look-p0", "place": "attn", "alt": w["look_alt"].format(H=H, W=W, heads=heads),
-                    "caption": w["look_caption"].format(most=most[0].upper() + most[1:] + ".", **rng)})
+        numbers = look_columns(heads, W) > 0
+        where = "; ".join(w["look_where"].format(h=h, **_where(trace["attn"][0, h, 0], H, W, w)) for h in range(heads))
+        out.append({"key": "look-p0", "place": "attn",
+                    "alt": w["look_alt"].format(H=H, W=W, heads=heads, cells=w["look_cells"] if numbers else "",
+                                                where=where[0].upper() + where[1:]),
+                    "caption": w["look_caption"].format(most=most[0].upper() + most[1:] + ".",
+                                                        shown=w["look_shown"] if numbers else "", **rng)})
+    return out
+
+
+ALT_ROWS = 16  # a heatmap's alt text names the key each query weighs most, for up to 16 queries
+
+
+def most_weighed(trace, h: int) -> list[tuple[int, int, float]]:
+    """(query, key, weight) of the key each query of head ``h`` weighs most, every key tied with it at the
+    note's decimals too (a causal row's two equal weights are both named): what a sighted reader finds as
+    the brightest cell of each row."""
+    a, dec = trace["attn"][0, h], trace.config["decimals"]
+    keep = _keep(trace)
+    out = []
+    for i in range(a.shape[0]):
+        row = a[i] if keep is None else np.where(keep[i], a[i], -np.inf)
+        top = fmt(row.max(), dec)
+        out += [(i, int(j), float(a[i, j])) for j in np.flatnonzero(np.isfinite(row)) if fmt(a[i, j], dec) == top]
+    return out
+
+
+def _where(row: np.ndarray, H: int, W: int, w: dict) -> dict:
+    """Where on the H x W grid a pixel's attention row is largest and smallest: the pixels and their place
+    in words (top / middle / bottom row, left / centre / right column, by thirds of the grid)."""
+    out = {}
+    for key, k in (("max", int(row.argmax())), ("min", int(row.argmin()))):
+        r, c = divmod(k, W)
+        out["p" + key] = f"p{k}"
+        out["at_" + key] = w["place"].format(row=w["rows3"][3 * r // H], col=w["cols3"][3 * c // W])
     return out
 
 
@@ -166,11 +214,26 @@ def svg(trace, key: str, lang: str) -> str:
     return buf.getvalue()
 
 
+def luminance(rgb) -> float:
+    """WCAG's relative luminance of an sRGB colour (components in 0..1)."""
+    c = np.asarray(rgb[:3], float)
+    return float(np.dot([0.2126, 0.7152, 0.0722], np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)))
+
+
+def text_colour(rgb) -> str:
+    """Black or white, whichever contrasts more with a cell of colour ``rgb``: at least 4.58:1 either way
+    (the two contrasts are equal at luminance 0.179). viridis' middle teal took white at 4.0:1 when the
+    choice was by the weight's side of the colour range's middle."""
+    return "black" if luminance(rgb) > 0.179 else "white"
+
+
 def _annotate(ax, a: np.ndarray, lo: float, hi: float, decimals: int, size: float, skip=None,
               names: list[str] | None = None) -> None:
-    """Write each value in its cell (under its name when ``names``, row-major, are given), dark text on
-    light cells and light text on dark ones."""
-    mid = (lo + hi) / 2
+    """Write each value in its cell (under its name when ``names``, row-major, are given), in black or
+    white by the cell's colour."""
+    from matplotlib.colors import Normalize
+
+    cmap, norm = matplotlib_cmap(), Normalize(lo, hi)
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
             if skip is not None and skip[i, j]:
@@ -179,7 +242,7 @@ def _annotate(ax, a: np.ndarray, lo: float, hi: float, decimals: int, size: floa
             if names is not None:
                 text = f"{names[i * a.shape[1] + j]}\n{text}"
             ax.text(j, i, text, ha="center", va="center", fontsize=size,
-                    color="black" if a[i, j] > mid else "white")
+                    color=text_colour(cmap(norm(a[i, j]))))
 
 
 def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
@@ -189,11 +252,15 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
     qlab, klab = _labels(trace.config, n, m, trace.config["variant"], a.shape)
-    cell = 0.5 if max(n, m) <= 9 else 0.38
-    # unannotated maps need no room per cell: a smaller figure keeps its text legible when a phone
-    # scales the picture to the screen's width
-    cap = 8.0 if max(n, m) <= MAX_ANNOTATED else 5.5
-    fig.set_size_inches(min(1.6 + cell * m + 1.0, cap), min(1.2 + cell * n, cap - 1.0))
+    digits = heat_decimals(n, m, qlab, trace.config["decimals"])
+    numbers = digits is not None
+    if numbers:  # as narrow as its cells allow, the colour bar below: a phone shrinks it the least
+        # the title is centred over the cells: with fewer cells than its width it needs room on its right too
+        title = len(re.sub(r"[${}_]", "", w["attn_title"].format(h=h)))
+        width = max(heat_width(m, qlab, digits), 0.65 + 0.065 * max(map(len, qlab)) + 0.085 * title + 0.2)
+        fig.set_size_inches(width, 1.05 + cell_inches(digits) * n + _xlabel_height(klab, m))
+    else:  # no room per cell needed: a smaller figure keeps its labels legible on a phone
+        fig.set_size_inches(min(1.6 + 0.38 * m + 1.0, 5.5), min(1.2 + 0.38 * n, 4.5))
     ax = fig.add_subplot()
     keep = _keep(trace)
     k = pool_size(n, m)
@@ -209,15 +276,15 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
     if keep is not None:  # masked cells: light grey with a hatch, no number
         from matplotlib.patches import Rectangle
 
-        if k == 1 and max(n, m) <= MAX_ANNOTATED:  # cell by cell, each with its border
+        if k == 1 and max(n, m) <= 16:  # cell by cell, each with its border
             cells = [(i, j, 1) for i, j in zip(*np.nonzero(~keep))]
         else:  # one patch per run of masked cells (or blocks) in a row: a causal map has one per row
             cells = [(i * k, j * k, length * k) for i, j, length in _masked_runs(img_keep)]
         for i, j, length in cells:
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), min(length, m - j), min(k, n - i), facecolor="#e0e0e0",
                                    edgecolor="#888888", hatch="///", linewidth=0.5))
-    if max(n, m) <= MAX_ANNOTATED:
-        _annotate(ax, a, lo, hi, 3, 7 if max(n, m) <= 9 else 5, skip=None if keep is None else ~keep)
+    if numbers:
+        _annotate(ax, a, lo, hi, digits, CELL_FONT_PT, skip=None if keep is None else ~keep)
     # past MAX_TICKS rows or columns, every k-th one is labelled (81 labels would print on each other)
     xs, ys = range(0, m, -(-m // MAX_TICKS)), range(0, n, -(-n // MAX_TICKS))
     ax.set_xticks(xs, [_literal(klab[j]) for j in xs], rotation=90 if m > 9 or any(len(s) > 4 for s in klab) else 0)
@@ -225,7 +292,36 @@ def _draw_heatmap(fig, trace, h: int, w: dict) -> None:
     ax.set_xlabel(w["keys"])
     ax.set_ylabel(w["queries"])
     ax.set_title(w["attn_title"].format(h=h))
-    fig.colorbar(im, ax=ax, shrink=0.9, label=w["weight"])
+    bar = fig.colorbar(im, ax=ax, shrink=0.9, label=w["weight"], **({"location": "bottom"} if numbers else {}))
+    if numbers:  # a horizontal bar has room for a few tick labels only
+        from matplotlib.ticker import MaxNLocator
+
+        bar.ax.xaxis.set_major_locator(MaxNLocator(4))
+
+
+def _xlabel_height(klab: list[str], m: int) -> float:
+    """Inches below the cells for the key labels: one line, or the longest label set upright."""
+    return 0.75 + (0.075 * max(map(len, klab)) if m > 9 or any(len(s) > 4 for s in klab) else 0.15)
+
+
+def cell_inches(decimals: int) -> float:
+    """A heatmap cell's side: room for "0." and ``decimals`` digits at CELL_FONT_PT (DejaVu Sans' digits are
+    0.636 em wide, its point 0.318 em), plus a margin."""
+    return max(((decimals + 1) * 0.636 + 0.318) * CELL_FONT_PT / 72 + 0.08, 0.42)
+
+
+def heat_width(m: int, qlab: list[str], decimals: int) -> float:
+    """Width in inches of a heatmap with numbers in its m columns: query labels, cells, a margin."""
+    return 0.65 + 0.065 * max(map(len, qlab)) + cell_inches(decimals) * m + 0.2
+
+
+def heat_decimals(n: int, m: int, qlab: list[str], decimals: int) -> int | None:
+    """The decimals a heatmap's cells show: the note's where the map still reads at LEGIBLE_PX on a phone (so
+    a cell shows the very number of the text's matrix), else CELL_DECIMALS, else None (no numbers)."""
+    if max(n, m) > 16:
+        return None
+    return next((d for d in (decimals, CELL_DECIMALS) if d <= decimals and heat_width(m, qlab, d) <= READABLE_WIDTH_IN),
+                None)
 
 
 def matplotlib_cmap():
@@ -242,14 +338,26 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
     lo, hi = colour_range(trace)
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
-    cols = min(heads, 4)
-    rows = -(-heads // cols)
-    cell = 0.62 if max(H, W) <= 6 else 0.3
-    # a large map's cells shrink so that its panels fit the 8-inch width: the height follows them, so
-    # the panels stay square beside a colour bar of their own height (40 x 40 had a 10-inch-tall bar)
-    cell = min(cell, ((8.0 - 1.1) / cols - 0.75) / W)
-    # each panel: its cells plus room for the tick labels, axis labels and title; then the colour bar
-    fig.set_size_inches(min(cols * (cell * W + 0.75) + 1.1, 8.0), min(rows * (cell * H + 0.95), 10.0))
+    cols = look_columns(heads, W)
+    numbers = cols > 0
+    if numbers:  # each cell its pixel's name over its weight, legible on a phone; the colour bar below
+        rows = -(-heads // cols)
+        fig.set_size_inches(cols * (LOOK_CELL_IN * W + 0.6) + 0.2, rows * (LOOK_CELL_IN * H + 0.95) + 0.75)
+    else:
+        cols = min(heads, 4)
+        rows = -(-heads // cols)
+    # one or two panels without numbers (an 8 x 8 map's two heads) keep the phone's width too, so that their
+    # titles and ticks read on it (a 7.4-inch figure showed them at 5 px); three or four sit in one wider row
+    phone = numbers or cols <= 2
+    if not numbers and phone:
+        cell = min(0.3, ((READABLE_WIDTH_IN - 0.2) / cols - 0.6) / W)
+        fig.set_size_inches(cols * (cell * W + 0.6) + 0.2, rows * (cell * H + 0.95) + 0.75)
+    elif not numbers:
+        # a large map's cells shrink so that its panels fit the 8-inch width: the height follows them, so
+        # the panels stay square beside a colour bar of their own height (40 x 40 had a 10-inch-tall bar)
+        cell = min(0.3, ((8.0 - 1.1) / cols - 0.75) / W)
+        # each panel: its cells plus room for the tick labels, axis labels and title; then the colour bar
+        fig.set_size_inches(min(cols * (cell * W + 0.75) + 1.1, 8.0), min(rows * (cell * H + 0.95), 10.0))
     # past MAX_ANNOTATED rows or columns a panel labels every k-th one (40 labels printed on each other)
     step = 1 if max(H, W) <= MAX_ANNOTATED else -(-max(H, W) // LOOK_TICKS)
     axes = fig.subplots(rows, cols, squeeze=False)
@@ -263,9 +371,8 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
             continue
         grid = a[h, p].reshape(H, W)
         im = ax.imshow(grid, cmap=matplotlib_cmap(), vmin=lo, vmax=hi, interpolation="nearest")
-        if max(H, W) <= MAX_ANNOTATED:
-            _annotate(ax, grid, lo, hi, 3, 7 if max(H, W) <= 6 else 5,
-                      names=[f"p{k}" for k in range(H * W)] if max(H, W) <= 6 else None)
+        if numbers:
+            _annotate(ax, grid, lo, hi, 3, CELL_FONT_PT, names=[f"p{k}" for k in range(H * W)])
         r, c = divmod(p, W)
         ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#ff00ff", linewidth=2.5))
         ax.set_xticks(range(0, W, step))
@@ -273,8 +380,20 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         ax.set_xlabel(w["col"])
         ax.set_ylabel(w["row"])
         # (a title size given at all, even None, replaces the rc's larger title size)
-        ax.set_title(w["look_title"].format(h=h, p=p), **({"fontsize": 7} if max(H, W) > MAX_ANNOTATED else {}))
-    fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"])
+        ax.set_title(w["look_title"].format(h=h, p=p),
+                     **({"fontsize": 7} if max(H, W) > MAX_ANNOTATED and not phone else {}))
+    bar = fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"], **({"location": "bottom"} if phone else {}))
+    if phone:
+        from matplotlib.ticker import MaxNLocator
+
+        bar.ax.xaxis.set_major_locator(MaxNLocator(4))
+
+
+def look_columns(heads: int, W: int) -> int:
+    """Panels per row of a "where does p look" figure whose cells write their pixel and weight legibly on
+    a phone (the most that fit READABLE_WIDTH_IN, at most 4), or 0 when not even one panel fits."""
+    fits = [c for c in range(1, min(heads, 4) + 1) if c * (LOOK_CELL_IN * W + 0.6) + 0.2 <= READABLE_WIDTH_IN]
+    return max(fits, default=0)
 
 
 def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:

@@ -136,7 +136,19 @@ def body_html(markdown: str, images: dict[str, str], links: dict[str, str] | Non
 
     md.add_render_rule("math_block", math_block)
     md.core.ruler.push("attnwalk_folds", _folds)
-    return md.render(markdown)
+    return figures(md.render(markdown))
+
+
+# An image alone in its paragraph, then a paragraph all in emphasis: a note's figure and its caption
+# (templates/_figures.j2). Neither paragraph can hold another <p>, so the match stays inside the two.
+_FIGURE = re.compile(r"<p>(<img [^>]*>)</p>\n<p><em>((?:(?!</?p>).)*)</em></p>\n")
+
+
+def figures(html: str) -> str:
+    """Each note figure as a <figure> whose <figcaption> is its caption: a screen reader announces the
+    caption with the picture, and print keeps the two together, instead of an image and an italic
+    paragraph that only sit next to each other."""
+    return _FIGURE.sub(r"<figure>\n\1\n<figcaption>\2</figcaption>\n</figure>\n", html)
 
 
 def title_of(markdown: str) -> str:

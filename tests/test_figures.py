@@ -78,8 +78,8 @@ def test_the_cells_show_the_rounded_weights():
 
         buf = io.StringIO()
         fig.savefig(buf, format="svg")
-    shown = re.findall(r">(0\.\d{3}|1\.000)<", buf.getvalue())
-    assert sorted(shown) == sorted(f"{v:.3f}" for v in t["attn"][0, 1].ravel())
+    shown = re.findall(r">(0\.\d{4}|1\.0000)<", buf.getvalue())  # a 3 x 3 map shows the note's 4 decimals
+    assert sorted(shown) == sorted(f"{v:.4f}" for v in t["attn"][0, 1].ravel())
 
 
 def test_shape_flow_uses_the_notes_real_sizes():

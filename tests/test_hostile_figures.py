@@ -74,9 +74,9 @@ def test_heatmap_of_given_scores_shows_their_softmax():
         figures._draw_heatmap(fig, trace, 0, figures.WORDS["en"])
         buf = io.StringIO()
         fig.savefig(buf, format="svg")
-    shown = re.findall(r">(0\.\d{3}|1\.000)<", buf.getvalue())
+    shown = re.findall(r">(0\.\d{4}|1\.0000)<", buf.getvalue())  # a 2 x 3 map shows the note's 4 decimals
     want = _softmax(0.5 * np.array(SCORES, dtype=float))
-    assert sorted(shown) == sorted(f"{x:.3f}" for x in want.ravel())
+    assert sorted(shown) == sorted(f"{x:.4f}" for x in want.ravel())
 
 
 def _course(tmp_path, entry: str):

@@ -142,7 +142,7 @@ def test_course_page_folds_captions_and_phone_width(browser, tmp_path, name, lan
         d.querySelectorAll('li, pre, .katex, table').length, d.getBoundingClientRect().height])""")
     assert all(summary and inner > 0 and height > 40 for summary, inner, height in shown), shown
     figs = page.evaluate("""[...document.querySelectorAll('img')].map(i => [i.alt,
-        i.closest('p').nextElementSibling.innerText])""")
+        i.closest('figure').querySelector('figcaption').innerText])""")
     assert figs and all(alt and cap for alt, cap in figs)
     for alt, cap in figs:
         if lang == "vi":

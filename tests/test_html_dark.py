@@ -88,11 +88,11 @@ def test_html_page_follows_dark_scheme(browser, tmp_path, name):
     page.wait_for_load_state("load")
     bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert luminance([int(x) for x in bg[bg.index("(") + 1:-1].split(",")]) < 0.02, bg  # a dark page
-    # Body text, formulas (KaTeX inherits the colour), captions (the italic line under a figure), code,
+    # Body text, formulas (KaTeX inherits the colour), captions (a figure's <figcaption>), code,
     # table cells: each against what is behind it. WCAG AA asks 4.5:1 of body text; we ask it of every kind.
-    for sel in ["p", ".katex", "em", "pre code", "td", "th", "summary", "li"]:
+    for sel in ["p", ".katex", "figcaption", "pre code", "td", "th", "summary", "li"]:
         pairs = page.evaluate(COLOURS, sel)
-        if sel in ("p", ".katex", "em", "pre code", "summary"):
+        if sel in ("p", ".katex", "figcaption", "pre code", "summary"):
             assert pairs, sel
         for fg, back in pairs:
             assert contrast(fg, back) >= 4.5, (sel, fg, back)
