@@ -102,3 +102,26 @@ def test_the_mantissa_of_a_power_of_ten_is_no_value():
             "v": [[1, 0], [0, 1]]}
     r = check_text("e^{2.828}≈16.91, e^{22.627}≈7.5×10^9\n", opts)
     assert [x.status for x in r.recs if x.text == "7.5"] == ["unknown"]
+
+
+def test_a_phrase_after_the_row_states_its_sum():
+    """``exp(0.6) = 1.8221, exp(0.2) = 1.2214, exp(-0.3) = 0.7408, which sum to 3.7843`` (heldout15's Keras page: a
+    digit slip, 5.4696 for 5.4669): the number after the phrase is Σ e^ŝ[0] (torch 3.78433), wrong where it rounds
+    neither that nor the sum of the right printed values, fixed to torch's."""
+    e, total = _exp_rows()
+    assert _r(e[0].tolist(), 4) == ["1.8221", "1.2214", "0.7408"] and f"{total[0]:.4f}" == "3.7843"
+    row = "Row 1 by hand: exp(0.6) = 1.8221, exp(0.2) = 1.2214, exp(-0.3) = 0.7408, which sum\nto {}, and so on.\n"
+    assert not check_text(row.format("3.7843"), OPTS).wrong
+    r = check_text(row.format("3.7834"), OPTS)
+    assert [(x.text, x.failure()[1], x.fix) for x in r.wrong] == [("3.7834", f"{total[0]:.4f}", ("3.7843", "label"))]
+
+
+def test_a_phrase_followed_by_the_sum_written_out_is_no_total_of_its_own():
+    """``which sum to 1.822+1.221+0.741=3.784`` (heldout10's textbook): the number after the phrase is the first term
+    of the sum written out, not the total; the terms restate the row and the total adds them (3.784, torch 3.7843):
+    nothing wrong. With a term slipped (1.221 -> 1.212) the terms no longer restate the row: the arithmetic reader
+    judges 3.784 against 1.822+1.212+0.741 = 3.775 (exact)."""
+    row = "exp(0.6)≈1.822, exp(0.2)≈1.221, exp(-0.3)≈0.741, which sum to 1.822+{}+0.741={}.\n"
+    assert not check_text(row.format("1.221", "3.784"), OPTS).wrong
+    assert [(x.text, x.failure()[1]) for x in check_text(row.format("1.212", "3.784"), OPTS).wrong] == [
+        ("3.784", "3.775")]

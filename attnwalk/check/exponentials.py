@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..notation import EXP_SUM_PHRASES
 from ..numfmt import fmt
 from . import human
 from .expr import MAX_EXPONENT
@@ -27,6 +28,11 @@ _POWER_OF_TEN = re.compile(r"\s*(?:×|\\times|\*|·|⋅|\\cdot)\s*10\b")
 _SUM = re.compile(r"(?<![\w.])(?P<terms>\d+(?:\.\d+)?(?:[ \t]*\+[ \t]*\d+(?:\.\d+)?)+)[ \t]*(?:=|≈|\\approx)[ \t]*"
                   r"(?P<total>\d+(?:\.\d+)?)(?![\w]|\.\d)")
 _TERM = re.compile(r"\d+(?:\.\d+)?")
+# ``.., exp(0.4503) = 1.5688, which sum\nto 5.4696``: a phrase saying the sum, no digit and one line end before it
+_OPERATOR = re.compile(r"[ \t]*[-+*/×·−]")  # (a number the start of an expression: no total)
+_SAID = re.compile(r"[^\d\n]{0,12}(?:\n[^\d\n]{0,12})?(?<![\w])(?:" + "|".join(
+    re.escape(p).replace(r"\ ", r"\s+") for p in sorted(EXP_SUM_PHRASES, key=len, reverse=True))
+    + r")[ \t]*\n?[ \t]*\$?[ \t]*(?:\*\*)?(?P<total>\d+(?:\.\d+)?)(?![\w]|\.\d)", re.I)
 
 
 def tensor_exponentials(body: str, trace, recs: list) -> list:
@@ -77,33 +83,52 @@ def _judge(rec, e: float, label: str, x: float, mantissa: bool) -> None:
 
 
 def restated_sum(body: str, end: int, values: list, total: float, label: str, record) -> None:
-    """``2.718 + 1.648 + 1.105 + 0.607 + 1.350 = 7.419`` on the first line below a row of exponentials (within
-    ``ROW_REACH``) whose terms restate their values, in order, digit for digit: each term is right or wrong as the
-    value it restates (and fixed the same), the total is the row's sum of e^ŝ, right where it rounds that or the
-    arithmetic of right terms (the convention on results of printed arithmetic), else fixed to the row's sum (the
-    sum's arithmetic reader alone would fix it to the terms as printed, a wrong one among them)."""
-    lines = body[end:].split("\n", ROW_REACH + 1)[1:ROW_REACH + 1]
-    at = end + len(body[end:].split("\n", 1)[0]) + 1
+    """The sum of a row of exponentials ending at ``end``: ``.., exp(0.4503) = 1.5688, which sum to 5.4696`` (a phrase
+    of ``notation.EXP_SUM_PHRASES`` right after the row, no number between), or ``2.718 + 1.648 + 1.105 + 0.607 + 1.350
+    = 7.419`` on the first line below the row (within ``ROW_REACH``) whose terms restate its values, in order, digit for
+    digit: each term is right or wrong as the value it restates (and fixed the same). The total is the row's sum of
+    e^ŝ, right where it rounds that or the arithmetic of right terms (the convention on results of printed
+    arithmetic), else fixed to the row's sum (the sum's arithmetic reader alone would fix it to the terms as printed,
+    a wrong one among them)."""
     printed = [_mag(v) for v, _, _ in values]
-    for line in lines:
+    said = _SAID.match(body, end)
+    if said is not None:
+        after = said.start("total")
+        line = body[after:body.find("\n", after) % (len(body) + 1)]
+        m = _SUM.match(line)  # ``which sum to 2.028+1.000+1.640=4.668``: the sum written out after the phrase
+        if m is None and not _OPERATOR.match(body, said.end()):
+            _judge_total(record(after), total, label, printed, values)
+        if m is None:
+            return
+        candidates = [(after, line)]
+    else:
+        at = end + len(body[end:].split("\n", 1)[0]) + 1
+        candidates = []
+        for line in body[end:].split("\n", ROW_REACH + 1)[1:ROW_REACH + 1]:
+            candidates.append((at, line))
+            at += len(line) + 1
+    for at, line in candidates:
         m = next((m for m in _SUM.finditer(line) if _TERM.findall(m.group("terms")) == printed), None)
         if m is None:
-            at += len(line) + 1
             continue
         base = at + m.start("terms")
         for t, (_, fixed, lab) in zip(_TERM.finditer(m.group("terms")), values):
             rec = record(base + t.start())
             if fixed is not None and rec is not None and rec.fix != (fixed, "label"):
                 rec.checks, rec.fix = [(False, lab, fixed)] + rec.checks, (fixed, "label")
-        rec = record(at + m.start("total"))
-        if rec is None:
-            return
-        right = all(f is None for _, f, _ in values)
-        _, dec = human._value(rec.text)
-        shown = fmt(total, max(dec, 0))
-        if rounds_either(rec.text, total, float(sum(map(Fraction, printed))) if right else None):
-            if rec.status == "wrong":  # (the arithmetic of the printed terms failed: the row's sum holds)
-                rec.checks, rec.fix = [(True, lab, exp) for _, lab, exp in rec.checks] + [(True, label, shown)], None
-            return
-        rec.checks, rec.fix = [(False, label, shown)] + rec.checks, (shown, "label")
+        _judge_total(record(at + m.start("total")), total, label, printed, values)
         return
+
+
+def _judge_total(rec, total: float, label: str, printed: list, values: list) -> None:
+    """``rec``, a row's printed sum of exponentials, judged as ``restated_sum`` says."""
+    if rec is None:
+        return
+    right = all(f is None for _, f, _ in values)
+    _, dec = human._value(rec.text)
+    shown = fmt(total, max(dec, 0))
+    if rounds_either(rec.text, total, float(sum(map(Fraction, printed))) if right else None):
+        if rec.status == "wrong":  # (the arithmetic of the printed terms failed: the row's sum holds)
+            rec.checks, rec.fix = [(True, lab, exp) for _, lab, exp in rec.checks] + [(True, label, shown)], None
+        return
+    rec.checks, rec.fix = [(False, label, shown)] + rec.checks, (shown, "label")
