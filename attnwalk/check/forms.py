@@ -1476,6 +1476,10 @@ from .column_sums import column_sums  # noqa: E402  (heldout14) c_t = w (column 
 
 AFTER_FORMS.append(column_sums)
 
+from .prose_rows import prose_rows  # noqa: E402  (heldout15) the outputs are [..], [..] and [..]: every row in prose
+
+AFTER_FORMS.append(prose_rows)
+
 from .own_weights import own_weights  # noqa: E402  (heldout14) Token 2 puts 0.3747 of its weight on itself
 
 AFTER_FORMS.append(own_weights)
