@@ -35,7 +35,7 @@ def prose_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
     from .forms import in_any
 
-    if "/" in text:
+    if "/" in text and any(v in human.lowered(text) for v in ATTENDS_VERBS):  # (a verb first: most notes have none)
         _slashed_rows(text, trace, hits, foreign)
     if "] and [" not in text and "), (" not in text and "], [" not in text and ") and (" not in text:
         return  # (no two vectors joined: no list; most notes)
