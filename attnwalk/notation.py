@@ -293,7 +293,8 @@ SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
 # Words that state the sum of the exponentials written just before them, no number between (``exp(0.4792) = 1.6148,
 # .., exp(0.4503) = 1.5688, which sum to 5.4696``): the row's sum of e^ŝ (check.exponentials)
 EXP_SUM_PHRASES = ("which sum to", "that sum to", "which add up to", "that add up to", "summing to", "adding up to",
-                   "sum to", "add up to", "cộng lại được", "cộng lại là", "có tổng là", "tổng cộng là")
+                   "sum to", "add up to", "the row sum is", "row sum is", "the sum is", "their sum is",
+                   "cộng lại được", "cộng lại là", "có tổng là", "tổng cộng là", "tổng là")
 # Prose that states every row's sum of e^ŝ in one list (``The row sums are 14.867, 5.563, 13.779 and 5.563``, ``the
 # rows sum to 9.2265, 7.1414 and 10.2456``): phrases ending right before the list (check.rowsums)
 ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the sums of the rows are",

@@ -125,3 +125,15 @@ def test_a_phrase_followed_by_the_sum_written_out_is_no_total_of_its_own():
     assert not check_text(row.format("1.221", "3.784"), OPTS).wrong
     assert [(x.text, x.failure()[1]) for x in check_text(row.format("1.212", "3.784"), OPTS).wrong] == [
         ("3.784", "3.775")]
+
+
+def test_the_row_sum_named_after_the_row():
+    """``e^{0.4} ≈ 1.4918 against e^{1.0} ≈ 2.7183 and e^{0.0} ≈ 1.0000, so the row sum is 5.2110`` (heldout14's
+    AsciiDoc page: a digit slip, 678.3341 for 678.3241): Σ e^ŝ[1] is 5.2101 (torch): 5.2110 is wrong, 5.2101 right."""
+    _, total = _exp_rows()
+    assert f"{total[1]:.4f}" == "5.2101"
+    row = ("For row 2: $e^{{0.4}} \\approx 1.4918$ against $e^{{1.0}} \\approx 2.7183$ and "
+           "$e^{{0.0}} \\approx 1.0000$, "
+           "so the row sum is {}.\n")
+    assert not check_text(row.format("5.2101"), OPTS).wrong
+    assert [(x.text, x.failure()[1]) for x in check_text(row.format("5.2110"), OPTS).wrong] == [("5.2110", "5.2101")]

@@ -307,8 +307,9 @@ HELDOUT13_FIX_GAPS = {
 # (check.clozes, check.step_lists: head 2's exponentials, sums and weights), 9; the Colab notebook's ``S`` printed
 # transposed (notation.QUERY_ROWS), 6; the cross-attention's ``e_2`` tuple (tuple_rows, ``e``) and ``c_2`` as a sum of
 # column vectors with α_1's weights (check.column_sums), 6; the notebook's ``Token 2 puts 0.3747 of its weight on
-# itself`` (check.own_weights), 1
-HELDOUT14 = {"en_anki_cloze_cards_second_head_separately": 12, "en_asciidoc_tables_scientific_notation": 4,
+# itself`` (check.own_weights), 1; the AsciiDoc page's ``e^{6.5} \approx 665.1416 .. and .., so the row sum is
+# 678.3341`` (torch 678.3241: check.exponentials, notation.EXP_SUM_PHRASES), 1 (session 28)
+HELDOUT14 = {"en_anki_cloze_cards_second_head_separately": 12, "en_asciidoc_tables_scientific_notation": 5,
              "en_notebook_printoptions_grad_fn_linear": 4, "en_sphinx_rst_list_table_grid_table": 5,
              "vi_colab_einsum_row_vectors_percent": 9, "vi_cross_attention_column_vectors_kt": 6,
              "vi_exam_solution_index_notation_sums": 5, "vi_lecture_temperature_tau_weight_matrix": 5}
@@ -353,7 +354,7 @@ ROUNDS = [
     Round("heldout13", {"en", "ja", "vi"}, 8, 96, HELDOUT13, "| **all** | 96 | 73 | 76% | 0 |"),
     # written for the round after public styles as heldout13's; torch's truth. The first run's 3 right numbers called
     # wrong (the cross-attention's alpha_2 judged as the softmax of e_1) are fixed (forms.softmax_tuples)
-    Round("heldout14", {"en", "vi"}, 8, 74, HELDOUT14, "| **all** | 74 | 50 | 68% | 0 |"),
+    Round("heldout14", {"en", "vi"}, 8, 74, HELDOUT14, "| **all** | 74 | 51 | 69% | 0 |"),
     # written for the round after public styles as heldout13's; torch's truth (truth.py's log_attn and logsumexp for
     # the JAX note). The first run's 36 right numbers called wrong are fixed (check.head_subscripts, NOTEBOOK_PROMPT)
     Round("heldout15", {"en", "vi"}, 8, 52, HELDOUT15, "| **all** | 52 | 35 | 67% | 0 |"),
