@@ -210,3 +210,35 @@ def test_a_wrong_head_2_number_is_found(form):
     wrong = [r.text for r in report.wrong]
     assert [t for t in wrong if t in planted] and all(t in planted for t in wrong), wrong
 
+
+
+# the same two heads with token words (the config's labels): rows named by a token in quotes
+LABELLED = dict(SETUP, labels=["tôi", "học"])
+LABELLED_FORMS = {  # the form's name: (a note of both heads, a number of head 2 as printed, planted wrong)
+    'word_rows': (  # forms.word_rows (forms._joint: its head was head 0 whatever the note said; session 28)
+        '## Head 1\n'
+        '\n'
+        '"tôi"的注意力权重：[0.6698, 0.3302]\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '"tôi"的注意力权重：[0.1956, 0.8044]\n'
+        '\n'
+        '"học"的注意力权重：[0.3302, 0.6698]\n',
+        '0.8044', '0.8244'),
+}
+
+
+@pytest.mark.parametrize("form", list(LABELLED_FORMS))
+def test_right_numbers_of_both_heads_named_by_token_words_are_verified(form):
+    text, _, _ = LABELLED_FORMS[form]
+    report = check_text(text, LABELLED)
+    assert [r.text for r in report.wrong] == []
+    assert {"0.6698", "0.1956", "0.8044"} <= {r.text for r in report.verified}
+
+
+@pytest.mark.parametrize("form", list(LABELLED_FORMS))
+def test_a_wrong_head_2_number_named_by_a_token_word_is_found(form):
+    text, right, planted = LABELLED_FORMS[form]
+    report = check_text(text.replace(right, planted), LABELLED)
+    assert [(r.text, r.failure()[1]) for r in report.wrong] == [(planted, right)]
