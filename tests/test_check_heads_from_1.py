@@ -242,3 +242,27 @@ def test_a_wrong_head_2_number_named_by_a_token_word_is_found(form):
     text, right, planted = LABELLED_FORMS[form]
     report = check_text(text.replace(right, planted), LABELLED)
     assert [(r.text, r.failure()[1]) for r in report.wrong] == [(planted, right)]
+
+
+# one query against the same keys and values (head 1: weights [0.6698, 0.3302]; head 2: [0.1956, 0.8044], torch)
+ONE_QUERY = dict(SETUP, q=[[1, 0, 2, 1]])
+ONE_QUERY_FORMS = {
+    'lone_row_results': (  # notations.lone_row_results: a label, "=" and one list, in a note of one query
+        '## Head 1\n'
+        '\n'
+        'Attention weights = [0.6698, 0.3302]\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'Attention weights = [0.1956, 0.8044]\n',
+        '0.8044', '0.8244'),
+}
+
+
+@pytest.mark.parametrize("form", list(ONE_QUERY_FORMS))
+def test_one_querys_rows_of_both_heads(form):
+    text, right, planted = ONE_QUERY_FORMS[form]
+    report = check_text(text, ONE_QUERY)
+    assert not report.wrong and {"0.6698", "0.1956", "0.8044"} <= {r.text for r in report.verified}
+    assert [(r.text, r.failure()[1]) for r in check_text(text.replace(right, planted), ONE_QUERY).wrong] == [
+        (planted, right)]
