@@ -266,3 +266,13 @@ def test_one_querys_rows_of_both_heads(form):
     assert not report.wrong and {"0.6698", "0.1956", "0.8044"} <= {r.text for r in report.verified}
     assert [(r.text, r.failure()[1]) for r in check_text(text.replace(right, planted), ONE_QUERY).wrong] == [
         (planted, right)]
+
+
+def test_word_tuples_of_both_heads_are_verified():
+    """forms.word_tuples (``веса $(0.401, 0.198, 0.401)$``: a tuple after a word naming one tensor, in a note of one
+    query): head 2's tuple is head 2's weights. (A slip in a two-number tuple is left unread: the form judges a tuple
+    only where most of its numbers agree.)"""
+    text = ('## Head 1\n\nThe query attends with weights (0.6698, 0.3302).\n\n'
+            '## Head 2\n\nThe query attends with weights (0.1956, 0.8044).\n')
+    report = check_text(text, ONE_QUERY)
+    assert not report.wrong and {"0.6698", "0.3302", "0.1956", "0.8044"} <= {r.text for r in report.verified}
