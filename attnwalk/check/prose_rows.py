@@ -37,10 +37,7 @@ def prose_rows(text: str, trace, hits: dict, foreign: list) -> None:
 
     if "/" in text and any(v in human.lowered(text) for v in ATTENDS_VERBS):  # (a verb first: most notes have none)
         _slashed_rows(text, trace, hits, foreign)
-    if "] and [" not in text and "), (" not in text and "], [" not in text and ") and (" not in text:
-        return  # (no two vectors joined: no list; most notes)
-
-    for m in _LIST.finditer(text):
+    for m in _lists(text, human.lowered(text)):
         names = human.tensors_of(m.group("words"))
         if len(names) != 1 or names[0] not in ("out", "attn"):
             continue
@@ -57,6 +54,27 @@ def prose_rows(text: str, trace, hits: dict, foreign: list) -> None:
                 hits[c.start] = h
 
 
+def _lists(text: str, low: str):
+    """``_LIST``'s matches, searched only on the lines holding one of its verbs between blanks and two vectors joined
+    (a note's matrices print ``], [`` on many lines: the pattern over all of them cost ~20 ms on a 16x16 note)."""
+    if len(low) != len(text):  # (lowering moved offsets: İ; the pattern over the whole text)
+        yield from _LIST.finditer(text)
+        return
+    spans: set = set()
+    for verb in PROSE_ROWS_VERBS:
+        at = low.find(f" {verb} ")
+        while at >= 0:
+            spans.add((text.rfind("\n", 0, at) + 1, text.find("\n", at) % (len(text) + 1)))
+            at = low.find(f" {verb} ", at + 1)
+    for ls, le in sorted(spans):
+        line = text[ls:le]
+        if any(j in line for j in _JOINS):
+            yield from _LIST.finditer(text, ls, le)
+
+
+_JOINS = ("], [", "),(", "), (", "],[") + tuple(f"{c} {w} {o}" for w in ROW_SUM_AND_WORDS for c, o in ("][", ")("))
+
+
 def _slashed_rows(text: str, trace, hits: dict, foreign: list) -> None:
     """``token 3 attends 0.4176 / 0.2802 / 0.3005``: the weights of that query (head of its place), where no reader
     judged them and the numbers are as many as a row's."""
@@ -64,10 +82,14 @@ def _slashed_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from .forms import in_any
     from .numbered_rows import row_lines, zero_words
 
-    found = list(_SLASHED.finditer(text))
+    lines = row_lines(text, human.lowered(text))  # (every match opens with a row word and its number, on such a line)
+    found = []
+    for ls, le in lines:  # (a line's list may go on past its end: searched to the next line's end)
+        nxt = text.find("\n", le + 1)
+        found += [m for m in _SLASHED.finditer(text, ls, len(text) if nxt < 0 else nxt) if m.start() < le]
     if not found:
         return
-    zeros = zero_words(text, row_lines(text, human.lowered(text)))
+    zeros = zero_words(text, lines)
     for m in found:
         exp = human._expected(trace, "attn", human.head_at(text, m.start()))
         row = int(m.group("k")) - (m.group("w").lower() not in zeros)
