@@ -290,6 +290,11 @@ BRACKET_LETTERS = {"Q": "q", "K": "k", "V": "v", "X": "x", "S": "scores", "A": "
 BRACKET_PRODUCTS = {"AV": "out", "PV": "out"}
 # Words of a matrix's label that say its scores are scaled (``chia √2 →``)
 SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
+# Words that state the sum of the exponentials written just before them, no number between (``exp(0.4792) = 1.6148,
+# .., exp(0.4503) = 1.5688, which sum to 5.4696``): the row's sum of e^ŝ (check.exponentials)
+EXP_SUM_PHRASES = ("which sum to", "that sum to", "which add up to", "that add up to", "summing to", "adding up to",
+                   "sum to", "add up to", "the row sum is", "row sum is", "the sum is", "their sum is",
+                   "cộng lại được", "cộng lại là", "có tổng là", "tổng cộng là", "tổng là")
 # Prose that states every row's sum of e^ŝ in one list (``The row sums are 14.867, 5.563, 13.779 and 5.563``, ``the
 # rows sum to 9.2265, 7.1414 and 10.2456``): phrases ending right before the list (check.rowsums)
 ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the sums of the rows are",
@@ -300,6 +305,12 @@ ROW_SUM_PHRASES = ("row sums are", "row sums:", "row sums", "rows sum to", "the 
 ROW_SUM_AND_WORDS = ("and", "và")
 ROW_SUM_AND_MARKS = ("と",)
 ROW_SUM_SEPARATORS = ("、",)
+# The verbs between a tensor's plural word and every row of it listed in prose, in order (``the outputs are [..], [..]
+# and [..]``; the rows joined by commas and ROW_SUM_AND_WORDS): check.prose_rows
+PROSE_ROWS_VERBS = ("are", "were", "là", "lần lượt là", "sind", "sont")
+# A query's weights in prose, split by slashes after a verb of attending (``token 3 attends 0.4176 / 0.2802 / 0.3005``):
+# check.prose_rows
+ATTENDS_VERBS = ("attends to", "attends", "chú ý tới", "chú ý")
 # Signs that say "approximately" as ≈ does (Japanese ``≒``, ``≃``): read as ≈ (check.relations)
 APPROX_SIGNS = ("≒", "≃")
 # A row named in prose by its number (``Token 3's output is (0.599, 0.802)``, ``the output for token 2 is [..]``,

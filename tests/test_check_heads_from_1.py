@@ -134,6 +134,61 @@ FORMS = {  # the form's name: (a note of both heads, a number of head 2 as print
         '\\sum &\\approx 1.4931\n'
         '\\end{aligned}$$\n',
         '0.2431', '0.2631'),
+    # (session 28: the readers switched to human.head_at in session 27 that had no test here; each case fails with
+    # that reader's head read by human._head_at, 1-based, again)
+    'tensor_exponentials': (  # exponentials.tensor_exponentials (notations.exp_rows): values parted by a middle dot
+        '## Head 1\n'
+        '\n'
+        'Row 1: e^0.7071 ≈ 2.0281 · e^0 ≈ 1.0000\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'Row 1: e^0.7071 ≈ 2.0281 · e^2.1213 ≈ 8.3421\n',
+        '2.0281 · e^2.1213', '2.0481 · e^2.1213'),
+    'tuple_rows': (  # tuple_rows.tuple_rows: energies e_i, the scaled scores' rows
+        '## Head 1\n'
+        '\n'
+        '$e_1 = (0.7071, 0.0000)$\n'
+        '\n'
+        '$e_2 = (0.7071, 0.7071)$\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '$e_1 = (0.7071, 2.1213)$\n'
+        '\n'
+        '$e_2 = (0.0000, 0.7071)$\n',
+        '2.1213', '2.1413'),
+    'row_items': (  # row_items.row_items: a query's row of the weights the heading names
+        '## Head 1 weights\n'
+        '\n'
+        '- q1: 0.6698, 0.3302\n'
+        '- q2: 0.5000, 0.5000\n'
+        '\n'
+        '## Head 2 weights\n'
+        '\n'
+        '- q1: 0.1956, 0.8044\n'
+        '- q2: 0.3302, 0.6698\n',
+        '0.1956', '0.1756'),
+    'numbered_rows': (  # numbered_rows.numbered_rows
+        '## Head 1\n'
+        '\n'
+        'The weights of token 1 are (0.6698, 0.3302).\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'The weights of token 1 are (0.1956, 0.8044).\n',
+        '0.1956', '0.1756'),
+    'own_weights': (  # own_weights.own_weights
+        '## Head 1\n'
+        '\n'
+        'Token 1 puts 0.6698 of its weight on itself.\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'Token 2 puts 0.6698 of its weight on itself.\n'
+        '\n'
+        'Token 1 puts 0.1956 of its weight on itself.\n',
+        '0.1956', '0.1756'),
 }
 
 
@@ -155,3 +210,69 @@ def test_a_wrong_head_2_number_is_found(form):
     wrong = [r.text for r in report.wrong]
     assert [t for t in wrong if t in planted] and all(t in planted for t in wrong), wrong
 
+
+
+# the same two heads with token words (the config's labels): rows named by a token in quotes
+LABELLED = dict(SETUP, labels=["tôi", "học"])
+LABELLED_FORMS = {  # the form's name: (a note of both heads, a number of head 2 as printed, planted wrong)
+    'word_rows': (  # forms.word_rows (forms._joint: its head was head 0 whatever the note said; session 28)
+        '## Head 1\n'
+        '\n'
+        '"tôi"的注意力权重：[0.6698, 0.3302]\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '"tôi"的注意力权重：[0.1956, 0.8044]\n'
+        '\n'
+        '"học"的注意力权重：[0.3302, 0.6698]\n',
+        '0.8044', '0.8244'),
+}
+
+
+@pytest.mark.parametrize("form", list(LABELLED_FORMS))
+def test_right_numbers_of_both_heads_named_by_token_words_are_verified(form):
+    text, _, _ = LABELLED_FORMS[form]
+    report = check_text(text, LABELLED)
+    assert [r.text for r in report.wrong] == []
+    assert {"0.6698", "0.1956", "0.8044"} <= {r.text for r in report.verified}
+
+
+@pytest.mark.parametrize("form", list(LABELLED_FORMS))
+def test_a_wrong_head_2_number_named_by_a_token_word_is_found(form):
+    text, right, planted = LABELLED_FORMS[form]
+    report = check_text(text.replace(right, planted), LABELLED)
+    assert [(r.text, r.failure()[1]) for r in report.wrong] == [(planted, right)]
+
+
+# one query against the same keys and values (head 1: weights [0.6698, 0.3302]; head 2: [0.1956, 0.8044], torch)
+ONE_QUERY = dict(SETUP, q=[[1, 0, 2, 1]])
+ONE_QUERY_FORMS = {
+    'lone_row_results': (  # notations.lone_row_results: a label, "=" and one list, in a note of one query
+        '## Head 1\n'
+        '\n'
+        'Attention weights = [0.6698, 0.3302]\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'Attention weights = [0.1956, 0.8044]\n',
+        '0.8044', '0.8244'),
+}
+
+
+@pytest.mark.parametrize("form", list(ONE_QUERY_FORMS))
+def test_one_querys_rows_of_both_heads(form):
+    text, right, planted = ONE_QUERY_FORMS[form]
+    report = check_text(text, ONE_QUERY)
+    assert not report.wrong and {"0.6698", "0.1956", "0.8044"} <= {r.text for r in report.verified}
+    assert [(r.text, r.failure()[1]) for r in check_text(text.replace(right, planted), ONE_QUERY).wrong] == [
+        (planted, right)]
+
+
+def test_word_tuples_of_both_heads_are_verified():
+    """forms.word_tuples (``веса $(0.401, 0.198, 0.401)$``: a tuple after a word naming one tensor, in a note of one
+    query): head 2's tuple is head 2's weights. (A slip in a two-number tuple is left unread: the form judges a tuple
+    only where most of its numbers agree.)"""
+    text = ('## Head 1\n\nThe query attends with weights (0.6698, 0.3302).\n\n'
+            '## Head 2\n\nThe query attends with weights (0.1956, 0.8044).\n')
+    report = check_text(text, ONE_QUERY)
+    assert not report.wrong and {"0.6698", "0.3302", "0.1956", "0.8044"} <= {r.text for r in report.verified}

@@ -941,8 +941,9 @@ def _joint(text: str, trace, hits: dict, groups: list, label: str, named: bool =
     if len(cells) < 2 or any(c.start in hits for c in cells):
         return
     names = human.tensors_of(label)
+    head = human.head_at(text, cells[0].start)  # (``## Head 2`` above: that head's rows, counted as the note counts)
     for cand in [c for n in names for c in human._candidates(n, trace)]:
-        exp = human._expected(trace, cand, 0)
+        exp = human._expected(trace, cand, head)
         if exp is None or exp.ndim != 2:
             continue
         if any(idx >= exp.shape[0] or exp.shape[1] != len(cs) for cs, idx in groups):
@@ -1516,6 +1517,10 @@ AFTER_FORMS.append(step_lists)
 from .column_sums import column_sums  # noqa: E402  (heldout14) c_t = w (column vector) + .. = (column vector)
 
 AFTER_FORMS.append(column_sums)
+
+from .prose_rows import prose_rows  # noqa: E402  (heldout15) the outputs are [..], [..] and [..]: every row in prose
+
+AFTER_FORMS.append(prose_rows)
 
 from .own_weights import own_weights  # noqa: E402  (heldout14) Token 2 puts 0.3747 of its weight on itself
 

@@ -1735,6 +1735,22 @@ def _vectors_as_lists(line: str) -> str:
     return _VECTOR.sub(listed, line)
 
 
+# ``0.2483\,(1, 0) + 0.5053·(0, 1)``: a weight times a value row written as a tuple (heldout14's exam and Anki cards)
+_TUPLE = r"\((?P<b>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\)"
+_TUPLE_TERM = re.compile(r"\d(?:[ \t]*(?:\*|×|·|\\cdot|\\times)[ \t]*|\\,[ \t]*)" + _TUPLE)
+_THIN_PRODUCT = re.compile(r"\\,(?=[ \t]*\()")
+
+
+def _tuples_as_lists(line: str) -> str:
+    """``line`` with its number tuples written as lists and a thin space ``\\,`` before one as a product, every
+    character at its offset (``0.2483\\,(1, 0) = (0.4966, 0.7536)`` -> ``0.2483 *[1, 0] = [0.4966, 0.7536]``), where
+    a tuple is a weight's value row: a value row reads so as the list it is."""
+    if _TUPLE_TERM.search(line) is None:
+        return line
+    line = _THIN_PRODUCT.sub(" *", line)
+    return re.sub(_TUPLE, lambda m: "[" + m.group("b") + "]", line)
+
+
 def _product(term: tuple, d: int) -> tuple:
     """The operands of entry ``d`` of a ``c*[value row]`` term: its printed coefficient times its printed value."""
     return ("*", [term[0], term[2][d]])
@@ -1821,18 +1837,41 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
     ``check._check_text`` after ``settle`` (the hook: ``recs = notations.rounded_weight_sums(body, trace, recs)``);
     needed by heldout3's ko_blog_2x2_rounded_weights and ko_blog_cafe_menu_three_keys."""
     vectors = "matrix}" in body and _vector_term(body)
-    if not vectors and not _term_marked(body):
-        return recs
-    v, attn = human._expected(trace, "v", 0), human._expected(trace, "attn", 0)
-    out = human._expected(trace, "out", 0)
-    if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or out.shape[0] != attn.shape[0]:
+    tuples = "(" in body and _TUPLE_TERM.search(body) is not None
+    if not vectors and not tuples and not _term_marked(body):
         return recs
     lines = body.split("\n")
     if vectors:
         lines = [_vectors_as_lists(ln) if "matrix}" in ln else ln for ln in lines]
+    if tuples:
+        lines = [_tuples_as_lists(ln) if "(" in ln else ln for ln in lines]
     starts = human._line_starts(body)
     judged = []  # (cell, expected value, label)
+    head = 0
+    while head < MAX_HEADS:  # each head's sums with its values and weights (the head of the sum's place)
+        v, attn = human._expected(trace, "v", head), human._expected(trace, "attn", head)
+        out, o, name = human._expected(trace, "out", head), human._expected(trace, "o", head), "out"
+        if v is None or attn is None or out is None or v.ndim != 2 or attn.ndim != 2 or \
+                out.shape[0] != attn.shape[0]:
+            break
+        if o is not None and o.ndim == 2 and out.ndim == 2 and out.shape[1] != v.shape[1] == o.shape[1]:
+            out, name = o, "o"  # several heads: a head's sum is its own output, before the heads are joined
+        judged += _rounded_sums(body, lines, starts, recs, head, v, attn, out, name)
+        head += 1
+    return _judge_either(body, recs, judged)
+
+
+MAX_HEADS = 64  # heads whose sums ``rounded_weight_sums`` reads (a trace has fewer)
+
+
+def _rounded_sums(body: str, lines: list, starts: list, recs: list, head: int, v, attn, out, name: str) -> list:
+    """``rounded_weight_sums``' judged cells (cell, expected value, label, operands) of the sums at places of
+    ``head`` (``human.head_at``; 0 in a note that names no head), whose values, weights and output (the tensor
+    ``name``) are given."""
+    judged = []
     for terms, k, products in _weighted_sums(lines, starts, v):
+        if human.head_at(body, terms[0][0].start) != head:
+            continue
         coef = np.array([human._value(c.text)[0] for c, _, _ in terms])
         keys = [i for _, i, _ in terms]
         r = _nearest_row(attn, keys, coef, [c.text for c, _, _ in terms])
@@ -1859,7 +1898,7 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
                            for c, e, p in zip(cells, v[i], prod)]
         if k is None:
             continue
-        label = f"out[{r}] (the weights rounded before the sum)"
+        label = f"{name}[{r}] (the weights rounded before the sum)"
         judged += _sum_going_on(lines, starts, k, terms, v, attn, out, r, label)
         for line_no, m in ((k, _RESULT_AT_END.search(lines[k])),
                            (k + 1, _SUM_OF_LISTS.match(lines[k + 1]) if k + 1 < len(lines) else None)):
@@ -1886,7 +1925,7 @@ def rounded_weight_sums(body: str, trace, recs: list) -> list:
                 op = "+~" if any(r_ in between for r_ in ("=", "≈", "\\approx")) else "+"
                 judged += [(c, e, label, ("+", [x[d] for x in lists]) if lists is not None else
                             (op, [_product(t, d) for t in terms])) for d, (c, e) in enumerate(zip(res, out[r]))]
-    return _judge_either(body, recs, judged)
+    return judged
 
 
 # ---------------------------------------------------------------- the eighth held-out round (tests/corpus/heldout8)
