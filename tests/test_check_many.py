@@ -164,6 +164,18 @@ def test_a_worker_killed_from_outside_neither_hangs_nor_changes_the_output(tmp_p
     assert (got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr)
 
 
+def test_stdout_and_stderr_together_interleave_as_one_process_s(course, tmp_path):
+    """``check ... > log 2>&1`` with errors among the reports (stderr lines between stdout's): the combined bytes
+    are one process's."""
+    got = {}
+    for threads in ("1", "2"):
+        got[threads] = subprocess.run([sys.executable, "-m", "attnwalk", "check", "--format", "github", *course],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300, cwd=tmp_path,
+                                      env={**os.environ, "ATTNWALK_THREADS": threads})
+    assert (got["2"].returncode, got["2"].stdout) == (got["1"].returncode, got["1"].stdout)
+    assert b"attnwalk: error:" in got["1"].stdout and b"::error file=" in got["1"].stdout
+
+
 def test_when_one_process_checks(monkeypatch):
     files = ["a.md", "b.md", "c.md"]
     monkeypatch.setenv("ATTNWALK_THREADS", "2")
@@ -208,4 +220,5 @@ def test_recorder_is_a_text_stream():
     rec = many._Recorder(events, "out", sys.stdout)
     with pytest.raises(TypeError):
         rec.write(b"")
-    assert rec.write("x\n") == 2 and events == [("out", "x\n")]
+    rec.flush()
+    assert rec.write("x\n") == 2 and events == [("out", None), ("out", "x\n")]

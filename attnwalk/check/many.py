@@ -105,7 +105,8 @@ def _warm() -> None:
 
 
 class _Recorder:
-    """A text stream that keeps what is written to it, in order with the other stream's (``events``)."""
+    """A text stream that keeps what is written to it and where it is flushed (None), in order with the other
+    stream's (``events``)."""
 
     def __init__(self, events: list, name: str, real) -> None:
         self.events, self.name, self.real = events, name, real
@@ -118,8 +119,8 @@ class _Recorder:
         self.events.append((self.name, text))
         return len(text)
 
-    def flush(self) -> None:
-        pass
+    def flush(self) -> None:  # replayed where it was called: one process's flushes, so 2>&1 interleaves alike
+        self.events.append((self.name, None))
 
     def isatty(self) -> bool:  # what the stream it stands for says (click strips ANSI styles by it)
         try:
@@ -146,8 +147,12 @@ def _recorded(path) -> tuple[list, list, int | None]:
     return events, entries, code
 
 
-def _replay(events: list[tuple[str, str]]) -> None:
+def _replay(events: list[tuple[str, str | None]]) -> None:
+    """The worker's writes and flushes, in order, on this process's streams (stdout stays buffered between them,
+    as one process's is: the bytes of ``2>&1`` come in the same order)."""
     for name, text in events:
         stream = sys.stdout if name == "out" else sys.stderr
-        stream.write(text)
-        stream.flush()
+        if text is None:
+            stream.flush()
+        else:
+            stream.write(text)
