@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 from .errors import ConfigError
@@ -276,8 +276,8 @@ def check(
     1 (a wrong number), 0.
     """
     args = dict(locals())  # the scenario options, before any other local exists
-    from .check import CheckError, NoConfig, check_file
-    from .check.report import emit_error, emit_report, finish
+    from .check.many import check_all
+    from .check.report import finish
 
     set_budget(max_memory)
     if format not in ("text", "json", "github"):
@@ -288,30 +288,40 @@ def check(
         opts = scenario_from(args)
     except ConfigError as err:
         fail(str(err))
-    status, results = 0, []
-    for path in files:
-        try:
-            report = check_file(path, opts, fix="write" if fix else "diff" if diff else None)
-        except NoConfig:
-            if skip_no_config:
-                if format == "text":
-                    echo(f"{path}: skipped (no config)")
-                continue
-            status = max(status, 2)
-            emit_error(format, path, "no config: the note has no front matter config; allowed: a front matter "
-                                     "config, --scenario or render options", results)
-            continue
-        except CheckError as err:
-            status = max(status, 2)
-            msg = str(err)
-            emit_error(format, path, msg[len(str(path)) + 2:] if msg.startswith(f"{path}: ") else msg, results)
-            continue
-        emit_report(format, report, show_unknown, results)
-        if report.wrong:
-            status = max(status, 1)
+    results: list = []
+    # several files over worker processes, the output in argument order (check/many.py); --fix writes the files:
+    # one process, so that a file is never fixed by a worker whose report is lost
+    one = partial(check_one, options=opts, fix="write" if fix else "diff" if diff else None, format=format,
+                  show_unknown=show_unknown, skip_no_config=skip_no_config)
+    status = check_all(files, one, results, workers=0 if fix else None)
     finish(format, results)
     if status:
         raise Exit(status)
+
+
+def check_one(path, results: list, *, options: dict, fix: str | None, format: str, show_unknown: bool,
+              skip_no_config: bool) -> int:
+    """Check one file of ``attnwalk check`` and write what it gives (``check.many`` records it in a worker, and
+    writes it in the order of the arguments); its exit status (0, 1: a wrong number, 2: not checked)."""
+    from .check import CheckError, NoConfig, check_file
+    from .check.report import emit_error, emit_report
+
+    try:
+        report = check_file(path, options, fix=fix)
+    except NoConfig:
+        if skip_no_config:
+            if format == "text":
+                echo(f"{path}: skipped (no config)")
+            return 0
+        emit_error(format, path, "no config: the note has no front matter config; allowed: a front matter "
+                                 "config, --scenario or render options", results)
+        return 2
+    except CheckError as err:
+        msg = str(err)
+        emit_error(format, path, msg[len(str(path)) + 2:] if msg.startswith(f"{path}: ") else msg, results)
+        return 2
+    emit_report(format, report, show_unknown, results)
+    return 1 if report.wrong else 0
 
 
 def build(*, manifest, check, max_memory) -> None:

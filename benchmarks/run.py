@@ -442,12 +442,13 @@ from attnwalk.check.checker import Checker
 text, exact, repeat = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2] == "exact", int(sys.argv[3])
 n = len(check_text(text, exact=exact).verified)
 cold = time.perf_counter() - t
-warm = []
+warm, cpu = [], []
 for _ in range(repeat):
     _TRACES.clear()  # each check computes its trace, as one `attnwalk check note.md` does
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     check_text(text, exact=exact)
     warm.append(time.perf_counter() - t)
+    cpu.append(time.process_time() - c)  # this process's CPU time (a check runs in one process)
 spent, inside = [0.0], [0]
 def timed(fn):
     def wrap(self, *a, **k):
@@ -464,7 +465,7 @@ for name in ("_compare", "_compare_many", "_arith"):  # _compare_many: the bulk 
     if hasattr(Checker, name):
         setattr(Checker, name, timed(getattr(Checker, name)))
 check_text(text, exact=exact)
-print(n, cold, statistics.median(warm), spent[0])
+print(n, cold, statistics.median(warm), spent[0], statistics.median(cpu))
 """
 
 
@@ -502,8 +503,8 @@ def bench_check(repeat: int, baseline: str | None = None, skip_large: bool = Fal
                 runs[path].append((int(out[0]), *map(float, out[1:])))
     n = runs["fast"][0][0]
     assert all(r[0] == n for rs in runs.values() for r in rs), runs
-    med = {p: [statistics.median(r[k] for r in rs) for k in (1, 2, 3)] for p, rs in runs.items()}
-    (c_e, w_e, s_e), (c_f, w_f, s_f) = med["exact"], med["fast"]
+    med = {p: [statistics.median(r[k] for r in rs) for k in (1, 2, 3, 4)] for p, rs in runs.items()}
+    (c_e, w_e, s_e, _), (c_f, w_f, s_f, u_f) = med["exact"], med["fast"]
     report("check 16x16 note, exact path, warm", f"{n / w_e:,.0f} numbers/s", None, "before", None)
     report("check 16x16 note, float-first, warm", f"{n / w_f:,.0f} numbers/s", w_e / w_f, ">= 100k/s",
            n / w_f >= 1e5)
@@ -512,9 +513,11 @@ def bench_check(repeat: int, baseline: str | None = None, skip_large: bool = Fal
     report("check: verification stage, exact path", f"{n / s_e:,.0f} numbers/s", None, "before", None)
     report("check: verification stage, float-first", f"{n / s_f:,.0f} numbers/s", s_e / s_f, "info", None)
     if baseline:
-        c_b, w_b, _ = med["baseline"]
+        c_b, w_b, _, u_b = med["baseline"]
         report("check 16x16 note, baseline, warm", f"{n / w_b:,.0f} numbers/s", None, "before", None)
         report("  float-first vs baseline, warm", f"{w_f * 1e3:.0f} ms vs {w_b * 1e3:.0f} ms", w_b / w_f, "info", None)
+        report("  same, CPU time of a warm check", f"{u_f * 1e3:.0f} ms vs {u_b * 1e3:.0f} ms", u_b / u_f, "info",
+               None)
         report("check 16x16 note, baseline, cold start", f"{n / c_b:,.0f} numbers/s", None, "before", None)
         report("  float-first vs baseline, cold", f"{c_f * 1e3:.0f} ms vs {c_b * 1e3:.0f} ms", c_b / c_f, "info", None)
         phases = check_phases_in_processes(text, repeat, {"this": None, "baseline": baseline})
@@ -789,6 +792,44 @@ def reading_by_stage(text: str, repeat: int) -> dict[str, float]:
     return dict(sorted(best.items(), key=lambda kv: -kv[1]))
 
 
+def bench_check_many(repeat: int, baseline: str | None = None) -> None:
+    """`attnwalk check` of the course's notes (examples/notes/*.md and *.ipynb, as its CI runs it): over worker
+    processes (the default on 2+ CPUs) against one process (``ATTNWALK_THREADS=1``) and, with ``baseline``, that
+    package's check, in fresh processes, interleaved; wall and CPU time (the workers' included). The outputs must
+    be the same bytes on every side."""
+    notes = sorted(str(p) for p in (REPO / "examples" / "notes").iterdir() if p.suffix in (".md", ".ipynb"))
+    notes = [p for p in notes if p.endswith(".md")] + [p for p in notes if p.endswith(".ipynb")]  # the CI's order
+    outputs: dict[str, set] = {}
+
+    def side(name: str, threads: str, folder: str | None):
+        env = {**os.environ, "ATTNWALK_THREADS": threads, "PYTHONPATH": str(Path(folder).resolve() if folder else REPO)}
+
+        def go():
+            with tempfile.TemporaryDirectory(prefix="attnwalk-bench-") as tmp:  # cwd: no other package beside it
+                out = subprocess.run(ATTNWALK + ["check", *notes], capture_output=True, cwd=tmp, env=env)
+            outputs.setdefault(name, set()).add((out.returncode, out.stdout, out.stderr))
+        return go
+
+    sides = {"workers": side("workers", "2", None), "one process": side("one process", "1", None)}
+    if baseline:
+        sides["baseline"] = side("baseline", "1", baseline)
+    (wall, cpu) = interleaved_cpu(list(sides.values()), max(3, repeat))
+    assert all(len(v) == 1 for v in outputs.values()) and len(set().union(*outputs.values())) == 1, \
+        "check of many files: the sides' outputs differ"
+    t = dict(zip(sides, wall))
+    c = dict(zip(sides, cpu))
+    report(f"check {len(notes)} course notes, 2 workers vs 1 process",
+           f"{t['workers'] * 1e3:.0f} ms vs {t['one process'] * 1e3:.0f} ms", t["workers"] / t["one process"], "info",
+           None)
+    report("  same, CPU time (workers included)", f"{c['workers'] * 1e3:.0f} ms vs {c['one process'] * 1e3:.0f} ms",
+           c["workers"] / c["one process"], "info", None)
+    if baseline:
+        report("  2 workers vs baseline (1 process)", f"{t['workers'] * 1e3:.0f} ms vs {t['baseline'] * 1e3:.0f} ms",
+               t["workers"] / t["baseline"], "info", None)
+        report("  same, CPU time", f"{c['workers'] * 1e3:.0f} ms vs {c['baseline'] * 1e3:.0f} ms",
+               c["workers"] / c["baseline"], "info", None)
+
+
 # 5. build --------------------------------------------------------------------------------------
 
 def bench_build(repeat: int, t_render: float) -> None:
@@ -829,7 +870,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="threads for the engine and torch [2]")
     parser.add_argument("--repeat", type=int, default=5, help="runs per median [5]")
-    parser.add_argument("--skip", default="", help="comma-separated: engine,export,render,check,check-large,build")
+    parser.add_argument("--skip", default="",
+                        help="comma-separated: engine,export,render,check,check-large,check-many,build")
     parser.add_argument("--engine-baseline", metavar="DIR", help="a folder holding another attnwalk package, whose "
                         "engine's first forward is timed in the same fresh-process rounds")
     parser.add_argument("--check-baseline", metavar="DIR", help="a folder holding another attnwalk package, whose "
@@ -850,6 +892,8 @@ def main() -> None:
         bench_export()
     if "check" not in skip:
         bench_check(args.repeat, args.check_baseline, "check-large" in skip)
+    if "check-many" not in skip:
+        bench_check_many(args.repeat, args.check_baseline)
     if "build" not in skip:
         bench_build(args.repeat, t_render)
 
