@@ -222,3 +222,15 @@ def test_recorder_is_a_text_stream():
         rec.write(b"")
     rec.flush()
     assert rec.write("x\n") == 2 and events == [("out", None), ("out", "x\n")]
+
+
+def test_a_check_of_one_or_two_files_never_imports_multiprocessing():
+    """pre-commit passes a commit's few changed notes: checking them stays in one process, and does not pay the
+    ~6-12 ms import of multiprocessing that only workers need (three files do import it, to fork)."""
+    one = str(NOTES / "hand-2x2.en.md")
+    code = ("import sys; from attnwalk.cli import main\n"
+            "try:\n    main(['check'] + sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print('multiprocessing' in sys.modules, file=sys.stderr)")
+    seen = [subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True,
+                           check=True).stderr.split()[-1] for files in ([one], [one, one], [one, one, one])]
+    assert seen == ["False", "False", "True"]

@@ -37,9 +37,11 @@ Check = Callable[[str, list], int]
 
 def workers_for(files: list) -> int:
     """Worker processes for checking ``files``: 0 (this process checks them) or 2+."""
+    if _forked or len(files) < MIN_FILES:  # (before the import: multiprocessing costs a one-file check ~6-12 ms)
+        return 0
     import multiprocessing as mp
 
-    if _forked or len(files) < MIN_FILES or "fork" not in mp.get_all_start_methods():
+    if "fork" not in mp.get_all_start_methods():
         return 0
     from ..engine.blas import worker_count  # ATTNWALK_THREADS, else the CPUs this process may use
 
