@@ -12,6 +12,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,3 +116,24 @@ def calls(run) -> int:
     finally:
         sys.setprofile(None)
     return n
+
+
+def check_calls(text: str, opts: dict) -> int:
+    """Function calls ``check_text(text, opts)`` makes: the work a growth test compares at two sizes."""
+    from attnwalk.check import check_text
+
+    return calls(lambda: check_text(text, opts))
+
+
+def check_cpu(text: str, opts: dict) -> float:
+    """CPU seconds of ``check_text(text, opts)``, the least of 3 runs, each on a fresh copy of the text (a scan
+    memoised for the last text, ``check.human._memo``, is not reused)."""
+    from attnwalk.check import check_text
+
+    best = float("inf")
+    for _ in range(3):
+        fresh = (text + "\n")[:-1]
+        start = time.process_time()
+        check_text(fresh, opts)
+        best = min(best, time.process_time() - start)
+    return best

@@ -10,12 +10,11 @@ scaled scores, no engine), as torch computes them.
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile import calls, run_cli
+from hostile import check_calls, check_cpu, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -63,24 +62,11 @@ CASES = {
 }
 
 
-def _calls(text: str, opts: dict) -> int:
-    return calls(lambda: check_text(text, opts))
-
-
-def _cpu(text: str, opts: dict) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        check_text(text, opts)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_work_grows_linearly(name):
     build, opts = CASES[name]
     check_text(build(10), opts)  # imports, the trace and compiled patterns are not the note's work
-    small, large = _calls(build(300), opts), _calls(build(600), opts)
+    small, large = check_calls(build(300), opts), check_calls(build(600), opts)
     assert large <= 2.2 * small, (small, large)
 
 
@@ -91,7 +77,7 @@ def test_time_grows_linearly(name):
     """Work inside one builtin call (a slice, ``str.find``, ``str.count``) is invisible to the call count."""
     build, opts = CASES[name]
     check_text(build(10), opts)
-    small, large = _cpu(build(600), opts), _cpu(build(2400), opts)
+    small, large = check_cpu(build(600), opts), check_cpu(build(2400), opts)
     assert large <= 8 * max(small, 0.005), (small, large)
 
 
