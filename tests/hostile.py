@@ -137,3 +137,23 @@ def check_cpu(text: str, opts: dict) -> float:
         check_text(fresh, opts)
         best = min(best, time.process_time() - start)
     return best
+
+
+def assert_calls_linear(build, opts: dict) -> None:
+    """``build(k)``'s note costs a check at most 2.2 times the calls at twice the size (k = 300, 600), once
+    imports, the trace and compiled patterns are paid (a first check of ``build(10)``)."""
+    from attnwalk.check import check_text
+
+    check_text(build(10), opts)
+    small, large = check_calls(build(300), opts), check_calls(build(600), opts)
+    assert large <= 2.2 * small, (small, large)
+
+
+def assert_cpu_linear(build, opts: dict) -> None:
+    """The same in CPU time at four times the size (k = 600, 2400; a quadratic scan is 16 times, this allows 8):
+    for work inside one builtin call, which the call count does not see."""
+    from attnwalk.check import check_text
+
+    check_text(build(10), opts)
+    small, large = check_cpu(build(600), opts), check_cpu(build(2400), opts)
+    assert large <= 8 * max(small, 0.005), (small, large)

@@ -211,7 +211,6 @@ def test_a_wrong_head_2_number_is_found(form):
     assert [t for t in wrong if t in planted] and all(t in planted for t in wrong), wrong
 
 
-
 # the same two heads with token words (the config's labels): rows named by a token in quotes
 LABELLED = dict(SETUP, labels=["tôi", "học"])
 LABELLED_FORMS = {  # the form's name: (a note of both heads, a number of head 2 as printed, planted wrong)

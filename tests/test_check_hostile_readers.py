@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile import check_calls, check_cpu, run_cli
+from hostile import assert_calls_linear, assert_cpu_linear, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,10 +64,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_work_grows_linearly(name):
-    build, opts = CASES[name]
-    check_text(build(10), opts)  # imports, the trace and compiled patterns are not the note's work
-    small, large = check_calls(build(300), opts), check_calls(build(600), opts)
-    assert large <= 2.2 * small, (small, large)
+    assert_calls_linear(*CASES[name])
 
 
 @pytest.mark.parametrize("name", ["bracket_tops_one_close", "bracket_tops_over_rows", "unscaled_lines",
@@ -75,10 +72,7 @@ def test_work_grows_linearly(name):
                                   "row_sum_spaces"])
 def test_time_grows_linearly(name):
     """Work inside one builtin call (a slice, ``str.find``, ``str.count``) is invisible to the call count."""
-    build, opts = CASES[name]
-    check_text(build(10), opts)
-    small, large = check_cpu(build(600), opts), check_cpu(build(2400), opts)
-    assert large <= 8 * max(small, 0.005), (small, large)
+    assert_cpu_linear(*CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - {"unscaled_lines", "comma_lines"}))

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from hostile import check_calls, check_cpu, run_cli
+from hostile import assert_calls_linear, assert_cpu_linear, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,10 +69,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_work_grows_linearly(name):
-    build, opts = CASES[name]
-    check_text(build(10), opts)  # imports, the trace and compiled patterns are not the note's work
-    small, large = check_calls(build(300), opts), check_calls(build(600), opts)
-    assert large <= 2.2 * small, (small, large)
+    assert_calls_linear(*CASES[name])
 
 
 @pytest.mark.parametrize("name", ["tabular_unclosed", "tabular_unclosed_before_an_end", "own_weights_one_line",
@@ -81,10 +78,7 @@ def test_work_grows_linearly(name):
 def test_time_grows_linearly(name):
     """Work inside one builtin call (a regex's search to the note's end, ``str.rfind``) is invisible to the call
     count."""
-    build, opts = CASES[name]
-    check_text(build(10), opts)
-    small, large = check_cpu(build(600), opts), check_cpu(build(2400), opts)
-    assert large <= 8 * max(small, 0.005), (small, large)
+    assert_cpu_linear(*CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - {"step_lists_under_heads", "own_weights_heads"}))
