@@ -136,3 +136,18 @@ formats = ["md", "html", "ipynb"]
     for lang in ("vi", "en"):  # the shared closed forms are those the committed notes show
         assert (tmp_path / "notes" / f"hand-2x2.{lang}.md").read_text(encoding="utf-8") == \
             (REPO / "examples" / "notes" / f"hand-2x2.{lang}.md").read_text(encoding="utf-8")
+
+
+def test_a_no_op_build_never_imports_multiprocessing(tmp_path):
+    """A no-op rebuild should cost about one start-up: it renders nothing, so it does not pay the ~6-12 ms import of
+    multiprocessing that only a pool of workers (8 notes or more to render) needs."""
+    import subprocess
+    import sys
+
+    m = _course(tmp_path)
+    build(m)
+    code = ("import sys; from attnwalk.cli import main\n"
+            "try:\n    main(['build', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "print('multiprocessing' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, str(m)], capture_output=True, text=True, check=True)
+    assert out.stderr.split()[-1] == "False", out.stderr
