@@ -149,11 +149,24 @@ def assert_calls_linear(build, opts: dict) -> None:
     assert large <= 2.2 * small, (small, large)
 
 
+def assert_grows_linearly(cost, small, large, bound: float = 8, floor: float = 0.005, tries: int = 3) -> None:
+    """``cost(large)`` is at most ``bound`` times ``cost(small)`` (each at least ``floor`` seconds) in one of
+    ``tries`` measured pairs. A quadratic scan is 16 times at four times the size in every pair; a shared CI
+    machine that preempts one large run (a pair at 8.1 times where the same code measures 4.0 idle) is noise,
+    so a pair is measured again rather than the bound loosened."""
+    pairs = []
+    for _ in range(tries):
+        pair = (cost(small), cost(large))
+        pairs.append(pair)
+        if pair[1] <= bound * max(pair[0], floor):
+            return
+    raise AssertionError(f"CPU seconds (small, large) in {tries} tries: {pairs}")
+
+
 def assert_cpu_linear(build, opts: dict) -> None:
     """The same in CPU time at four times the size (k = 600, 2400; a quadratic scan is 16 times, this allows 8):
     for work inside one builtin call, which the call count does not see."""
     from attnwalk.check import check_text
 
     check_text(build(10), opts)
-    small, large = check_cpu(build(600), opts), check_cpu(build(2400), opts)
-    assert large <= 8 * max(small, 0.005), (small, large)
+    assert_grows_linearly(lambda k: check_cpu(build(k), opts), 600, 2400)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import record_fields
+from hostile import assert_grows_linearly
 
 import attnwalk.check as C
 from attnwalk import inputs
@@ -796,5 +797,4 @@ def test_fast_paths_stay_linear(name):
     """Four times the items cost well under the sixteen times of a reader that rescans per item."""
     build = HOSTILE[name]
     _work(build(10))
-    small, large = _work(build(1000)), _work(build(4000))
-    assert large <= 8 * max(small, 0.002), (small, large)
+    assert_grows_linearly(lambda k: _work(build(k)), 1000, 4000, floor=0.002)
