@@ -25,7 +25,9 @@ Run by hand from the repository root (never in CI; timings are not tests):
             path (same run, in process and from a cold start)                              target >= 100k/s
             --check-baseline DIR: also another attnwalk's check (DIR holds its `attnwalk` package,
             e.g. `mkdir DIR && git archive main attnwalk | tar -x -C DIR`), timed in the same run;
-            (info) checking a YOLO11-scale note (N = 1600) vs rendering it (--skip check-large: not)
+            (info) checking a YOLO11-scale note (N = 1600) vs rendering it (--skip check-large: not);
+            where a check's time goes (phases, kinds of text, stages, forms), the numbers each reader decides,
+            and the bound of a block fast path (the plain matrices decided at no cost)
 5. build    no-op rebuild of the course vs one `render` start-up                      target <= 1.5
             full build of 16 walkthroughs x 2 languages, all CPUs vs one process      info
 Engine, render and build compare medians of interleaved runs, so machine load hits both sides.
@@ -541,6 +543,13 @@ def bench_check(repeat: int, baseline: str | None = None, skip_large: bool = Fal
     print(f"  where the hand-written forms go, this, each part's own time (fastest of {max(3, repeat)} checks, "
           "each part; the number scan is the merge's too): " + ", ".join(f"{k} {v * 1e3:.1f} ms"
                                                                        for k, v in parts.items()))
+    by_reader = numbers_by_reader(text)
+    print("  numbers by the reader that decides them, this (records made, verified): "
+          + ", ".join(f"{k} {n:,} ({v:,})" for k, (n, v) in by_reader.items()))
+    real, free = block_path_bound(text, max(15, repeat))
+    print(f"  bound of a block fast path, this: a warm check {real * 1e3:.1f} ms CPU, with its plain matrices decided "
+          f"at no cost {free * 1e3:.1f} ms ({n / real:,.0f} vs {n / free:,.0f} numbers/s at most; fastest of "
+          f"{max(15, repeat)}, interleaved)")
     if not skip_large:
         bench_check_large()
 
@@ -790,6 +799,120 @@ def reading_by_stage(text: str, repeat: int) -> dict[str, float]:
             setattr(mod, name, fn)
     best["the rest"] = best.pop("reading claims")
     return dict(sorted(best.items(), key=lambda kv: -kv[1]))
+
+
+# the readers of ``Checker`` whose records ``numbers_by_reader`` counts, by what they read (a method
+# called inside another counts its own records: a table cell's text inside its row counts as the row's)
+READERS = [("plain matrices", "_check_plain"), ("plain matrices", "_flush_plain"), ("lists", "_compare_many"),
+           ("table rows", "_row"), ("labelled values", "_labelled_values"), ("worked dot products", "_dot_lines"),
+           ("the token walk", "_text")]
+
+
+def numbers_by_reader(text: str) -> dict[str, tuple[int, int]]:
+    """(records made, of them verified) of one check of ``text`` by the Checker's reader that made each record
+    (``READERS``; "plain matrices" and "lists" are the block path: ``PlainMat.cells``, ``bounds.close_many``,
+    ``_new_passes``), and the merge's records (integers and the hand-written forms' numbers): how many numbers a
+    faster block path could reach at all."""
+    from itertools import islice
+
+    from attnwalk.check import _TRACES, check_text
+    from attnwalk.check import checker as K
+
+    made: dict[str, list] = {}
+    stack: list[set] = []  # the record keys made by the wrapped calls inside the one running, per level
+
+    def counted(label, fn):
+        def wrap(self, *a):
+            before = len(self.recs)
+            stack.append(set())
+            try:
+                return fn(self, *a)
+            finally:
+                new = set(islice(self.recs, before, None))  # a dict keeps its keys in insertion order
+                inner = stack.pop()
+                made.setdefault(label, []).extend((self, key) for key in new - inner)
+                if stack:
+                    stack[-1] |= new
+        return wrap
+
+    saved = [(name, getattr(K.Checker, name)) for _, name in READERS]
+    for (label, name), (_, fn) in zip(READERS, saved):
+        setattr(K.Checker, name, counted(label, fn))
+    try:
+        _TRACES.clear()
+        report = check_text(text)
+    finally:
+        for name, fn in saved:
+            setattr(K.Checker, name, fn)
+    out = {label: (len(keys), sum(self.recs[key].status == "verified" for self, key in keys))
+           for label, keys in made.items()}
+    ours = sum(n for n, _ in out.values())
+    out["the merge (integers, hand-written forms)"] = (len(report.recs) - ours,
+                                                      len(report.verified) - sum(v for _, v in out.values()))
+    return dict(sorted(out.items(), key=lambda kv: -kv[1][0]))
+
+
+def block_path_bound(text: str, repeat: int) -> tuple[float, float]:
+    """CPU seconds (fastest of ``repeat``, interleaved) of a warm check of ``text`` and of the same check with its
+    plain matrices decided at no cost (``_check_plain``'s bulk cells and ``_flush_plain``: their records handed
+    over from an earlier check, made outside the timing; the verdicts asserted equal): the most any faster block
+    path (cells parsed, compared and recorded in bulk) can save, the rest of the check being as it is."""
+    from attnwalk.check import _TRACES, check_text
+    from attnwalk.check import checker as K
+
+    C = K.Checker
+    real_plain, real_flush, real_run = C._check_plain, C._flush_plain, C.run
+    bodies: set = set()  # (segment, body start, end) of the matrices _check_plain recorded in bulk
+    kept: dict = {}  # their records, by key
+
+    def plain_seen(self, ref, node):
+        n = len(self.plain_done)
+        real_plain(self, ref, node)
+        if len(self.plain_done) > n:
+            bodies.add(self.plain_done[-1])
+
+    def run_seen(self, segs):
+        out = real_run(self, segs)
+        kept.update(((sid, at), rec) for (sid, at), rec in self.recs.items()
+                    if any(s == sid and a <= at < b for s, a, b in bodies))
+        return out
+
+    fresh: dict = {}
+
+    def plain_free(self, ref, node):
+        if (self.seg_id, *node.body) not in bodies:
+            return real_plain(self, ref, node)
+        self.plain_done.append((self.seg_id, *node.body))  # what the token walk reads of a recorded matrix
+
+    def flush_free(self):
+        real_flush(self)  # (none left pending: every bulk matrix was handed over)
+        self.recs.update(fresh)
+
+    def check(free: bool):
+        nonlocal fresh
+        if free:
+            fresh = {key: K.NumRec(r.line, r.text, list(r.checks), r.operand, r.fix) for key, r in kept.items()}
+            C._check_plain, C._flush_plain = plain_free, flush_free
+        try:
+            _TRACES.clear()
+            start = time.process_time()
+            report = check_text(text)
+            return time.process_time() - start, report
+        finally:
+            C._check_plain, C._flush_plain = real_plain, real_flush
+
+    C._check_plain, C.run = plain_seen, run_seen
+    try:
+        check(False)
+    finally:
+        C._check_plain, C.run = real_plain, real_run
+    verdicts = [[(r.line, r.text, r.status) for r in check(free)[1].recs] for free in (False, True)]
+    assert verdicts[0] == verdicts[1], "the bound's check must give the same verdicts"
+    real, free = [], []
+    for _ in range(repeat):
+        real.append(check(False)[0])
+        free.append(check(True)[0])
+    return min(real), min(free)
 
 
 def bench_check_many(repeat: int, baseline: str | None = None) -> None:
