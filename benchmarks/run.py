@@ -811,15 +811,17 @@ READERS = [("plain matrices", "_check_plain"), ("plain matrices", "_flush_plain"
 def numbers_by_reader(text: str) -> dict[str, tuple[int, int]]:
     """(records made, of them verified) of one check of ``text`` by the Checker's reader that made each record
     (``READERS``; "plain matrices" and "lists" are the block path: ``PlainMat.cells``, ``bounds.close_many``,
-    ``_new_passes``), and the merge's records (integers and the hand-written forms' numbers): how many numbers a
-    faster block path could reach at all."""
+    ``_new_passes``), the Checker's records no reader of ``READERS`` made ("elsewhere in the Checker": none in our
+    notes), and the rest of the report's records, the merge's and the post-passes' (integers, the hand-written
+    forms' numbers): how many numbers a faster block path could reach at all."""
     from itertools import islice
 
     from attnwalk.check import _TRACES, check_text
     from attnwalk.check import checker as K
 
-    made: dict[str, list] = {}
+    made: dict[str, set] = {}
     stack: list[set] = []  # the record keys made by the wrapped calls inside the one running, per level
+    checkers: list = []
 
     def counted(label, fn):
         def wrap(self, *a):
@@ -828,27 +830,36 @@ def numbers_by_reader(text: str) -> dict[str, tuple[int, int]]:
             try:
                 return fn(self, *a)
             finally:
-                new = set(islice(self.recs, before, None))  # a dict keeps its keys in insertion order
+                new = set(islice(self.recs, before, None))  # the Checker's dict of records only grows, in order
                 inner = stack.pop()
-                made.setdefault(label, []).extend((self, key) for key in new - inner)
+                made.setdefault(label, set()).update(new - inner)
                 if stack:
                     stack[-1] |= new
         return wrap
 
+    def run(self, segs):
+        checkers.append(self)
+        return saved_run(self, segs)
+
+    saved_run = K.Checker.run
     saved = [(name, getattr(K.Checker, name)) for _, name in READERS]
     for (label, name), (_, fn) in zip(READERS, saved):
         setattr(K.Checker, name, counted(label, fn))
+    K.Checker.run = run
     try:
         _TRACES.clear()
         report = check_text(text)
     finally:
         for name, fn in saved:
             setattr(K.Checker, name, fn)
-    out = {label: (len(keys), sum(self.recs[key].status == "verified" for self, key in keys))
-           for label, keys in made.items()}
-    ours = sum(n for n, _ in out.values())
-    out["the merge (integers, hand-written forms)"] = (len(report.recs) - ours,
-                                                      len(report.verified) - sum(v for _, v in out.values()))
+        K.Checker.run = saved_run
+    (ck,) = checkers
+    elsewhere = set(ck.recs).difference(*made.values())
+    if elsewhere:
+        made["elsewhere in the Checker"] = elsewhere
+    out = {label: (len(keys), sum(ck.recs[key].status == "verified" for key in keys)) for label, keys in made.items()}
+    out["the merge and post-passes (integers, hand-written forms)"] = (
+        len(report.recs) - len(ck.recs), len(report.verified) - sum(r.status == "verified" for r in ck.recs.values()))
     return dict(sorted(out.items(), key=lambda kv: -kv[1][0]))
 
 
