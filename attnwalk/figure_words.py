@@ -28,6 +28,11 @@ WORDS = {
         "narrow_caption": " Only that range is coloured, so that small differences show.",
         "masked_caption": "The colour bar (viridis) spans the weights that are not masked, in all heads; hatched grey "
                           "cells are masked (their weight is 0).",
+        # every pair masked (padding:K over every key): no cell is coloured, and a finite fill gives the
+        # masked cells weights that are not 0 (1/m each), so masked_caption's "their weight is 0" is not said
+        "all_masked_caption": "Every pair is masked (the padding covers every key), so every cell is hatched grey; "
+                              "what such a row gets is the fill value's policy, in the mask step.",
+        "alt_none": " Every key is masked for every query.",
         "pooled_caption": "With {n} × {m} weights, more than the picture has pixels, each square covers a block "
                           "of {k} × {k} pairs and shows the largest weight in it, so that a single strong weight "
                           "stays visible.",
@@ -65,6 +70,9 @@ WORDS = {
         "narrow_caption": " Chỉ khoảng đó được tô màu, để thấy được những khác biệt nhỏ.",
         "masked_caption": "Thang màu (viridis) trải trên các trọng số không bị che (mask) của mọi head; ô xám gạch "
                           "chéo là ô bị che (trọng số bằng 0).",
+        "all_masked_caption": "Mọi cặp đều bị che (phần đệm phủ mọi key), nên mọi ô đều là ô xám gạch chéo; "
+                              "trọng số của một hàng như vậy theo quy ước của giá trị lấp, ở bước mask.",
+        "alt_none": " Với mọi query, mọi key đều bị che.",
         "pooled_caption": "Với {n} × {m} trọng số, nhiều hơn số điểm ảnh của hình, mỗi ô vuông gộp một khối "
                           "{k} × {k} cặp và tô màu trọng số lớn nhất trong khối, để một trọng số lớn đơn lẻ "
                           "không bị mất khi thu nhỏ.",

@@ -59,10 +59,11 @@ def _keep(trace) -> np.ndarray | None:
 
 
 def colour_range(trace) -> tuple[float, float]:
-    """The smallest and largest unmasked attention weight of image 0 over all heads."""
+    """The smallest and largest unmasked attention weight of image 0 over all heads (every weight when
+    the mask keeps no pair at all, e.g. ``padding:K`` with K = every key: there is nothing else to scale by)."""
     a = trace["attn"][0]
     keep = _keep(trace)
-    vals = a[:, keep] if keep is not None else a.reshape(a.shape[0], -1)
+    vals = a[:, keep] if keep is not None and keep.any() else a.reshape(a.shape[0], -1)
     return float(vals.min()), float(vals.max())
 
 
@@ -126,26 +127,29 @@ def specs(trace, lang: str) -> list[dict]:
     dec = cfg["decimals"]
     rng = {"lo": fmt(lo, dec), "hi": fmt(hi, dec)}
     qn, kn = _names(cfg, n, m, cfg["variant"])
-    masked = _keep(trace) is not None
+    keep = _keep(trace)
+    masked = keep is not None
+    none_kept = masked and not keep.any()  # padding over every key: no cell coloured, no number written
+    caption_masked = w["all_masked_caption"] if none_kept else w["masked_caption"]
     out = [{"key": "shapes", "place": "shapes", "alt": w["shapes_alt"].format(variant=cfg["variant"]),
             "caption": w["shapes_caption"]}]
     for h in range(heads):
         e = extremes(trace, h)
         cap = w["attn_caption"].format(h=h, qmin=qn[e["min"][0]], kmin=kn[e["min"][1]], lo_h=fmt(e["lo"], dec),
                                        qmax=qn[e["max"][0]], kmax=kn[e["max"][1]], hi_h=fmt(e["hi"], dec))
-        cap += " " + (w["masked_caption"] if masked else w["scale_caption"].format(**rng)
+        cap += " " + (caption_masked if masked else w["scale_caption"].format(**rng)
                       + (w["narrow_caption"] if hi - lo < 0.5 else ""))
         k = pool_size(n, m)
         if k > 1:
             cap += " " + w["pooled_caption"].format(n=n, m=m, k=k)
         qlab = _labels(cfg, n, m, cfg["variant"], (n, m))[0]
         shown = heat_decimals(n, m, qlab, dec)
-        cells = "" if shown is None else w["cells_written"] + (w["cells_fewer"] if shown < dec else "")
+        cells = "" if shown is None or none_kept else w["cells_written"] + (w["cells_fewer"] if shown < dec else "")
         alt = w["attn_alt"].format(h=h, n=n, m=m, cells=cells)
         if n <= ALT_ROWS:
             pairs = ", ".join(w["alt_pair"].format(q=qn[i], k=kn[j], w=fmt(v, dec))
                               for i, j, v in most_weighed(trace, h))
-            alt += w["alt_most"].format(pairs=pairs)
+            alt += w["alt_most"].format(pairs=pairs) if pairs else w["alt_none"]
         out.append({"key": f"attn-h{h}", "place": "attn", "alt": alt, "caption": cap})
     if cfg["variant"] == "yolo":
         H, W = trace["x"].shape[2:]

@@ -62,12 +62,14 @@ def equal_keys(k: np.ndarray, row_ties: list[dict], k_names: list[str]) -> list[
 
 
 def equal_scores(scores: np.ndarray, k: np.ndarray, row_ties: list[dict], k_names: list[str],
-                 dec: int) -> list[dict]:
+                 dec: int, keep: np.ndarray | None = None) -> list[dict]:
     """Ties between keys whose vectors differ: the reason is the dot product, equal for this query
-    (e.g. q = [1, 0] reads only channel 0, where m0 and m2 agree). ``scores``: (n, m) raw scores."""
+    (e.g. q = [1, 0] reads only channel 0, where m0 and m2 agree). ``scores``: (n, m) raw scores.
+    A row with every key masked (``keep``: (n, m), True = kept) is left to :func:`masked_ties`: its
+    raw scores differ, the fill value made them equal."""
     out = []
     for i, t in enumerate(row_ties):
-        if not t.get("tie"):
+        if not t.get("tie") or (keep is not None and not keep[i].any()):
             continue
         js = t["j"]
         if all(np.array_equal(k[js[0]], k[j]) for j in js[1:]):
@@ -75,6 +77,17 @@ def equal_scores(scores: np.ndarray, k: np.ndarray, row_ties: list[dict], k_name
         out.append({"q": t["q"], "i": i, "js": js, "ks": [k_names[j] for j in js],
                     "s": _num(scores[i, js[0]], dec)})
     return out
+
+
+def masked_ties(keep: np.ndarray | None, row_ties: list[dict], dec: int) -> list[dict]:
+    """Ties of a row whose every key is masked with a finite fill (-1e9, -10000): each score was replaced
+    by the same value, so the softmax shares the row evenly, 1/m per key, whatever the dot products.
+    (With -inf such a row has no weight at all: ``ties`` marks it ``empty``, never a tie.)"""
+    if keep is None:
+        return []
+    m = keep.shape[1]
+    return [{"q": t["q"], "m": m, "w": fmt(1.0 / m, dec)} for i, t in enumerate(row_ties)
+            if t.get("tie") and not keep[i].any()]
 
 
 def constant_columns(v: np.ndarray, attn: np.ndarray, names: list[str], dec: int) -> list[dict]:
