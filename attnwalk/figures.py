@@ -348,22 +348,17 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         rows = -(-heads // cols)
         fig.set_size_inches(cols * (LOOK_CELL_IN * W + 0.6) + 0.2, rows * (LOOK_CELL_IN * H + 0.95) + 0.75)
     else:
-        cols = min(heads, 4)
+        # without numbers the panels sit two to a row at a phone's width, so that their titles, ticks and axis
+        # labels read on it: one row of three or four (a 12 x 12 map's 4 heads) set 7 pt titles at ~4 px on a
+        # phone, each running into the next (teaching audit #50); a desktop page shows the figure at its size
+        cols = min(heads, 2)
         rows = -(-heads // cols)
-    # one or two panels without numbers (an 8 x 8 map's two heads) keep the phone's width too, so that their
-    # titles and ticks read on it (a 7.4-inch figure showed them at 5 px); three or four sit in one wider row
-    phone = numbers or cols <= 2
-    if not numbers and phone:
         cell = min(0.3, ((READABLE_WIDTH_IN - 0.2) / cols - 0.6) / W)
         fig.set_size_inches(cols * (cell * W + 0.6) + 0.2, rows * (cell * H + 0.95) + 0.75)
-    elif not numbers:
-        # a large map's cells shrink so that its panels fit the 8-inch width: the height follows them, so
-        # the panels stay square beside a colour bar of their own height (40 x 40 had a 10-inch-tall bar)
-        cell = min(0.3, ((8.0 - 1.1) / cols - 0.75) / W)
-        # each panel: its cells plus room for the tick labels, axis labels and title; then the colour bar
-        fig.set_size_inches(min(cols * (cell * W + 0.75) + 1.1, 8.0), min(rows * (cell * H + 0.95), 10.0))
     # past MAX_ANNOTATED rows or columns a panel labels every k-th one (40 labels printed on each other)
     step = 1 if max(H, W) <= MAX_ANNOTATED else -(-max(H, W) // LOOK_TICKS)
+    if not numbers and max(H, W) > 10 and cell < 0.16:
+        step = max(step, 2)  # two-digit labels in cells narrower than them ran together: "1011" for 10, 11
     axes = fig.subplots(rows, cols, squeeze=False)
     from matplotlib.patches import Rectangle
 
@@ -383,14 +378,11 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         ax.set_yticks(range(0, H, step))
         ax.set_xlabel(w["col"])
         ax.set_ylabel(w["row"])
-        # (a title size given at all, even None, replaces the rc's larger title size)
-        ax.set_title(w["look_title"].format(h=h, p=p),
-                     **({"fontsize": 7} if max(H, W) > MAX_ANNOTATED and not phone else {}))
-    bar = fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"], **({"location": "bottom"} if phone else {}))
-    if phone:
-        from matplotlib.ticker import MaxNLocator
+        ax.set_title(w["look_title"].format(h=h, p=p))
+    bar = fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"], location="bottom")
+    from matplotlib.ticker import MaxNLocator
 
-        bar.ax.xaxis.set_major_locator(MaxNLocator(4))
+    bar.ax.xaxis.set_major_locator(MaxNLocator(4))
 
 
 def look_columns(heads: int, W: int) -> int:
