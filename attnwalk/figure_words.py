@@ -7,8 +7,11 @@ WORDS = {
         "look_title": "head {h}: where p{p} looks",
         "conv1x1": "1×1 conv {a}→{b}", "split": "split per head", "softmax": "softmax over keys j",
         "chunk": "chunk, split heads", "project": "projections\nW_Q, W_K, W_V", "columns": "columns of X",
-        "mask": "mask", "merge": "merge heads",
-        "shapes_alt": "Diagram of the tensor shapes through the {variant} attention, step by step.",
+        "mask": "mask", "merge": "merge heads", "s_masked": "S masked", "o_merged": "O merged",
+        # the tensors in order, then where their shapes are in words a screen reader reads (audit #49): the
+        # shapes themselves would be integers check leaves unread in every figure note
+        "shapes_alt": "Diagram of the tensor shapes through the {variant} attention, step by step: {chain}. "
+                      "Every shape, with this note's sizes, is listed in the quick-check table.",
         "shapes_caption": "The shapes of every recorded tensor, with this note's sizes.",
         "attn_alt": "Heatmap of the attention weights of head {h}: {n} queries (rows) by {m} keys (columns), "
                     "darker for smaller weights{cells}.",
@@ -52,8 +55,10 @@ WORDS = {
         "look_title": "head {h}: p{p} nhìn vào đâu",
         "conv1x1": "conv 1×1 {a}→{b}", "split": "tách theo head", "softmax": "softmax theo key j",
         "chunk": "chunk, tách head", "project": "chiếu W_Q, W_K, W_V", "columns": "các cột của X",
-        "mask": "mask", "merge": "gộp các head",
-        "shapes_alt": "Sơ đồ kích thước các tensor qua attention {variant}, từng bước.",
+        "mask": "mask", "merge": "gộp các head", "s_masked": "S đã che", "o_merged": "O đã gộp",
+        "shapes_alt": "Sơ đồ kích thước các tensor qua attention {variant}, từng bước: {chain}. "
+                      "Kích thước của từng tensor, với kích thước thật của ghi chú này, có trong bảng ở mục "
+                      "kiểm tra nhanh.",
         "shapes_caption": "Kích thước của mọi tensor được ghi lại, với kích thước thật của ghi chú này.",
         "attn_alt": "Bản đồ nhiệt trọng số chú ý của head {h}: {n} query (hàng) × {m} key (cột), "
                     "ô càng tối trọng số càng nhỏ{cells}.",

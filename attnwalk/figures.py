@@ -131,7 +131,8 @@ def specs(trace, lang: str) -> list[dict]:
     masked = keep is not None
     none_kept = masked and not keep.any()  # padding over every key: no cell coloured, no number written
     caption_masked = w["all_masked_caption"] if none_kept else w["masked_caption"]
-    out = [{"key": "shapes", "place": "shapes", "alt": w["shapes_alt"].format(variant=cfg["variant"]),
+    out = [{"key": "shapes", "place": "shapes", "alt": w["shapes_alt"].format(variant=cfg["variant"],
+                                                                              chain=flow_chain(trace, w)),
             "caption": w["shapes_caption"]}]
     for h in range(heads):
         e = extremes(trace, h)
@@ -392,6 +393,13 @@ def look_columns(heads: int, W: int) -> int:
     return max(fits, default=0)
 
 
+def flow_chain(trace, w: dict) -> str:
+    """The shape flow's tensors in words, row by row: "x → qkv → q, k, v → S → …" (a row repeated by a view,
+    qkv before and after its reshape, is named once)."""
+    rows = [", ".join(name for name, _ in boxes) for boxes, _ in flow(trace, w)]
+    return " → ".join(r for i, r in enumerate(rows) if i == 0 or r != rows[i - 1])
+
+
 def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
     """The variant's shape flow: rows of (name, shape) boxes, each with the operation leading to it."""
     s = {name: trace.steps[name].shape for name in trace.names()}
@@ -427,13 +435,13 @@ def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
     else:  # sdpa source = "scores": the scores are given (no q, k), v only when the note goes on to O
         rows.append(([("S", s["scores"])] + ([("v", s["v"])] if "v" in s else []), ""))
     if "scores_masked" in s:
-        rows.append(([("S masked", s["scores_masked"])], w["mask"]))
+        rows.append(([(w["s_masked"], s["scores_masked"])], w["mask"]))
     rows.append(([("A", s["attn"])], w["softmax"]))
     if "o" not in s:
         return rows
     rows.append(([("O", s["o"])], "O = A V"))
     if v == "mha":
-        rows.append(([("O merged", s["o_merged"])], w["merge"]))
+        rows.append(([(w["o_merged"], s["o_merged"])], w["merge"]))
         rows.append(([("Out", s["out"])], "Linear"))
     else:
         rows.append(([("Out", s["out"])], w["merge"]))
