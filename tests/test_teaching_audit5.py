@@ -157,3 +157,48 @@ def test_mha_one_head_is_singular(lang):
     md = note(lang, variant="mha", heads=1)
     assert "1 heads" not in md and "heads' results" not in md
     assert check_text(md).wrong == []
+
+
+# ------------------------------------------------------------------ #49 the shape flow's alt text
+
+@pytest.mark.parametrize("name", ["hand-2x2", "sdpa-cross-attention", "mha-seed-002", "yolo-3x3-seed42"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_shape_flow_alt_text_names_its_tensors_and_where_their_shapes_are(name, lang):
+    """The alt text said "a diagram of the tensor shapes" and no tensor: it now names them in order, from the
+    input to Out, and sends the reader to the quick-check table, which holds the trace's shape of each."""
+    from course_notes import text, trace_of
+
+    md = text(name, lang)
+    alt = re.search(r"!\[([^\]]*)\]\(figures/[^)]*-shapes\.svg\)", md).group(1)
+    chain = alt.split(": ", 1)[1].split(". ")[0].split(" → ")
+    assert chain[0].split(", ")[0] == "x" and chain[-1] == "Out" and len(chain) >= 5
+    assert {"vi": "bảng ở mục kiểm tra nhanh", "en": "the quick-check table"}[lang] in alt
+    t = trace_of(md)
+    table = md.split({"vi": "Kiểm tra nhanh", "en": "Quick check"}[lang])[-1]
+    for tensor in ("x", "q", "out"):
+        row = re.search(rf"\n\|[^\n]*`{tensor}`[^\n]*\| \(([\d, ]+)\) \|", table)
+        assert row and tuple(int(v) for v in row.group(1).split(", ")) == t[tensor].shape, tensor
+
+
+# ------------------------------------------------------------------ #58 causal cross-attention
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_causal_cross_attention_says_its_alignment_as_torch_has_it(lang):
+    """A causal mask with 2 queries and 4 keys kept keys j <= i (top-left) without saying so; a decoder with a
+    cache wants bottom-right. The note's M is torch's is_causal mask, which differs from causal_lower_right."""
+    import torch.nn.functional as F
+    from torch.nn.attention.bias import causal_lower_right
+
+    t = walk(lang=lang, variant="sdpa", tokens=2, kv_tokens=4, mask="causal")
+    md = render(t, "md", lang)
+    assert {"vi": "góc trên bên trái", "en": "aligned **top-left**"}[lang] in md
+    assert "causal_lower_right" in md and check_text(md).wrong == []
+    q, k, v = (torch.tensor(t[n]) for n in ("q", "k", "v"))
+    tril = torch.ones(2, 4, dtype=torch.bool).tril()
+    assert np.array_equal(np.asarray(t["mask"]) != 0, tril.numpy())
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert torch.allclose(o, F.scaled_dot_product_attention(q, k, v, attn_mask=tril))
+    assert np.allclose(o.numpy(), t["o"])
+    assert not torch.allclose(o, F.scaled_dot_product_attention(q, k, v, attn_mask=causal_lower_right(2, 4)))
+    square = note(lang, variant="sdpa", mask="causal")  # Lq = Lk: one alignment, nothing to say
+    assert "causal_lower_right" not in square
