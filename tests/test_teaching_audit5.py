@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from course_notes import LANGS, close
+from course_notes import LANGS, close, wrong_after
 
 from attnwalk import figures
 from attnwalk.api import walk
@@ -202,3 +202,31 @@ def test_causal_cross_attention_says_its_alignment_as_torch_has_it(lang):
     assert not torch.allclose(o, F.scaled_dot_product_attention(q, k, v, attn_mask=causal_lower_right(2, 4)))
     square = note(lang, variant="sdpa", mask="causal")  # Lq = Lk: one alignment, nothing to say
     assert "causal_lower_right" not in square
+
+
+# ------------------------------------------------------------------ #60 few decimals
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_closeness_to_uniform_tells_its_extremes_apart_at_one_decimal(lang):
+    """--decimals 1: "the smallest weight is A_0[0, 0] = 0.1, the largest A_0[0, 8] = 0.1 … farther from it
+    ≈ 0.0" said nothing. The sentence now takes the decimals that tell them apart (2 here) and says so; its
+    numbers are the weights' extremes correctly rounded, verified by check, a changed digit wrong."""
+    t = walk(lang=lang, decimals=1)
+    md = render(t, "md", lang)
+    line = re.search(r"\n- Head 0: [^\n]*`1 / 9 ≈ [^\n]*", md).group(0)
+    lo, hi = re.findall(r"`A_0\[\d, \d\] = (0\.\d+)`", line)[:2]
+    a = t["attn"][0, 0]
+    assert lo != hi and close(lo, a.min()) and close(hi, a.max()) and len(lo) == 4
+    assert {"vi": "ở đây in 2 chữ số thập phân", "en": "to 2 decimals here"}[lang] in line
+    assert check_text(md).wrong == []
+    assert len(wrong_after(md, f"= {hi}`", f"= {hi[:-1]}{(int(hi[-1]) + 2) % 10}`")) == 1
+    four = render(walk(lang=lang), "md", lang)  # the usual 4 decimals already tell them apart: no words added
+    assert {"vi": "ở đây in", "en": "decimals here"}[lang] not in four
+
+
+@pytest.mark.parametrize("options", [dict(dim=4, heads=4, attn_ratio=1.0),
+                                     dict(variant="sdpa", mask="padding:1", mask_fill="-1e9")])
+def test_one_of_a_thing_is_singular(options):
+    """head_dim = 1 said "each head holds 1 channels of V"; padding:1's snippet "# the last 1 keys are padding"."""
+    md = note("en", **options)
+    assert not re.search(r"\b1 (channels|keys|heads|dimensions)\b", md)

@@ -245,9 +245,16 @@ def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
         (lo, n_lo), (hi, n_hi) = _where(a, lo_v), _where(a, hi_v)
         far = "max" if hi_v - u >= u - lo_v else "min"
         dev = max(hi_v - u, u - lo_v)
+        # at a note's few decimals the extremes can print alike ("smallest 0.1, largest 0.1, 0.0 farther"):
+        # this sentence then takes the fewest decimals (up to 8) that tell them and the deviation apart
+        dd = dec
+        while dd < 8 and hi_v - lo_v > TIE_RTOL * hi_v and (fmt(lo_v, dd) == fmt(hi_v, dd) or
+                                                            float(fmt(dev, dd)) == 0.0):
+            dd += 1
         out.append({"h": h, "n": n, "lo": lo, "hi": hi, "n_lo": n_lo, "n_hi": n_hi,
-                    "min": fmt(lo_v, dec), "max": fmt(hi_v, dec), "uniform": fmt(u, dec),
-                    "far": far, "dev": fmt(dev, dec), "ratio": _ratio(hi_v, lo_v),
+                    "min": fmt(lo_v, dd), "max": fmt(hi_v, dd), "uniform": fmt(u, dd),
+                    "digits": dd if dd > dec else None, "dec": dec,
+                    "far": far, "dev": fmt(dev, dd), "ratio": _ratio(hi_v, lo_v),
                     "near": dev < 0.5 * u, "flat": hi_v - lo_v <= TIE_RTOL * hi_v})
     return out
 

@@ -599,7 +599,8 @@ def snippet_sdpa(trace: Trace) -> dict:
         pad = int(cfg["mask"].split(":")[1])
         mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool)  # {attend}")
         if pad:
-            padding = f"{pad} key cuối là token đệm" if vi else f"the last {pad} keys are padding"
+            padding = (f"{pad} key cuối là token đệm" if vi else "the last key is padding" if pad == 1
+                       else f"the last {pad} keys are padding")
             mask_lines.append(f"keep[:, {m - pad}:] = False  # {padding}")
     empty = "mask" in trace and not trace["mask"].any(axis=-1).all()
     return {"lines": lines, "seeded": seeded, "mask_lines": mask_lines, "fill": fill_str(cfg["mask_fill"]),
