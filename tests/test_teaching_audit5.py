@@ -230,3 +230,18 @@ def test_one_of_a_thing_is_singular(options):
     """head_dim = 1 said "each head holds 1 channels of V"; padding:1's snippet "# the last 1 keys are padding"."""
     md = note("en", **options)
     assert not re.search(r"\b1 (channels|keys|heads|dimensions)\b", md)
+
+
+# ------------------------------------------------------------------ #61 batch 2
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_sdpa_batch_two_says_which_sequence_its_inputs_are(lang):
+    """With --batch 2 the inputs section printed Q_0, K_0, V_0 and said only at the quick check, nine sections
+    later, that they are the first sequence's. It now says so where they are printed; they are torch's batch 0."""
+    md = note(lang, variant="sdpa", batch=2, mask="causal")
+    inputs = md.split("## 3.")[1].split("**Head 0")[0]
+    assert {"vi": "chỉ số batch 0", "en": "batch index 0"}[lang] in inputs
+    torch.manual_seed(42)
+    q = torch.randint(-4, 5, (2, 3, 4))
+    first = re.search(r"Q_0 =\n\\begin\{bmatrix\}\n([^\n]*) \\\\", md).group(1)
+    assert [int(v) for v in first.split(" & ")] == q[0, 0, :2].tolist() != q[1, 0, :2].tolist()
