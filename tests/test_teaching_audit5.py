@@ -1,4 +1,4 @@
-"""The fifth teaching audit (docs/teaching-audit.md #51-#57): notes users render with their own options,
+"""The fifth teaching audit (docs/teaching-audit.md #49-#61): notes users render with their own options,
 beyond the course. A padding mask over every key (every row masked), ``padding:0``, one head, ties of three
 keys. Values come from torch (a masked softmax as PyTorch code writes it) or from the mask itself; every new
 number is verified by check, and a changed digit is wrong."""
