@@ -7,8 +7,11 @@ WORDS = {
         "look_title": "head {h}: where p{p} looks",
         "conv1x1": "1×1 conv {a}→{b}", "split": "split per head", "softmax": "softmax over keys j",
         "chunk": "chunk, split heads", "project": "projections\nW_Q, W_K, W_V", "columns": "columns of X",
-        "mask": "mask", "merge": "merge heads",
-        "shapes_alt": "Diagram of the tensor shapes through the {variant} attention, step by step.",
+        "mask": "mask", "merge": "merge heads", "s_masked": "S masked", "o_merged": "O merged",
+        # the tensors in order, then where their shapes are in words a screen reader reads (audit #49): the
+        # shapes themselves would be integers check leaves unread in every figure note
+        "shapes_alt": "Diagram of the tensor shapes through the {variant} attention, step by step: {chain}. "
+                      "Every shape, with this note's sizes, is listed in the quick-check table.",
         "shapes_caption": "The shapes of every recorded tensor, with this note's sizes.",
         "attn_alt": "Heatmap of the attention weights of head {h}: {n} queries (rows) by {m} keys (columns), "
                     "darker for smaller weights{cells}.",
@@ -28,6 +31,11 @@ WORDS = {
         "narrow_caption": " Only that range is coloured, so that small differences show.",
         "masked_caption": "The colour bar (viridis) spans the weights that are not masked, in all heads; hatched grey "
                           "cells are masked (their weight is 0).",
+        # every pair masked (padding:K over every key): no cell is coloured, and a finite fill gives the
+        # masked cells weights that are not 0 (1/m each), so masked_caption's "their weight is 0" is not said
+        "all_masked_caption": "Every pair is masked (the padding covers every key), so every cell is hatched grey; "
+                              "what such a row gets is the fill value's policy, in the mask step.",
+        "alt_none": " Every key is masked for every query.",
         "pooled_caption": "With {n} × {m} weights, more than the picture has pixels, each square covers a block "
                           "of {k} × {k} pairs and shows the largest weight in it, so that a single strong weight "
                           "stays visible.",
@@ -47,8 +55,10 @@ WORDS = {
         "look_title": "head {h}: p{p} nhìn vào đâu",
         "conv1x1": "conv 1×1 {a}→{b}", "split": "tách theo head", "softmax": "softmax theo key j",
         "chunk": "chunk, tách head", "project": "chiếu W_Q, W_K, W_V", "columns": "các cột của X",
-        "mask": "mask", "merge": "gộp các head",
-        "shapes_alt": "Sơ đồ kích thước các tensor qua attention {variant}, từng bước.",
+        "mask": "mask", "merge": "gộp các head", "s_masked": "S đã che", "o_merged": "O đã gộp",
+        "shapes_alt": "Sơ đồ kích thước các tensor qua attention {variant}, từng bước: {chain}. "
+                      "Kích thước của từng tensor, với kích thước thật của ghi chú này, có trong bảng ở mục "
+                      "kiểm tra nhanh.",
         "shapes_caption": "Kích thước của mọi tensor được ghi lại, với kích thước thật của ghi chú này.",
         "attn_alt": "Bản đồ nhiệt trọng số chú ý của head {h}: {n} query (hàng) × {m} key (cột), "
                     "ô càng tối trọng số càng nhỏ{cells}.",
@@ -65,6 +75,9 @@ WORDS = {
         "narrow_caption": " Chỉ khoảng đó được tô màu, để thấy được những khác biệt nhỏ.",
         "masked_caption": "Thang màu (viridis) trải trên các trọng số không bị che (mask) của mọi head; ô xám gạch "
                           "chéo là ô bị che (trọng số bằng 0).",
+        "all_masked_caption": "Mọi cặp đều bị che (phần đệm phủ mọi key), nên mọi ô đều là ô xám gạch chéo; "
+                              "trọng số của một hàng như vậy theo quy ước của giá trị lấp, ở bước mask.",
+        "alt_none": " Với mọi query, mọi key đều bị che.",
         "pooled_caption": "Với {n} × {m} trọng số, nhiều hơn số điểm ảnh của hình, mỗi ô vuông gộp một khối "
                           "{k} × {k} cặp và tô màu trọng số lớn nhất trong khối, để một trọng số lớn đơn lẻ "
                           "không bị mất khi thu nhỏ.",

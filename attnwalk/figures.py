@@ -59,10 +59,11 @@ def _keep(trace) -> np.ndarray | None:
 
 
 def colour_range(trace) -> tuple[float, float]:
-    """The smallest and largest unmasked attention weight of image 0 over all heads."""
+    """The smallest and largest unmasked attention weight of image 0 over all heads (every weight when
+    the mask keeps no pair at all, e.g. ``padding:K`` with K = every key: there is nothing else to scale by)."""
     a = trace["attn"][0]
     keep = _keep(trace)
-    vals = a[:, keep] if keep is not None else a.reshape(a.shape[0], -1)
+    vals = a[:, keep] if keep is not None and keep.any() else a.reshape(a.shape[0], -1)
     return float(vals.min()), float(vals.max())
 
 
@@ -126,26 +127,30 @@ def specs(trace, lang: str) -> list[dict]:
     dec = cfg["decimals"]
     rng = {"lo": fmt(lo, dec), "hi": fmt(hi, dec)}
     qn, kn = _names(cfg, n, m, cfg["variant"])
-    masked = _keep(trace) is not None
-    out = [{"key": "shapes", "place": "shapes", "alt": w["shapes_alt"].format(variant=cfg["variant"]),
+    keep = _keep(trace)
+    masked = keep is not None
+    none_kept = masked and not keep.any()  # padding over every key: no cell coloured, no number written
+    caption_masked = w["all_masked_caption"] if none_kept else w["masked_caption"]
+    out = [{"key": "shapes", "place": "shapes", "alt": w["shapes_alt"].format(variant=cfg["variant"],
+                                                                              chain=flow_chain(trace, w)),
             "caption": w["shapes_caption"]}]
     for h in range(heads):
         e = extremes(trace, h)
         cap = w["attn_caption"].format(h=h, qmin=qn[e["min"][0]], kmin=kn[e["min"][1]], lo_h=fmt(e["lo"], dec),
                                        qmax=qn[e["max"][0]], kmax=kn[e["max"][1]], hi_h=fmt(e["hi"], dec))
-        cap += " " + (w["masked_caption"] if masked else w["scale_caption"].format(**rng)
+        cap += " " + (caption_masked if masked else w["scale_caption"].format(**rng)
                       + (w["narrow_caption"] if hi - lo < 0.5 else ""))
         k = pool_size(n, m)
         if k > 1:
             cap += " " + w["pooled_caption"].format(n=n, m=m, k=k)
         qlab = _labels(cfg, n, m, cfg["variant"], (n, m))[0]
         shown = heat_decimals(n, m, qlab, dec)
-        cells = "" if shown is None else w["cells_written"] + (w["cells_fewer"] if shown < dec else "")
+        cells = "" if shown is None or none_kept else w["cells_written"] + (w["cells_fewer"] if shown < dec else "")
         alt = w["attn_alt"].format(h=h, n=n, m=m, cells=cells)
         if n <= ALT_ROWS:
             pairs = ", ".join(w["alt_pair"].format(q=qn[i], k=kn[j], w=fmt(v, dec))
                               for i, j, v in most_weighed(trace, h))
-            alt += w["alt_most"].format(pairs=pairs)
+            alt += w["alt_most"].format(pairs=pairs) if pairs else w["alt_none"]
         out.append({"key": f"attn-h{h}", "place": "attn", "alt": alt, "caption": cap})
     if cfg["variant"] == "yolo":
         H, W = trace["x"].shape[2:]
@@ -344,22 +349,17 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         rows = -(-heads // cols)
         fig.set_size_inches(cols * (LOOK_CELL_IN * W + 0.6) + 0.2, rows * (LOOK_CELL_IN * H + 0.95) + 0.75)
     else:
-        cols = min(heads, 4)
+        # without numbers the panels sit two to a row at a phone's width, so that their titles, ticks and axis
+        # labels read on it: one row of three or four (a 12 x 12 map's 4 heads) set 7 pt titles at ~4 px on a
+        # phone, each running into the next (teaching audit #50); a desktop page shows the figure at its size
+        cols = min(heads, 2)
         rows = -(-heads // cols)
-    # one or two panels without numbers (an 8 x 8 map's two heads) keep the phone's width too, so that their
-    # titles and ticks read on it (a 7.4-inch figure showed them at 5 px); three or four sit in one wider row
-    phone = numbers or cols <= 2
-    if not numbers and phone:
         cell = min(0.3, ((READABLE_WIDTH_IN - 0.2) / cols - 0.6) / W)
         fig.set_size_inches(cols * (cell * W + 0.6) + 0.2, rows * (cell * H + 0.95) + 0.75)
-    elif not numbers:
-        # a large map's cells shrink so that its panels fit the 8-inch width: the height follows them, so
-        # the panels stay square beside a colour bar of their own height (40 x 40 had a 10-inch-tall bar)
-        cell = min(0.3, ((8.0 - 1.1) / cols - 0.75) / W)
-        # each panel: its cells plus room for the tick labels, axis labels and title; then the colour bar
-        fig.set_size_inches(min(cols * (cell * W + 0.75) + 1.1, 8.0), min(rows * (cell * H + 0.95), 10.0))
     # past MAX_ANNOTATED rows or columns a panel labels every k-th one (40 labels printed on each other)
     step = 1 if max(H, W) <= MAX_ANNOTATED else -(-max(H, W) // LOOK_TICKS)
+    if not numbers and max(H, W) > 10 and cell < 0.16:
+        step = max(step, 2)  # two-digit labels in cells narrower than them ran together: "1011" for 10, 11
     axes = fig.subplots(rows, cols, squeeze=False)
     from matplotlib.patches import Rectangle
 
@@ -379,14 +379,11 @@ def _draw_look(fig, trace, p: int, w: dict) -> None:
         ax.set_yticks(range(0, H, step))
         ax.set_xlabel(w["col"])
         ax.set_ylabel(w["row"])
-        # (a title size given at all, even None, replaces the rc's larger title size)
-        ax.set_title(w["look_title"].format(h=h, p=p),
-                     **({"fontsize": 7} if max(H, W) > MAX_ANNOTATED and not phone else {}))
-    bar = fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"], **({"location": "bottom"} if phone else {}))
-    if phone:
-        from matplotlib.ticker import MaxNLocator
+        ax.set_title(w["look_title"].format(h=h, p=p))
+    bar = fig.colorbar(im, ax=axes, shrink=0.9, label=w["weight"], location="bottom")
+    from matplotlib.ticker import MaxNLocator
 
-        bar.ax.xaxis.set_major_locator(MaxNLocator(4))
+    bar.ax.xaxis.set_major_locator(MaxNLocator(4))
 
 
 def look_columns(heads: int, W: int) -> int:
@@ -394,6 +391,13 @@ def look_columns(heads: int, W: int) -> int:
     a phone (the most that fit READABLE_WIDTH_IN, at most 4), or 0 when not even one panel fits."""
     fits = [c for c in range(1, min(heads, 4) + 1) if c * (LOOK_CELL_IN * W + 0.6) + 0.2 <= READABLE_WIDTH_IN]
     return max(fits, default=0)
+
+
+def flow_chain(trace, w: dict) -> str:
+    """The shape flow's tensors in words, row by row: "x → qkv → q, k, v → S → …" (a row repeated by a view,
+    qkv before and after its reshape, is named once)."""
+    rows = [", ".join(name for name, _ in boxes) for boxes, _ in flow(trace, w)]
+    return " → ".join(r for i, r in enumerate(rows) if i == 0 or r != rows[i - 1])
 
 
 def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
@@ -431,13 +435,13 @@ def flow(trace, w: dict) -> list[tuple[list[tuple[str, tuple]], str]]:
     else:  # sdpa source = "scores": the scores are given (no q, k), v only when the note goes on to O
         rows.append(([("S", s["scores"])] + ([("v", s["v"])] if "v" in s else []), ""))
     if "scores_masked" in s:
-        rows.append(([("S masked", s["scores_masked"])], w["mask"]))
+        rows.append(([(w["s_masked"], s["scores_masked"])], w["mask"]))
     rows.append(([("A", s["attn"])], w["softmax"]))
     if "o" not in s:
         return rows
     rows.append(([("O", s["o"])], "O = A V"))
     if v == "mha":
-        rows.append(([("O merged", s["o_merged"])], w["merge"]))
+        rows.append(([(w["o_merged"], s["o_merged"])], w["merge"]))
         rows.append(([("Out", s["out"])], "Linear"))
     else:
         rows.append(([("Out", s["out"])], w["merge"]))

@@ -323,14 +323,15 @@ def test_small_masked_maps_still_hatch_each_cell():
 def test_where_p0_looks_on_a_large_map_fits_its_panels_and_thins_its_ticks():
     """40 x 40 pixels, 4 heads: the panels had 40 overlapping tick labels each beside a 10-inch colour
     bar. Now each panel labels at most LOOK_TICKS rows and columns, evenly from 0, and the figure is
-    no taller than its square panels need (one row of 4 panels: under 3 inches)."""
+    no taller than its square panels need: two rows of two at a phone's width (teaching audit #50; one row
+    of 4 panels set their titles at ~4 px on a phone), under 6.5 inches."""
     from matplotlib.figure import Figure
 
     t = attnwalk.walk(h=40, w=40, dim=16, heads=4)
     fig = Figure(layout="constrained")
     figures._draw_look(fig, t, 0, figures.WORDS["en"])
     width, height = fig.get_size_inches()
-    assert width <= 8.0 and height < 3.0
+    assert width <= figures.READABLE_WIDTH_IN + 0.01 and height < 6.5
     panels = [ax for ax in fig.axes if ax.images]
     assert len(panels) == 4
     for ax in panels:

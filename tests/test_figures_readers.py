@@ -223,19 +223,26 @@ def test_maps_too_large_for_legible_numbers_draw_none_and_say_so():
     assert "written in it" in small["attn-h0"]["alt"] and "each cell shows" in small["look-p0"]["caption"]
 
 
-@pytest.mark.parametrize("side", [8, 20])
-def test_a_two_head_look_figure_without_numbers_reads_on_a_phone(side):
+@pytest.mark.parametrize("side, heads", [(8, 2), (20, 2), (12, 4), (12, 3), (40, 4)])
+def test_a_look_figure_without_numbers_reads_on_a_phone(side, heads):
     """yolo-8x8's HTML pages carry its "where does p0 look" figure: two 8 x 8 panels in a 7.4-inch figure, their
-    titles, ticks and axis labels at about 5 px on a phone. One or two panels now keep the phone's width: every
-    text of the figure reads at 8 px or more in a 366 px column (the shape flow's bar)."""
-    t = attnwalk.walk(h=side, w=side, dim=8, heads=2)
+    titles, ticks and axis labels at about 5 px on a phone; three or four heads (#50) sat in one row, 7 pt titles
+    at ~4 px. The panels now sit two to a row at the phone's width: every text of the figure reads at 8 px or
+    more in a 366 px column (the shape flow's bar)."""
+    t = attnwalk.walk(h=side, w=side, dim=4 * heads, heads=heads)
     svg = figures.svg(t, "look-p0", "en")
     sizes = [float(m.group(5)) * 100 for m in _TEXT.finditer(svg)]
     assert len(sizes) >= 10 and cell_numbers(svg) == []
     assert min(phone_px(pt, svg_width_pt(svg)) for pt in sizes) >= 8.0, (svg_width_pt(svg), min(sizes))
     panels = [ax for ax in _axes(t) if ax.images]
     assert [ax.images[0].get_array().tolist() for ax in panels] == [t["attn"][0, h, 0].reshape(side, side).tolist()
-                                                                   for h in range(2)]
+                                                                   for h in range(heads)]
+    # two-digit labels never closer than their width (about 11 pt at 9 pt): 12 columns ran "1011" for 10, 11
+    fig = panels[0].figure
+    fig.draw_without_rendering()
+    ticks = panels[0].get_xticks()
+    cell_pt = panels[0].get_window_extent().width / fig.dpi * 72 / side
+    assert max(ticks) < 10 or (ticks[1] - ticks[0]) * cell_pt >= 12, (ticks, cell_pt)
 
 
 def _axes(t):

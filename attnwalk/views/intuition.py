@@ -62,12 +62,14 @@ def equal_keys(k: np.ndarray, row_ties: list[dict], k_names: list[str]) -> list[
 
 
 def equal_scores(scores: np.ndarray, k: np.ndarray, row_ties: list[dict], k_names: list[str],
-                 dec: int) -> list[dict]:
+                 dec: int, keep: np.ndarray | None = None) -> list[dict]:
     """Ties between keys whose vectors differ: the reason is the dot product, equal for this query
-    (e.g. q = [1, 0] reads only channel 0, where m0 and m2 agree). ``scores``: (n, m) raw scores."""
+    (e.g. q = [1, 0] reads only channel 0, where m0 and m2 agree). ``scores``: (n, m) raw scores.
+    A row with every key masked (``keep``: (n, m), True = kept) is left to :func:`masked_ties`: its
+    raw scores differ, the fill value made them equal."""
     out = []
     for i, t in enumerate(row_ties):
-        if not t.get("tie"):
+        if not t.get("tie") or (keep is not None and not keep[i].any()):
             continue
         js = t["j"]
         if all(np.array_equal(k[js[0]], k[j]) for j in js[1:]):
@@ -75,6 +77,17 @@ def equal_scores(scores: np.ndarray, k: np.ndarray, row_ties: list[dict], k_name
         out.append({"q": t["q"], "i": i, "js": js, "ks": [k_names[j] for j in js],
                     "s": _num(scores[i, js[0]], dec)})
     return out
+
+
+def masked_ties(keep: np.ndarray | None, row_ties: list[dict], dec: int) -> list[dict]:
+    """Ties of a row whose every key is masked with a finite fill (-1e9, -10000): each score was replaced
+    by the same value, so the softmax shares the row evenly, 1/m per key, whatever the dot products.
+    (With -inf such a row has no weight at all: ``ties`` marks it ``empty``, never a tie.)"""
+    if keep is None:
+        return []
+    m = keep.shape[1]
+    return [{"q": t["q"], "m": m, "w": fmt(1.0 / m, dec)} for i, t in enumerate(row_ties)
+            if t.get("tie") and not keep[i].any()]
 
 
 def constant_columns(v: np.ndarray, attn: np.ndarray, names: list[str], dec: int) -> list[dict]:
@@ -232,9 +245,16 @@ def closeness_to_uniform(attn: np.ndarray, dec: int) -> list[dict]:
         (lo, n_lo), (hi, n_hi) = _where(a, lo_v), _where(a, hi_v)
         far = "max" if hi_v - u >= u - lo_v else "min"
         dev = max(hi_v - u, u - lo_v)
+        # at a note's few decimals the extremes can print alike ("smallest 0.1, largest 0.1, 0.0 farther"):
+        # this sentence then takes the fewest decimals (up to 8) that tell them and the deviation apart
+        dd = dec
+        while dd < 8 and hi_v - lo_v > TIE_RTOL * hi_v and (fmt(lo_v, dd) == fmt(hi_v, dd) or
+                                                            float(fmt(dev, dd)) == 0.0):
+            dd += 1
         out.append({"h": h, "n": n, "lo": lo, "hi": hi, "n_lo": n_lo, "n_hi": n_hi,
-                    "min": fmt(lo_v, dec), "max": fmt(hi_v, dec), "uniform": fmt(u, dec),
-                    "far": far, "dev": fmt(dev, dec), "ratio": _ratio(hi_v, lo_v),
+                    "min": fmt(lo_v, dd), "max": fmt(hi_v, dd), "uniform": fmt(u, dd),
+                    "digits": dd if dd > dec else None, "dec": dec,
+                    "far": far, "dev": fmt(dev, dd), "ratio": _ratio(hi_v, lo_v),
                     "near": dev < 0.5 * u, "flat": hi_v - lo_v <= TIE_RTOL * hi_v})
     return out
 

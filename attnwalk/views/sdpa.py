@@ -234,7 +234,9 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
     why["saturated_all"] = len(why["saturated"])
     why["saturated"] = why["saturated"][:SATURATED_SHOWN]
     why["equal_keys"] = intuition.equal_keys(k[0], why["ties"], k_ids)
-    why["equal_scores"] = intuition.equal_scores(trace["scores"][0, 0], k[0], why["ties"], named(k_ids, k_words), dec)
+    why["equal_scores"] = intuition.equal_scores(trace["scores"][0, 0], k[0], why["ties"], named(k_ids, k_words), dec,
+                                                 keep_all)
+    why["masked_ties"] = intuition.masked_ties(keep_all, why["ties"], dec)
     return {
         "why": why, "exercises": sequence_exercises(trace, i, named(q_ids, q_words), wp, fs, fv),
         "n": n, "m": m, "heads": heads, "d_k": d["d_k"], "d_v": d["d_v"], "wp": wp,
@@ -243,6 +245,8 @@ def attention_part(trace: Trace, wp_int: bool, worked_i: int) -> dict:
         "q_ids": q_ids, "k_ids": k_ids, "q_names": named(q_ids, q_words), "k_names": named(k_ids, k_words),
         "q_names_shown": elide.short(named(q_ids, q_words)), "k_names_shown": elide.short(named(k_ids, k_words)),
         "heads_view": heads_view, "masked": masked,
+        # padding:K's K (None for other masks): K = 0 masks nothing, K = m masks every pair, and the words differ
+        "pad": int(cfg["mask"][len("padding:"):]) if str(cfg.get("mask", "")).startswith("padding:") else None,
         # every head's matrix of one kind, grouped side by side into lines that fit a page column
         "head_rows": {kind: rows([{"label": hv[kind + "_label"], "tex": hv[kind + "_tex"]} for hv in heads_view])
                       for kind in ("s", "ss", "sm", "a", "o")},
@@ -595,7 +599,8 @@ def snippet_sdpa(trace: Trace) -> dict:
         pad = int(cfg["mask"].split(":")[1])
         mask_lines.append(f"keep = torch.ones({n}, {m}, dtype=torch.bool)  # {attend}")
         if pad:
-            padding = f"{pad} key cuối là token đệm" if vi else f"the last {pad} keys are padding"
+            padding = (f"{pad} key cuối là token đệm" if vi else "the last key is padding" if pad == 1
+                       else f"the last {pad} keys are padding")
             mask_lines.append(f"keep[:, {m - pad}:] = False  # {padding}")
     empty = "mask" in trace and not trace["mask"].any(axis=-1).all()
     return {"lines": lines, "seeded": seeded, "mask_lines": mask_lines, "fill": fill_str(cfg["mask_fill"]),
