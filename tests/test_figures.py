@@ -69,6 +69,7 @@ def test_masked_cells_are_left_out_of_the_range_and_drawn_hatched():
 def test_the_cells_show_the_rounded_weights():
     """Each cell's value is written in it: the SVG of a 3x3 heatmap with text kept as text holds them."""
     import matplotlib
+    import matplotlib.figure  # the submodule: ``import matplotlib`` alone does not load it
 
     t = attnwalk.walk(**scenario("mha-seed-002.toml"))
     with matplotlib.rc_context({"svg.fonttype": "none"}):
@@ -201,6 +202,7 @@ def test_look_cells_are_named_by_their_pixel():
     import io
 
     import matplotlib
+    import matplotlib.figure  # the submodule: ``import matplotlib`` alone does not load it
 
     t = attnwalk.walk(h=3, w=3, heads=2, seed=42)
     with matplotlib.rc_context({"svg.fonttype": "none"}):
@@ -231,7 +233,7 @@ def test_figure_notes_leave_no_decimal_unread(name, lang):
 def test_heatmap_ticks_stay_legible_on_a_large_map(side):
     """81 queries would print 81 labels on top of each other: past MAX_TICKS every k-th pixel is
     labelled, starting at p0, evenly spaced; a small map labels every pixel."""
-    import matplotlib
+    import matplotlib.figure  # the submodule: ``import matplotlib`` alone does not load it
 
     n = side * side
     t = attnwalk.walk(h=side, w=side, heads=2)

@@ -66,6 +66,7 @@ def test_shape_flow_of_given_scores_is_their_sizes(options):
 def test_heatmap_of_given_scores_shows_their_softmax():
     """The cells of the heatmap are softmax(scale * scores), computed here from the table alone."""
     import matplotlib
+    import matplotlib.figure  # the submodule: ``import matplotlib`` alone does not load it
 
     options = CASES[3] | {"scores": SCORES, "v": V, "scale": 0.5}
     trace = attnwalk.walk(**options)
