@@ -1,8 +1,11 @@
 """Printed operands that are the note's given inputs are exact: a worked dot product of the embeddings a note gives
 (``0.34×0.53 + 0.22×0.34 + 0.54×0.98 = 0.775``) is judged against 0.7842 exactly, not against the interval of its
-operands taken as rounded to two decimals (0.7694 .. 0.7990, where 0.775 lay: heldout17's skill file); in ``0.4064 ×
-[0.53, 0.34, 0.98]`` only the weight is rounded. The inputs are given exactly (the scenario writes them as printed),
-as torch's truth takes them; a number of an arithmetic side equal to one of their cells is that cell."""
+operands taken as rounded to two decimals (0.7694 .. 0.7990, where 0.775 lay: heldout17's skill file). The inputs
+are given exactly (the scenario writes them as printed), as torch's truth takes them. Only a side whose every decimal
+is such a cell is exact: its arithmetic is then the tensor's own value. A side with a rounded number among the inputs
+(``0.4064 × [0.53, 0.34, 0.98]``, a printed weight) keeps the interval of all its operands, so that a result right by
+torch is not called wrong for the arithmetic of a weight rounded otherwise (docs/course.md, results of printed
+arithmetic: right by either)."""
 
 from __future__ import annotations
 
@@ -23,11 +26,15 @@ def given_values(config: dict) -> frozenset:
 
 
 def given_operands(sides, values: frozenset) -> list:
-    """The printed decimals of the arithmetic ``sides`` equal to a given input's cell, marked exact (``Num.given``)
-    for the claim being judged; the caller unmarks them after it."""
+    """The printed decimals of each arithmetic side of ``sides`` whose every decimal is a given input's cell, marked
+    exact (``Num.given``) for the claim being judged; the caller unmarks them after it."""
     if not values:
         return []
-    marked = [n for side in sides for n in side.nums() if n.decimals is not None and float(n.value) in values]
+    marked = []
+    for side in sides:
+        decimals = [n for n in side.nums() if n.decimals is not None]
+        if decimals and all(float(n.value) in values for n in decimals):
+            marked += decimals
     for n in marked:
         n.given = True
     return marked
