@@ -157,8 +157,8 @@ def test_operands_that_are_given_inputs_are_exact():
 
 
 def test_a_weight_times_a_given_row_keeps_the_weights_rounding():
-    """``0.4064 × [0.53, 0.34, 0.98] = [0.2156, 0.1382, 0.3983]``: a printed weight among the inputs keeps every operand's
-    rounding (0.53 · 0.40645 .. at 0.535 · 0.40645), so 0.2156 is not judged by exact inputs: a result right by torch
+    """``0.4064 × [0.53, 0.34, 0.98] = [0.2156, 0.1382, 0.3983]``: a printed weight among the inputs keeps every
+    operand's rounding (up to 0.535 · 0.40645), so 0.2156 is not judged by exact inputs: a result right by torch
     beside a weight rounded otherwise is not called wrong for that weight's arithmetic. And the skill file's context
     line ``= 0.233×[..] + 0.401×[..] + 0.366×[..] = [0.399, ..]``: 0.399 is torch's (0.3990), the arithmetic of its
     weights 0.3979; within the operands' rounding it stays right."""

@@ -342,7 +342,8 @@ HELDOUT16 = {"en_mdx_hero_scores_matrix_in_comment": 4, "en_mdx_hero_weights_tim
 
 # heldout17 (real public notes, seven pages; kinds no round had searched for: a quiz, a coding challenge, a TensorFlow
 # notebook, a PDF viewer's page, a Rust example, a GitBook page, a skill file): FIRST_RUN.md found 8 of 99 and called 1
-# right number wrong (a run-together 'e0.7842e1.3569e1.2487=2.1902=3.8839=3.4858' read as one chain: check.equal_numbers).
+# right number wrong (a run-together 'e0.7842e1.3569e1.2487=2.1902=3.8839=3.4858' read as one chain:
+# check.equal_numbers).
 # Since then, a challenge's test case of the scenario's inputs (check.challenge_cases), 4; operands that are the given
 # inputs exact (check.exact_inputs: the skill file's 0.34×0.53 + .. = 0.775), 1
 HELDOUT17 = {"en_coding_challenge_test_cases_expected": 4, "en_gitbook_inline_code_dot_products_wrong_self_score": 1,
