@@ -193,3 +193,37 @@ def test_a_challenges_test_case_of_the_scenarios_inputs_is_judged():
     text = _case(q, k, v, right).replace("Expected:", "Output:")
     assert _verdicts(text, opts)[-4:] == [(str(x), "verified") for r in right for x in r]
     assert [t for t, _ in _wrong(text.replace("3.33952", "3.4"), opts)] == ["3.4"]
+
+
+def test_a_list_whose_opening_bracket_alone_is_escaped_is_a_list():
+    r"""GitBook writes ``\[0.34, 0.22, 0.54]`` for ``[0.34, 0.22, 0.54]``: read as the list (the same length, so the
+    verdicts sit on the numbers as printed). ``0.2291 × \[0.34, 0.22, 0.54] = \[0.0779, 0.0504, 0.1237]`` is the weight
+    of Hello times its row (torch: 0.2291 · row = 0.0779, 0.0504, 0.1237): verified; a slip in the product is wrong.
+    A KaTeX display ``\[ 0.5 + 0.3 = 0.8 \]`` (closed by ``\]``) stays a display. (Before: the numbers after ``\[``
+    were not read.)"""
+    from attnwalk.check.open_brackets import opened_lists
+
+    opts = _direct(SHINY, SHINY, SHINY)
+    x = _t(SHINY)
+    w = torch.softmax(x[1] @ x.T, -1)
+    assert _r([float(w[0])], 4) == ["0.2291"] and _r((w[0] * x[0]).tolist(), 4) == ["0.0779", "0.0504", "0.1237"]
+    text = r"w = 0.2291 × \[0.34, 0.22, 0.54] = \[0.0779, 0.0504, 0.1237]"
+    assert ("0.0779", "verified") in _verdicts(text, opts) and ("0.1237", "verified") in _verdicts(text, opts)
+    assert _verdicts(text, opts) == _verdicts(text.replace("\\[", "["), opts)
+    assert [t for t, _ in _wrong(text.replace("0.1237", "0.1337"), opts)] == ["0.1337"]
+    assert opened_lists(r"\[ 0.5 + 0.3 = 0.8 \]") == r"\[ 0.5 + 0.3 = 0.8 \]"
+    assert opened_lists(r"a \[0.5, 0.3] b") == r"a  [0.5, 0.3] b"
+
+
+def test_one_product_printed_again_on_its_line_is_no_weighted_sum():
+    r"""A GitBook export prints ``0.2291×[0.34,0.22,0.54]=[0.0779,0.0504,0.1237]`` three times on one line: one
+    product (Hello's weighted embedding, torch 0.0779, 0.0504, 0.1237), not a sum of three terms whose result is the
+    output (before: the last list was judged as out[1], 0.2337, .., and the right products called wrong)."""
+    opts = _direct(SHINY, SHINY, SHINY)
+    one = r"0.2291×\[0.34,0.22,0.54]=\[0.0779,0.0504,0.1237]"
+    line = f"αHello×embeddingHello={one}\\alpha = {one.replace('×', ' × ')}αHello×embeddingHello={one}"
+    assert _wrong(line, opts) == []
+    # a real sum of the three weighted rows is still the output (torch: 0.3990, 0.3854, 0.8610)
+    total = "c = 0.2291×[0.34,0.22,0.54] + 0.4063×[0.53,0.34,0.98] + 0.3646×[0.29,0.54,0.93] = [0.3990,0.3854,0.8610]"
+    assert [s for _, s in _verdicts(total, opts)][-3:] == ["verified"] * 3
+    assert [t for t, _ in _wrong(total.replace("0.3854", "0.3954"), opts)] == ["0.3954"]
