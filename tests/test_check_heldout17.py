@@ -227,3 +227,37 @@ def test_one_product_printed_again_on_its_line_is_no_weighted_sum():
     total = "c = 0.2291×[0.34,0.22,0.54] + 0.4063×[0.53,0.34,0.98] + 0.3646×[0.29,0.54,0.93] = [0.3990,0.3854,0.8610]"
     assert [s for _, s in _verdicts(total, opts)][-3:] == ["verified"] * 3
     assert [t for t, _ in _wrong(total.replace("0.3854", "0.3954"), opts)] == ["0.3954"]
+
+
+def _weighted_lines(weights: list[str], results: list[list[str]]) -> str:
+    rows = ["[0.34, 0.22, 0.54]", "[0.53, 0.34, 0.98]", "[0.29, 0.54, 0.93]"]
+    names = ["Hello", "shiny", "sun"]
+    return "".join(f"* Weighted embedding of \"{n}\":\n\n    {w} × {row} = [{', '.join(r)}]\n\n"
+                   for n, w, row, r in zip(names, weights, rows, results))
+
+
+def test_each_weight_times_its_value_row_on_its_own_line():
+    """``0.4064 × [0.53, 0.34, 0.98] = [0.2156, 0.1382, 0.3983]``, one product a line under its own heading: the
+    coefficients restate the weights of "shiny" (torch 0.2291, 0.4063, 0.3646: row 1, the nearest to them), the
+    results the weighted values (torch 0.0779, 0.0504, 0.1237; 0.2153, 0.1381, 0.3981; 0.1057, 0.1969, 0.3391).
+    Torch's numbers are verified; the page's weight 0.4064 is wrong, and so are its products (0.2156, 0.1382,
+    0.3983: the arithmetic of a wrong weight excuses nothing), and 0.3645's (0.1972, 0.3390; 0.1057 is torch's).
+    A wrong product's expected value is the arithmetic of the fixed weight, as --fix writes it (0.4063 · 0.98 =
+    0.3982). (Before: the products were verified as the arithmetic of their printed, wrong, weights.)"""
+    opts = _direct(SHINY, SHINY, SHINY)
+    x = _t(SHINY)
+    w = torch.softmax(x[1] @ x.T, -1)
+    weights = _r(w.tolist(), 4)
+    products = [_r((w[j] * x[j]).tolist(), 4) for j in range(3)]
+    assert weights == ["0.2291", "0.4063", "0.3646"]
+    assert products == [["0.0779", "0.0504", "0.1237"], ["0.2153", "0.1381", "0.3981"], ["0.1057", "0.1969", "0.3391"]]
+    right = _weighted_lines(weights, products)
+    assert _wrong(right, opts) == [] and len(_verdicts(right, opts)) == 21
+    page = _weighted_lines(["0.2291", "0.4064", "0.3645"], [["0.0779", "0.0504", "0.1237"],
+                                                            ["0.2156", "0.1382", "0.3983"],
+                                                            ["0.1057", "0.1972", "0.3390"]])
+    assert _wrong(page, opts) == [("0.4064", "0.4063"), ("0.2156", "0.2153"), ("0.1382", "0.1381"),
+                                  ("0.3983", "0.3982"), ("0.3645", "0.3646"), ("0.1972", "0.1969"),
+                                  ("0.3390", "0.3391")]
+    # one product alone names no query (its weight may be any row's): not read as a weight
+    assert _wrong(page.split("* Weighted embedding of \"shiny\"")[0], opts) == []

@@ -28,6 +28,7 @@ from .open_brackets import opened_lists
 from .relations import as_approx
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
 from .unscaled import unscaled_exponentials
+from .weighted_rows import weighted_value_lines
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -236,6 +237,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
     recs = rounded_weight_sums(body, trace, recs)  # a note's sums of its rounded weights: the output they restate
     recs = entrywise_weighted_sums(body, trace, recs)  # ..and such sums written entry by entry in one list
+    recs = weighted_value_lines(body, trace, recs)  # ..and their products one a line: 0.4064 × [..] = [..]
     recs = tensor_exponentials(body, trace, recs)  # exp(a) = v of a printed score row: a claim about e^ŝ too
     recs = unscaled_exponentials(body, trace, recs)  # e^x = v of a raw score row where the softmax scales
     return Report(path, as_printed(recs, commas), notes)
