@@ -261,3 +261,15 @@ def test_each_weight_times_its_value_row_on_its_own_line():
                                   ("0.3390", "0.3391")]
     # one product alone names no query (its weight may be any row's): not read as a weight
     assert _wrong(page.split("* Weighted embedding of \"shiny\"")[0], opts) == []
+
+
+def test_a_starred_environment_whose_star_is_escaped_is_read():
+    r"""GitBook writes ``\begin{align\*}``: read as ``\begin{align*}``, its rows ``e^{0.7842} &= 2.1902 \\`` judged as
+    exponentials of their printed exponents (torch: e^0.7842 = 2.1907, so 2.1902 is wrong; e^1.2487 = 3.4858 right).
+    (Before: the environment was not read.)"""
+    opts = _direct(SHINY, SHINY, SHINY)
+    assert [f"{math.exp(a):.4f}" for a in (0.7842, 1.2487)] == ["2.1907", "3.4858"]
+    text = r"\begin{align\*} e^{0.7842} &= 2.1902 \\\ e^{1.2487} &= 3.4858 \end{align\*}"
+    assert _wrong(text, opts) == [("2.1902", "2.1907")]
+    assert ("3.4858", "verified") in _verdicts(text, opts)
+    assert _verdicts(text, opts) == _verdicts(text.replace("\\*", "*"), opts)

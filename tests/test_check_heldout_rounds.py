@@ -347,9 +347,11 @@ HELDOUT16 = {"en_mdx_hero_scores_matrix_in_comment": 4, "en_mdx_hero_weights_tim
 # Since then, a challenge's test case of the scenario's inputs (check.challenge_cases), 4; operands that are the given
 # inputs exact (check.exact_inputs: the skill file's 0.34×0.53 + .. = 0.775), 1; lists of an escaped opening bracket
 # (check.open_brackets: GitBook's \[0.53, 0.34, 0.98]) and each weight times its value row on its own line
-# (check.weighted_rows: the second section's 0.4064 × [..] = [0.2156, ..] and 0.3645's, each printed three times), 21
+# (check.weighted_rows: the second section's 0.4064 × [..] = [0.2156, ..] and 0.3645's, each printed three times), 21;
+# a starred environment whose star is escaped (check.open_brackets.starred_envs: the KaTeX source's
+# e^{0.7842} &= 2.1902), 1
 HELDOUT17 = {"en_coding_challenge_test_cases_expected": 4, "en_gitbook_inline_code_dot_products_wrong_self_score": 1,
-             "en_gitbook_katex_thrice_weighted_embeddings": 23, "en_skill_table_embeddings_bullets_rounded_scores": 6}
+             "en_gitbook_katex_thrice_weighted_embeddings": 24, "en_skill_table_embeddings_bullets_rounded_scores": 6}
 
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
@@ -386,7 +388,7 @@ ROUNDS = [
     Round("heldout16", {"en", "vi"}, 8, 19, HELDOUT16, "| **all** | 19 | 19 | 100% | 0 |"),
     # real public notes again (seven pages; the two GitBook notes are two sections of one page); torch's truth. The
     # first run's right number called wrong is fixed (check.equal_numbers)
-    Round("heldout17", {"en"}, 8, 99, HELDOUT17, "| **all** | 99 | 34 | 34% | 0 |"),
+    Round("heldout17", {"en"}, 8, 99, HELDOUT17, "| **all** | 99 | 35 | 35% | 0 |"),
 ]
 
 

@@ -24,7 +24,7 @@ from .commas import as_points, as_printed
 from .exponentials import tensor_exponentials
 from .labels import TraceView
 from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
-from .open_brackets import opened_lists
+from .open_brackets import opened_lists, starred_envs
 from .relations import as_approx
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
 from .unscaled import unscaled_exponentials
@@ -221,7 +221,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
-    body = opened_lists(body)  # GitBook's lists of an escaped opening bracket alone (\[0.34, 0.22]) (open_brackets)
+    body = starred_envs(opened_lists(body))  # GitBook's \[0.34, 0.22] and \begin{align\*} (open_brackets)
     body = unclozed(body)  # flash cards' clozes ({{c1::0.6698}}) read as their answers (check/clozes.py)
     body, commas = as_points(as_approx(body))  # ≒ read as ≈; a note of decimal commas (0,7071) read with points
     forget()  # (what source kept of the last note)
