@@ -273,3 +273,16 @@ def test_a_starred_environment_whose_star_is_escaped_is_read():
     assert _wrong(text, opts) == [("2.1902", "2.1907")]
     assert ("3.4858", "verified") in _verdicts(text, opts)
     assert _verdicts(text, opts) == _verdicts(text.replace("\\*", "*"), opts)
+
+
+def test_a_tensorflow_constant_is_read_as_its_literal():
+    """``x = tf.constant([[..]], dtype=tf.float32)`` and ``W_Q = tf.constant(..)`` in a python fence are the input and
+    the query weights, as ``np.array`` and ``torch.tensor`` are (torch: the notebook's given x and W_Q, verified); a
+    slip in one cell is wrong. (Before: TensorFlow's constructor was not read.)"""
+    opts = _opts("en_tf_notebook_float32_tensor_prints")
+    sc = _scenario("en_tf_notebook_float32_tensor_prints")
+    assert torch.equal(_t(sc["x"])[0], _t([0.1, 0.2, 0.3, 0.4]))
+    code = ("```python\nx = tf.constant([\n    [0.1, 0.2, 0.3, 0.4],\n    [0.5, 0.6, 0.7, 0.8],\n"
+            "    [0.9, 1.0, 1.1, 1.2]\n], dtype=tf.float32)\n```\n")
+    assert len(_verdicts(code, opts)) == 12 and all(s == "verified" for _, s in _verdicts(code, opts))
+    assert _wrong(code.replace("0.7, 0.8", "0.7, 0.9"), opts) == [("0.9", "0.8")]
