@@ -18,7 +18,7 @@ def _words(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-_MATRIX = r"\[\s*\[[^\[\]]*\](?:\s*,?\s*\[[^\[\]]*\])*\s*\]"
+_MATRIX = r"\[\s*\[[^\[\]]*\](?:[\s,]*\[[^\[\]]*\])*\s*\]"  # (one class between rows: no backtracking)
 _CASE = re.compile(r"(?<![\w])(?:" + _words(TEST_CASE_INPUT_WORDS) + r")\s*:\s*(?P<inputs>(?:" + _MATRIX +
                    r"[ \t,;]*){3})\s*(?:" + _words(TEST_CASE_OUTPUT_WORDS) + r")\s*:\s*(?P<out>" + _MATRIX + ")",
                    re.I)
