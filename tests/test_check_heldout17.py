@@ -128,11 +128,14 @@ def test_the_pdf_page_and_the_rust_example_softmax_their_scores():
 
 def test_run_together_results_of_several_equations_are_no_claim():
     """``e0.7842e1.3569e1.2487=2.1902=3.8839=3.4858`` (rendered math whose left sides vanished): 3.4858 is e^1.2487
-    (torch: 3.4858), not a restatement of 2.1902; it is not called wrong (before: wrong, "expected 2.1902"). A
-    worked sum equal to its result is still judged, and ``0.32 = 32%`` is left to the percentages' readers."""
+    (torch: 3.4858), not a restatement of 2.1902; it is not called wrong (before: wrong, "expected 2.1902"). Two bare
+    numbers (``0.5001 = 0.5``) are still one claim, a worked sum equal to its result is still judged, and ``0.32 =
+    32%`` is left to the percentages' readers."""
     opts = _direct(SHINY, SHINY, SHINY)
     assert f"{math.exp(1.2487):.4f}" == "3.4858"
     assert _wrong("e0.7842e1.3569e1.2487=2.1902=3.8839=3.4858", opts) == []
+    assert _wrong("x = 0.5004 = 0.5", opts) == []
+    assert _wrong("x = 0.5004 = 0.5001", opts) == [("0.5001", "0.5004")]
     assert _verdicts("x = 0.5 = 0.50", opts) == [("0.5", "verified"), ("0.50", "verified")]
     # the arithmetic before them is judged as ever: 2.1902 + 3.8839 + 3.4858 = 9.5599 (its printed operands)
     assert ("9.5599", "verified") in _verdicts("sum = 2.1902 + 3.8839 + 3.4858 = 9.5599", opts)

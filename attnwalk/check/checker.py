@@ -22,7 +22,7 @@ import numpy as np
 from ..numfmt import fmt
 from . import bounds, expr, sums
 from .code_names import named_raw
-from .equal_numbers import bare_pair
+from .equal_numbers import run_together
 from .exact_inputs import given_operands, given_values
 from .expr import (
     CONSTS,
@@ -1215,7 +1215,7 @@ class Checker:
             ev, fv, ei, fi = _flat(e_val), _flat(f_val), _flat(e_iv), _flat(f_iv)
             if len(ev) != len(fv):
                 continue
-            if bare_pair(e, final, self.nt) and not all(
+            if e.kind in ("num", "neg") and run_together(exprs, self.nt) and not all(
                     _overlap(ei[k], fi[k], self.view.strict) for k in range(len(ev))):
                 continue  # ``=2.1902=3.8839``: results of several equations run together, no claim (equal_numbers)
             for n in e.nums():
