@@ -372,3 +372,9 @@ EXAMPLE_QUERY_KEYS = ("query", "queries", "q")
 EXAMPLE_SCORE_KEYS = ("dotproducts", "dot_products", "dots", "scores", "logits", "rawscores", "raw_scores")
 EXAMPLE_WEIGHT_KEYS = ("softmax", "weights", "attention", "attentionweights", "attention_weights", "probs",
                        "probabilities")
+# A coding challenge's test case (``Input:`` / ``[[1,2],[3,4]] [[5,6],[7,8]] [[9,10],[11,12]]Expected:`` /
+# ``[[2.5,3.5],[6.5,7.5]]``): the words before its inputs and before its expected result, matched as a word and
+# without case, then a colon (check.challenge_cases)
+TEST_CASE_INPUT_WORDS = ("input", "inputs", "đầu vào", "输入", "entrada")
+TEST_CASE_OUTPUT_WORDS = ("expected", "expected output", "output", "kết quả mong đợi", "đầu ra", "输出", "期望输出",
+                          "salida esperada")

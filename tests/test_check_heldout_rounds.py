@@ -108,7 +108,7 @@ HELDOUT6 = {"es_bootcamp_solution_exp_rows": 11, "es_course_doc_scores_then_soft
 # The Indonesian comments' ``Setelah softmax: tensor([[0.05, 0.95]])`` and ``probs = [0.05, 0.95]`` below the logits
 # judged as the scores (forms.weights_below_scores; torch 0.0241, 0.9759), and the ``5% Non-Clickbait, 95% Clickbait``
 # after the first, restating it (human._restated_as_percent; 2%, 98%): 6 more.
-HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_logits": 1, "ko_softmax_concept_123": 1,
+HELDOUT7 = {"en_handbook_virat_rounded_weights": 20, "en_robotics_notes_softmax_logits": 2, "ko_softmax_concept_123": 1,
             "id_clickbait_logits_comment": 6,
             # (the Vietnamese lesson's weighted terms ``= [0.506+0.930+2.763, 1.012+1.116+3.070, ...]``, found
             # as torch's 0.9316, 2.7648, 1.0130, 1.1179, 3.0720 before, are the products of its printed weights
@@ -340,6 +340,19 @@ HELDOUT15 = {"en_jax_log_softmax_logits_z": 2, "en_keras_tf_tensor_prints": 6, "
 HELDOUT16 = {"en_mdx_hero_scores_matrix_in_comment": 4, "en_mdx_hero_weights_times_v_print_comment": 6,
              "en_react_widget_examples_dot_products_softmax": 9}
 
+# heldout17 (real public notes, seven pages; kinds no round had searched for: a quiz, a coding challenge, a TensorFlow
+# notebook, a PDF viewer's page, a Rust example, a GitBook page, a skill file): FIRST_RUN.md found 8 of 99 and called 1
+# right number wrong (a run-together 'e0.7842e1.3569e1.2487=2.1902=3.8839=3.4858' read as one chain:
+# check.equal_numbers).
+# Since then, a challenge's test case of the scenario's inputs (check.challenge_cases), 4; operands that are the given
+# inputs exact (check.exact_inputs: the skill file's 0.34×0.53 + .. = 0.775), 1; lists of an escaped opening bracket
+# (check.open_brackets: GitBook's \[0.53, 0.34, 0.98]) and each weight times its value row on its own line
+# (check.weighted_rows: the second section's 0.4064 × [..] = [0.2156, ..] and 0.3645's, each printed three times), 21;
+# a starred environment whose star is escaped (check.open_brackets.starred_envs: the KaTeX source's
+# e^{0.7842} &= 2.1902), 1
+HELDOUT17 = {"en_coding_challenge_test_cases_expected": 4, "en_gitbook_inline_code_dot_products_wrong_self_score": 1,
+             "en_gitbook_katex_thrice_weighted_embeddings": 24, "en_skill_table_embeddings_bullets_rounded_scores": 6}
+
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
@@ -350,7 +363,7 @@ ROUNDS = [
     Round("heldout4", {"en", "pt", "zh"}, 8, 12, HELDOUT4, "| **all** | 12 | 12 | 100% | 0 |"),
     Round("heldout5", {"de", "en", "py"}, 8, 183, HELDOUT5, "| **all** | 183 | 181 | 99% | 0 |"),
     Round("heldout6", {"es", "tr"}, 8, 61, HELDOUT6, "| **all** | 61 | 39 | 64% | 0 |"),
-    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 39, HELDOUT7, "| **all** | 39 | 28 | 72% | 0 |"),
+    Round("heldout7", {"en", "vi", "ko", "id"}, 8, 39, HELDOUT7, "| **all** | 39 | 29 | 74% | 0 |"),
     Round("heldout8", {"bn", "en", "fr", "it", "zh"}, 8, 61, HELDOUT8, "| **all** | 61 | 46 | 75% | 0 |"),
     Round("heldout9", {"en", "es", "pt", "ru", "zh"}, 8, 133, HELDOUT9, "| **all** | 133 | 74 | 56% | 0 |"),
     Round("heldout10", {"en", "fr", "ko", "tr", "zh"}, 8, 44, HELDOUT10, "| **all** | 44 | 37 | 84% | 0 |"),
@@ -373,6 +386,9 @@ ROUNDS = [
     # real public notes again (seven pages; the two vi notes are two sections of one translated chapter); torch's
     # truth. The first run's 2 right numbers called wrong are fixed (check.object_examples)
     Round("heldout16", {"en", "vi"}, 8, 19, HELDOUT16, "| **all** | 19 | 19 | 100% | 0 |"),
+    # real public notes again (seven pages; the two GitBook notes are two sections of one page); torch's truth. The
+    # first run's right number called wrong is fixed (check.equal_numbers)
+    Round("heldout17", {"en"}, 8, 99, HELDOUT17, "| **all** | 99 | 35 | 35% | 0 |"),
 ]
 
 
@@ -464,6 +480,13 @@ FOUND_NOTES = [pytest.param(r, n, id=f"{r.folder}/{n}", marks=[pytest.mark.xfail
     for r in ROUNDS for n in sorted(r.found)]
 
 
+# Wrong numbers a fix makes right though check did not find them: a result of printed arithmetic whose operands
+# --fix rewrote is right by that arithmetic (docs/course.md: right by either). heldout17's skill file: the weights
+# 0.233, 0.401, 0.366 fixed to 0.229, 0.406, 0.365 make the unread context line's 0.386 their arithmetic (0.38552;
+# torch 0.38542)
+FIXED_BY_ARITHMETIC = {("heldout17", "en_skill_table_embeddings_bullets_rounded_scores"): 1}
+
+
 @pytest.mark.parametrize("r, name", FOUND_NOTES)
 def test_fix_converges_to_torchs_numbers(r, name, tmp_path):
     """``check --fix`` on a copy of a note with wrong numbers found: the fixed copy checks with 0 wrong, and every
@@ -477,7 +500,7 @@ def test_fix_converges_to_torchs_numbers(r, name, tmp_path):
     assert not check_file(tmp_path / f"{name}.md", opts).wrong
     before = sum(truth.torch_wrong(CORPUS / r.folder, name)[0].values())
     after = sum(truth.torch_wrong(tmp_path, name)[0].values())
-    assert after == before - r.found[name]
+    assert after == before - r.found[name] - FIXED_BY_ARITHMETIC.get((r.folder, name), 0)
 
 
 def test_the_truth_reads_a_claim_whose_marker_holds_numbers_a_fix_changed():

@@ -24,9 +24,11 @@ from .commas import as_points, as_printed
 from .exponentials import tensor_exponentials
 from .labels import TraceView
 from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
+from .open_brackets import opened_lists, starred_envs
 from .relations import as_approx
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
 from .unscaled import unscaled_exponentials
+from .weighted_rows import weighted_value_lines
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
 # (~3 s a MiB of a dense generated note on the development machine), so a larger note, which would take
@@ -219,6 +221,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     if skip:
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
+    body = starred_envs(opened_lists(body))  # GitBook's \[0.34, 0.22] and \begin{align\*} (open_brackets)
     body = unclozed(body)  # flash cards' clozes ({{c1::0.6698}}) read as their answers (check/clozes.py)
     body, commas = as_points(as_approx(body))  # ≒ read as ≈; a note of decimal commas (0,7071) read with points
     forget()  # (what source kept of the last note)
@@ -234,6 +237,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     recs = settle(body, recs)  # percentages restating a decimal, 1,000s, hypotheticals: judged for what they are
     recs = rounded_weight_sums(body, trace, recs)  # a note's sums of its rounded weights: the output they restate
     recs = entrywise_weighted_sums(body, trace, recs)  # ..and such sums written entry by entry in one list
+    recs = weighted_value_lines(body, trace, recs)  # ..and their products one a line: 0.4064 × [..] = [..]
     recs = tensor_exponentials(body, trace, recs)  # exp(a) = v of a printed score row: a claim about e^ŝ too
     recs = unscaled_exponentials(body, trace, recs)  # e^x = v of a raw score row where the softmax scales
     return Report(path, as_printed(recs, commas), notes)

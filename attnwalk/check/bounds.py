@@ -121,7 +121,7 @@ def _num(node, point: bool):
     v = float(text)
     if not math.isfinite(v):
         raise Fallback
-    h = _HALF[d] if d is not None and not point else 0.0
+    h = _HALF[d] if d is not None and not point and not n.given else 0.0  # a given input is exact (exact_inputs)
     if d is None and len(text) <= 15 and text.isdigit():
         return (v, v, 0.0)  # an integer below 10^15: exact in float
     lo, hi = v - h, v + h

@@ -22,6 +22,8 @@ import numpy as np
 from ..numfmt import fmt
 from . import bounds, expr, sums
 from .code_names import named_raw
+from .equal_numbers import run_together
+from .exact_inputs import given_operands, given_values
 from .expr import (
     CONSTS,
     FUNCS,
@@ -207,6 +209,7 @@ class Checker:
     def __init__(self, view: TraceView, symbols: dict[str, Fraction], exact: bool = False):
         self.view = view
         self.symbols = symbols
+        self.given = given_values(view.cfg)  # the scenario's given inputs: exact operands (exact_inputs)
         self.exact = exact
         self.ctx = Ctx()
         self.recs: dict[tuple[int, int], NumRec] = {}
@@ -1174,6 +1177,14 @@ class Checker:
                 self._bind(exprs[1], Ref("exp_row", f"E_{h}[{i}, {j}]", (i, j), h))
 
     def _arith(self, exprs: list[Node], rels: list[str] = ()) -> None:
+        marked = given_operands(exprs[:-1], self.given)  # operands that are given inputs: exact (exact_inputs)
+        try:
+            self._arith_claim(exprs, rels)
+        finally:
+            for n in marked:
+                n.given = False
+
+    def _arith_claim(self, exprs: list[Node], rels: list[str] = ()) -> None:
         final = exprs[-1]
         if final.is_value and all(e.kind == "label" or (e.is_value and e.kind == final.kind and e.kind != "num")
                                   for e in exprs[:-1]) and all(_inert(a, b) for a, b in zip(exprs, exprs[1:])):
@@ -1204,6 +1215,9 @@ class Checker:
             ev, fv, ei, fi = _flat(e_val), _flat(f_val), _flat(e_iv), _flat(f_iv)
             if len(ev) != len(fv):
                 continue
+            if e.kind in ("num", "neg") and run_together(exprs, self.nt) and not all(
+                    _overlap(ei[k], fi[k], self.view.strict) for k in range(len(ev))):
+                continue  # ``=2.1902=3.8839``: results of several equations run together, no claim (equal_numbers)
             for n in e.nums():
                 self._rec(self.line, self.nt, n).operand = True
             for k in range(len(ev)):

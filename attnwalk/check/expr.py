@@ -215,6 +215,7 @@ class Num:
     decimals: int | None = field(init=False, compare=False, repr=False)
     """Digits after the point; None for an integer or 1e9 (taken as exact)."""
     exact: Fraction | None = field(default=None, init=False, compare=False, repr=False)  # ``value``, once asked
+    given: bool = field(default=False, init=False, compare=False, repr=False)  # a given input: exact (exact_inputs)
 
     def __post_init__(self):
         t = self.text
@@ -231,7 +232,7 @@ class Num:
 
     def half_unit(self) -> Fraction:
         d = self.decimals
-        return Fraction(0) if d is None else Fraction(1, 2 * 10**d)
+        return Fraction(0) if d is None or self.given else Fraction(1, 2 * 10**d)
 
 
 # ---------------------------------------------------------------- AST

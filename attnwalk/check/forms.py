@@ -1525,3 +1525,7 @@ AFTER_FORMS.append(prose_rows)
 from .own_weights import own_weights  # noqa: E402  (heldout14) Token 2 puts 0.3747 of its weight on itself
 
 AFTER_FORMS.append(own_weights)
+
+from .challenge_cases import challenge_cases  # noqa: E402  (heldout17) a challenge's Input: Q K V / Expected: output
+
+AFTER_FORMS.append(challenge_cases)

@@ -1899,8 +1899,8 @@ def _rounded_sums(body: str, lines: list, starts: list, recs: list, head: int, v
     ``name``) are given."""
     judged = []
     for terms, k, products in _weighted_sums(lines, starts, v):
-        if human.head_at(body, terms[0][0].start) != head:
-            continue
+        if human.head_at(body, terms[0][0].start) != head or len({(c.text, i) for c, i, _ in terms}) == 1:
+            continue  # (a product printed again on its line, as a GitBook export does, is no sum of them: heldout17)
         coef = np.array([human._value(c.text)[0] for c, _, _ in terms])
         keys = [i for _, i, _ in terms]
         r = _nearest_row(attn, keys, coef, [c.text for c, _, _ in terms])

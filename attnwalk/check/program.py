@@ -22,9 +22,11 @@ import numpy as np
 from ..notation import CODE_NAMES, CODE_NEUTRAL_WORDS, QUERY_ROWS, WORDS
 from . import computed
 
-# Calls that make an array of a literal, unchanged: ``np.array([..])``, ``torch.tensor([..], dtype=..)``
-_MODULES = frozenset(("np", "numpy", "torch", "jnp"))
-_MAKERS = frozenset(("array", "asarray", "tensor", "Tensor", "as_tensor", "matrix", "FloatTensor", "DoubleTensor"))
+# Calls that make an array of a literal, unchanged: ``np.array([..])``, ``torch.tensor([..], dtype=..)``, TensorFlow's
+# ``tf.constant([..], dtype=tf.float32)`` (heldout17's notebook)
+_MODULES = frozenset(("np", "numpy", "torch", "jnp", "tf"))
+_MAKERS = frozenset(("array", "asarray", "tensor", "Tensor", "as_tensor", "matrix", "FloatTensor", "DoubleTensor",
+                     "constant", "convert_to_tensor"))
 _KEYWORDS = frozenset(("dtype", "requires_grad", "device"))  # what such a call may say besides the literal
 _SAME_VALUES = frozenset(("float", "double", "numpy", "cpu"))  # ``torch.tensor([..]).float()``: the same numbers
 _PLAIN = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")  # a number as the checker reads it printed (no 1_000, .5)
