@@ -372,3 +372,10 @@ EXAMPLE_QUERY_KEYS = ("query", "queries", "q")
 EXAMPLE_SCORE_KEYS = ("dotproducts", "dot_products", "dots", "scores", "logits", "rawscores", "raw_scores")
 EXAMPLE_WEIGHT_KEYS = ("softmax", "weights", "attention", "attentionweights", "attention_weights", "probs",
                        "probabilities")
+# A note naming its tokens itself where the config names none (``Câu ví dụ có 4 token: *Tôi*, *yêu*, *Hà*, *Nội*``):
+# the words after the count, before a colon; and the row words that may stand before a declared token's word
+# (``hàng yêu = 0.7071, ..``), and the links between a row word and the token's (``hàng của token *yêu*``, ``row of
+# "love"``): check.token_words
+DECLARED_TOKEN_WORDS = ("token", "tokens", "từ", "words")
+DECLARED_TOKEN_ROW_WORDS = ("hàng", "row", "dòng")
+DECLARED_TOKEN_LINKS = ("của", "of", "for")

@@ -1525,3 +1525,7 @@ AFTER_FORMS.append(prose_rows)
 from .own_weights import own_weights  # noqa: E402  (heldout14) Token 2 puts 0.3747 of its weight on itself
 
 AFTER_FORMS.append(own_weights)
+
+from .token_words import declared_rows  # noqa: E402  (heldout15) rows named by the token words a note declares
+
+AFTER_FORMS.append(declared_rows)
