@@ -379,3 +379,6 @@ EXAMPLE_WEIGHT_KEYS = ("softmax", "weights", "attention", "attentionweights", "a
 DECLARED_TOKEN_WORDS = ("token", "tokens", "từ", "words")
 DECLARED_TOKEN_ROW_WORDS = ("hàng", "row", "dòng")
 DECLARED_TOKEN_LINKS = ("của", "of", "for")
+# The seed-notation letters of a head's tensor (``O_2``, ``A_1``, ``S_1``) that a chain ``O_2 = A_2 V = [[..]]`` names
+# past a formula the claim reader does not parse: the tensor each letter stands for (check.label_chains)
+CHAIN_HEAD_SYMBOLS = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", "O": "o"}

@@ -1529,3 +1529,7 @@ AFTER_FORMS.append(own_weights)
 from .token_words import declared_rows  # noqa: E402  (heldout15) rows named by the token words a note declares
 
 AFTER_FORMS.append(declared_rows)
+
+from .label_chains import label_chains  # noqa: E402  (heldout15) O_2 = A_2 V = [[..]], O = [O_1 | O_2] = [[..]]
+
+AFTER_FORMS.append(label_chains)
