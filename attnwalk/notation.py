@@ -382,3 +382,6 @@ DECLARED_TOKEN_LINKS = ("của", "of", "for")
 # The seed-notation letters of a head's tensor (``O_2``, ``A_1``, ``S_1``) that a chain ``O_2 = A_2 V = [[..]]`` names
 # past a formula the claim reader does not parse: the tensor each letter stands for (check.label_chains)
 CHAIN_HEAD_SYMBOLS = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", "O": "o"}
+# The words that number a row where a line names several (``row 1 = [..], row 2 = [..]``, ``token 1: [..]<br>token 2:
+# [..]``): check.line_rows
+LINE_ROW_WORDS = ("row", "token", "query", "position", "hàng", "dòng")

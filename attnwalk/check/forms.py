@@ -1533,3 +1533,7 @@ AFTER_FORMS.append(declared_rows)
 from .label_chains import label_chains  # noqa: E402  (heldout15) O_2 = A_2 V = [[..]], O = [O_1 | O_2] = [[..]]
 
 AFTER_FORMS.append(label_chains)
+
+from .line_rows import line_rows  # noqa: E402  (heldout14) a card's row 1 = [..], row 2 = [..] judged together
+
+AFTER_FORMS.append(line_rows)

@@ -156,13 +156,14 @@ def _label(lines: list[str], line: int, before: str) -> str | None:
     return None
 
 
-def _judge_rows(text: str, trace, hits: dict, label: str, rows: list, trusted: bool) -> None:
-    """Judge ``rows`` ((cells, row index)) together as the tensor ``label`` names they agree with most."""
+def _judge_rows(text: str, trace, hits: dict, label: str, rows: list, trusted: bool, names: list | None = None) -> None:
+    """Judge ``rows`` ((cells, row index)) together as the tensor ``label`` names (or ``names``, where the caller
+    read them) they agree with most."""
     import numpy as np
 
     from . import human
 
-    names = human.tensors_of(label)
+    names = human.tensors_of(label) if names is None else names
     if len(names) != 1:
         return
     cells = [c for cs, _ in rows for c in cs]
