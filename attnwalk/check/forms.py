@@ -1537,3 +1537,7 @@ AFTER_FORMS.append(label_chains)
 from .line_rows import line_rows  # noqa: E402  (heldout14) a card's row 1 = [..], row 2 = [..] judged together
 
 AFTER_FORMS.append(line_rows)
+
+from .raw_softmax import raw_softmax  # noqa: E402  (heldout15) from the score row [2, 0.5, 2], softmax gives [..]
+
+AFTER_FORMS.append(raw_softmax)
