@@ -13,6 +13,10 @@
 - a worked row: ``Lấy hàng của token *yêu* làm ví dụ:`` (a row word, ``của``/``of``, ``token`` maybe, a declared word)
   then the list right below it (one blank line may stand between): an item ``- Trọng số: **0.2657**, ..`` whose
   label names one tensor and that prints one number per key, nothing else, is that token's row of that tensor.
+
+``note_tokens`` gives other readers the note's own words for its tokens where its config names none: those it
+declares, else a square table's row and column names (``check.own_weights``: ``"mèo" dành 57.61% sự chú ý cho chính
+nó`` under a table of the weights whose rows and columns are Tôi, yêu, mèo).
 """
 
 from __future__ import annotations
@@ -62,6 +66,48 @@ def declared(text: str, n: int) -> list[str] | None:
         if len(items) == n and len(set(items)) == n:
             return items
     return None
+
+
+_TABLE_NAME = re.compile(r"[*_`$ \t]*(?P<w>" + _WORD + r")[*_`$ \t]*")
+_RULE_ROW = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")
+
+
+def tabled(text: str, n: int) -> list[str] | None:
+    """The token words of a square table the note prints (the lecture's ``| $\\alpha_{ij}$ | Tôi | yêu | mèo |`` over
+    rows ``| **Tôi** | ..``): a Markdown table whose header's cells after the first and its ``n`` rows' first cells
+    are the same ``n`` distinct words in the same order (a query's word names its row and its key's column); the
+    first such table's, else None."""
+    if "|" not in text:
+        return None
+    lines = text.split("\n")
+    for i in range(len(lines) - n - 1):
+        head = lines[i]
+        if head.count("|") < n + 1 or not _RULE_ROW.match(lines[i + 1]):
+            continue
+        words = _names(head.strip().strip("|").split("|")[1:])
+        if words is None or len(words) != n or len(set(words)) != n:
+            continue
+        firsts = [_names(line.strip().strip("|").split("|")[:1]) for line in lines[i + 2:i + 2 + n]]
+        if all(f is not None and f[0] == w for f, w in zip(firsts, words)):
+            return words
+    return None
+
+
+def _names(cells: list[str]) -> list[str] | None:
+    """Each cell's one word (its emphasis, code or math marks dropped), or None where a cell is no word."""
+    out = []
+    for c in cells:
+        m = _TABLE_NAME.fullmatch(c)
+        if m is None:
+            return None
+        out.append(m.group("w"))
+    return out
+
+
+def note_tokens(text: str, n: int) -> list[str] | None:
+    """The note's own token words where its config names none: those it declares (``declared``), else a square
+    table's row and column names (``tabled``)."""
+    return declared(text, n) or tabled(text, n)
 
 
 def _rows_rx(words: list[str], keys: int) -> re.Pattern:
