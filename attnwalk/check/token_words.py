@@ -49,10 +49,13 @@ def declared(text: str, n: int) -> list[str] | None:
     for w in DECLARED_TOKEN_WORDS:
         at = low.find(w)
         while at >= 0:
-            count = _COUNT_BEFORE.search(text, max(0, at - 12), at)
-            colon = _COLON_AFTER.match(text, at + len(w))
-            if count is not None and colon is not None and int(count.group("n")) == n:
-                found.append((at, colon.end()))
+            end = at + len(w)
+            while end < len(text) and text[end] in " \t":
+                end += 1
+            if end < len(text) and text[end] in ":：":  # (a colon first: the common word's common case, no regex)
+                count = _COUNT_BEFORE.search(text, max(0, at - 12), at)
+                if count is not None and int(count.group("n")) == n:
+                    found.append((at, _COLON_AFTER.match(text, end).end()))
             at = low.find(w, at + 1)
     for _, start in sorted(found):
         end = text.find("\n", start)
@@ -126,7 +129,7 @@ def declared_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from .forms import in_any
 
     cfg = trace.config
-    if cfg.get("labels") or cfg.get("kv_labels") or not any(w in human.lowered(text) for w in DECLARED_TOKEN_WORDS):
+    if cfg.get("labels") or cfg.get("kv_labels"):
         return
     attn = human._expected(trace, "attn", 0)
     if attn is None or attn.ndim != 2:
