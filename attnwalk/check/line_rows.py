@@ -10,6 +10,7 @@ where the name is one tensor's). Rows are numbered from 1, unless the note names
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from ..notation import LINE_ROW_WORDS
 from .numbered_rows import _FOLD_ODD  # letters re folds onto a word's letter where str.lower() does not
@@ -49,8 +50,9 @@ def line_rows(text: str, trace, hits: dict, foreign: list) -> None:
     from .token_words import _judge_rows
 
     found: dict[int, list] = {}  # line start -> its rows' matches
+    starts = human._line_starts(text)
     for m in _matches(text, human.lowered(text)):
-        found.setdefault(text.rfind("\n", 0, m.start()) + 1, []).append(m)
+        found.setdefault(starts[bisect_right(starts, m.start()) - 1], []).append(m)
     found = {at: ms for at, ms in found.items() if len(ms) >= 2}
     if not found:
         return

@@ -11,6 +11,7 @@ as it is, as ``check.unscaled`` leaves its exponentials.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 
 from ..notation import UNSCALED_WORDS
 
@@ -45,19 +46,23 @@ def raw_softmax(text: str, trace, hits: dict, foreign: list) -> None:
     from .unscaled import _prints_a_row, _raw_row
 
     starts = human._line_starts(text)
+    lines: dict[int, tuple] = {}  # a line's index -> its lists, their starts, ends, whether it says unscaled
     for sm in _softmaxes(text, human.lowered(text)):
         if (sm.start() and text[sm.start() - 1] in "_.") or text[sm.end():sm.end() + 1] in ("(", "_"):
             continue  # a call (its list is its argument: notations.softmax_calls) or a name in code
-        ls, le = text.rfind("\n", 0, sm.start()) + 1, text.find("\n", sm.end()) % (len(text) + 1)
-        before = list(_LIST.finditer(text, ls, sm.start()))
-        after = _LIST.search(text, sm.end(), le)
-        if not before or after is None:
+        k = bisect_right(starts, sm.start()) - 1
+        if k not in lines:
+            le = starts[k + 1] - 1 if k + 1 < len(starts) else len(text)
+            found = list(_LIST.finditer(text, starts[k], le))
+            context = text[starts[max(k - 2, 0)]:le].lower()
+            lines[k] = (found, [m.start() for m in found], [m.end() for m in found],
+                        any(w in context for w in UNSCALED_WORDS))
+        found, firsts, ends, unscaled = lines[k]
+        i, j = bisect_right(ends, sm.start()), bisect_left(firsts, sm.end())
+        if i == 0 or j == len(found) or unscaled:
             continue
-        k = human.line_of(text, sm.start())
-        context = text[starts[max(k - 3, 0)]:le].lower()
-        if any(w in context for w in UNSCALED_WORDS):
-            continue
-        scores = human._cells(before[-1].group("body").replace(",", " "), before[-1].start("body"))
+        before, after = found[i - 1], found[j]
+        scores = human._cells(before.group("body").replace(",", " "), before.start("body"))
         weights = human._cells(after.group("body").replace(",", " "), after.start("body"))
         if not scores or not weights or len(scores) != len(weights) or any(c.start in hits for c in scores + weights) \
                 or not human.sums_to_one([human._value(c.text) for c in weights]):
