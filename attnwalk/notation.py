@@ -378,3 +378,16 @@ EXAMPLE_WEIGHT_KEYS = ("softmax", "weights", "attention", "attentionweights", "a
 TEST_CASE_INPUT_WORDS = ("input", "inputs", "đầu vào", "输入", "entrada")
 TEST_CASE_OUTPUT_WORDS = ("expected", "expected output", "output", "kết quả mong đợi", "đầu ra", "输出", "期望输出",
                           "salida esperada")
+# A note naming its tokens itself where the config names none (``Câu ví dụ có 4 token: *Tôi*, *yêu*, *Hà*, *Nội*``):
+# the words after the count, before a colon; and the row words that may stand before a declared token's word
+# (``hàng yêu = 0.7071, ..``), and the links between a row word and the token's (``hàng của token *yêu*``, ``row of
+# "love"``): check.token_words
+DECLARED_TOKEN_WORDS = ("token", "tokens", "từ", "words")
+DECLARED_TOKEN_ROW_WORDS = ("hàng", "row", "dòng")
+DECLARED_TOKEN_LINKS = ("của", "of", "for")
+# The seed-notation letters of a head's tensor (``O_2``, ``A_1``, ``S_1``) that a chain ``O_2 = A_2 V = [[..]]`` names
+# past a formula the claim reader does not parse: the tensor each letter stands for (check.label_chains)
+CHAIN_HEAD_SYMBOLS = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", "O": "o"}
+# The words that number a row where a line names several (``row 1 = [..], row 2 = [..]``, ``token 1: [..]<br>token 2:
+# [..]``): check.line_rows
+LINE_ROW_WORDS = ("row", "token", "query", "position", "hàng", "dòng")

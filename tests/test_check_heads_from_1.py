@@ -275,3 +275,126 @@ def test_word_tuples_of_both_heads_are_verified():
             '## Head 2\n\nThe query attends with weights (0.1956, 0.8044).\n')
     report = check_text(text, ONE_QUERY)
     assert not report.wrong and {"0.6698", "0.3302", "0.1956", "0.8044"} <= {r.text for r in report.verified}
+
+
+# (session 29: the six readers switched to human.head_at in session 27 that still had no test here. Each case fails
+# with that reader's head read by human._head_at, 1-based, again: tried, revert, run, restore.)
+ONE_HEAD = dict(SETUP, heads=1, q=[[2, 1], [1, 0]], k=[[0, 1], [1, 1]], v=[[0, 2], [2, 0]])  # head 2's columns alone
+KEYED = dict(LABELLED, kv_labels=["tôi", "học"])
+SWITCHED_FORMS = {  # the form's name: (its setup, a note, the numbers it must verify, a head-2 number, planted wrong)
+    'token_rows': (  # forms.token_rows: a row named by its token in quotes, after a worked expression
+        LABELLED,
+        '## Head 1\n'
+        '\n'
+        '"tôi"的注意力权重 = softmax(s_tôi) = [0.6698, 0.3302]\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '"tôi"的注意力权重 = softmax(s_tôi) = [0.1956, 0.8044]\n',
+        ("0.6698", "0.3302", "0.1956", "0.8044"), '0.1956', '0.1756'),
+    'cell_rows': (  # notations.cell_rows: an HTML table flattened one cell per line (a planted slip in a row of two
+        LABELLED,   # numbers is left unread: the reader judges a row where most of its numbers agree)
+        '## Head 1\n'
+        '\n'
+        'Attention weights\n'
+        'tôi\n'
+        '[0.6698, 0.3302]\n'
+        'học\n'
+        '[0.5000, 0.5000]\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'Attention weights\n'
+        'tôi\n'
+        '[0.1956, 0.8044]\n'
+        'học\n'
+        '[0.3302, 0.6698]\n',
+        ("0.6698", "0.3302", "0.5000", "0.1956", "0.8044"), None, None),
+    'weights_times_values': (  # notations.weights_times_values: [weights] \times [V] = [output], V per head; in a note
+        ONE_HEAD,              # of two heads its output row (the merged heads') is never a head's, so one head,
+        '## Head 1\n'          # called "Head 1", reaches the switch
+        '\n'
+        '$$\\begin{bmatrix} 0.7071 & 2.1213 \\end{bmatrix}$$\n'
+        '\n'
+        '$$\\begin{bmatrix} 0.1956 & 0.8044 \\end{bmatrix} \\times \\begin{bmatrix} 0 & 2 \\\\ 2 & 0 \\end{bmatrix} = '
+        '\\begin{bmatrix} 1.6089 & 0.3911 \\end{bmatrix}$$\n',
+        ("1.6089", "0.3911"), '1.6089', '1.6289'),
+    'value_coefficients': (  # notations.value_coefficients: the weights as the coefficients of the value rows
+        SETUP,
+        '## Head 1\n'
+        '\n'
+        'z_1 = 0.6698·V_1 + 0.3302·V_2\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'z_1 = 0.1956·V_1 + 0.8044·V_2\n',
+        ("0.6698", "0.3302", "0.1956", "0.8044"), '0.1956', '0.1756'),
+    'lone_backslash_matrices': (  # notations.lone_backslash_matrices: a row break stored as one backslash
+        SETUP,
+        '## Head 1\n'
+        '\n'
+        '$$\\text{Attention weights} = \\begin{bmatrix}\n'
+        '0.6698 & 0.3302 \\\n'
+        '0.5000 & 0.5000\n'
+        '\\end{bmatrix}$$\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        '$$\\text{Attention weights} = \\begin{bmatrix}\n'
+        '0.1956 & 0.8044 \\\n'
+        '0.3302 & 0.6698\n'
+        '\\end{bmatrix}$$\n',
+        ("0.6698", "0.5000", "0.1956", "0.8044"), '0.1956', '0.1756'),
+    'key_column_tables': (  # notations.key_column_tables: a text table of keys' columns printed by code
+        KEYED,
+        '## Head 1\n'
+        '\n'
+        'Attention weights:\n'
+        '(query→) \\ (key↓) | tôi | học\n'
+        '-----+-----+-----\n'
+        'tôi | 0.6698 | 0.3302\n'
+        'học | 0.5000 | 0.5000\n'
+        '\n'
+        '## Head 2\n'
+        '\n'
+        'Attention weights:\n'
+        '(query→) \\ (key↓) | tôi | học\n'
+        '-----+-----+-----\n'
+        'tôi | 0.1956 | 0.8044\n'
+        'học | 0.3302 | 0.6698\n',
+        ("0.6698", "0.5000", "0.1956", "0.8044"), '0.1956', '0.1756'),
+}
+
+
+@pytest.mark.parametrize("form", list(SWITCHED_FORMS))
+def test_a_switched_readers_right_numbers_of_each_head_are_verified(form):
+    setup, text, shown, _, _ = SWITCHED_FORMS[form]
+    report = check_text(text, setup)
+    assert [r.text for r in report.wrong] == []
+    assert set(shown) <= {r.text for r in report.verified}
+
+
+@pytest.mark.parametrize("form", [f for f, case in SWITCHED_FORMS.items() if case[3] is not None])
+def test_a_switched_readers_wrong_head_2_number_is_found(form):
+    setup, text, _, right, planted = SWITCHED_FORMS[form]
+    assert text.count(right) == 1  # head 2's alone
+    report = check_text(text.replace(right, planted), setup)
+    assert [(r.text, r.failure()[1]) for r in report.wrong] == [(planted, right)]
+
+
+def test_the_setups_values_are_torchs():
+    """The numbers above, per head (each head's columns of Q, K, V; ONE_HEAD is head 2's), from torch in float64."""
+    pytest.importorskip("torch", reason="torch is not installed on this machine: pip install torch==2.13.0")
+    from conftest import rounded, torch_sdpa
+
+    def cols(m, h):
+        return [row[2 * h:2 * h + 2] for row in m]
+
+    got = [[[rounded(r.tolist(), 4) for r in t] for t in torch_sdpa(cols(SETUP["q"], h), cols(SETUP["k"], h),
+                                                                      cols(SETUP["v"], h))] for h in range(2)]
+    assert got[0] == [[["0.7071", "0.0000"], ["0.7071", "0.7071"]], [["0.6698", "0.3302"], ["0.5000", "0.5000"]],
+                      [["0.6698", "0.3302"], ["0.5000", "0.5000"]]]
+    assert got[1] == [[["0.7071", "2.1213"], ["0.0000", "0.7071"]], [["0.1956", "0.8044"], ["0.3302", "0.6698"]],
+                      [["1.6089", "0.3911"], ["1.3395", "0.6605"]]]
+    one = [[rounded(r.tolist(), 4) for r in t] for t in torch_sdpa(ONE_HEAD["q"], ONE_HEAD["k"], ONE_HEAD["v"])]
+    assert one == got[1]

@@ -1529,3 +1529,19 @@ AFTER_FORMS.append(own_weights)
 from .challenge_cases import challenge_cases  # noqa: E402  (heldout17) a challenge's Input: Q K V / Expected: output
 
 AFTER_FORMS.append(challenge_cases)
+
+from .token_words import declared_rows  # noqa: E402  (heldout15) rows named by the token words a note declares
+
+AFTER_FORMS.append(declared_rows)
+
+from .label_chains import label_chains  # noqa: E402  (heldout15) O_2 = A_2 V = [[..]], O = [O_1 | O_2] = [[..]]
+
+AFTER_FORMS.append(label_chains)
+
+from .line_rows import line_rows  # noqa: E402  (heldout14) a card's row 1 = [..], row 2 = [..] judged together
+
+AFTER_FORMS.append(line_rows)
+
+from .raw_softmax import raw_softmax  # noqa: E402  (heldout15) from the score row [2, 0.5, 2], softmax gives [..]
+
+AFTER_FORMS.append(raw_softmax)

@@ -1190,8 +1190,9 @@ def _softmax_arrows(text: str, hits: dict) -> None:
         _judge_softmax(args, cells, f"softmax([{m.group('args').strip()}])", text, hits)
 
 
-# ``Raw scores: [0.011, 0.143, ...]`` then, on the next line, ``After softmax: [0.08, 0.09, ...]``
-_SCORES_LINE = re.compile(r"^(?P<label>[^\n\[\]]{1,60}?)[ \t]*[:=][ \t]*\[(?P<body>[ \t]*" + _NUM
+# ``Raw scores: [0.011, 0.143, ...]`` then, on the next line, ``After softmax: [0.08, 0.09, ...]`` (or ``scores = [..]``
+# then ``softmax(scores) ≈ [..]``: a rounded result after ≈, heldout16's chapter)
+_SCORES_LINE = re.compile(r"^(?P<label>[^\n\[\]]{1,60}?)[ \t]*(?:[:=≈]|\\approx)[ \t]*\[(?P<body>[ \t]*" + _NUM
                           + r"(?:[ \t]*,[ \t]*" + _NUM + r")+[ \t]*)\][ \t.]*$", re.M)
 
 

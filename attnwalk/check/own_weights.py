@@ -25,7 +25,13 @@ def own_weights(text: str, trace, hits: dict, foreign: list) -> None:
 
     if not any(w in text for w in SELF_WORDS):
         return
-    queries = _Queries(text, tuple(trace.config.get("labels") or ()))
+    labels = trace.config.get("labels")
+    if not labels:  # the note's own words for its tokens (a declaration, a square table's names): check.token_words
+        from .token_words import note_tokens
+
+        first = human._expected(trace, "attn", 0)
+        labels = note_tokens(text, first.shape[0]) if first is not None and first.ndim == 2 else None
+    queries = _Queries(text, tuple(labels or ()))
     for m in _CLAIM.finditer(text):
         gap = m.group("gap").lower()
         if m.start("n") in hits or not any(w in gap for w in OWN_WEIGHT_WORDS):
