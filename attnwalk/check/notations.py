@@ -329,7 +329,7 @@ def weights_times_values(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-_ROW_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:tensor\()?\[*(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+_ROW_COMMENT = re.compile(r"^[ \t]*#[ \t]*+(?:tensor\()?\[*(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
                           + r")+[ \t]*)\][\]),]*[ \t]*#[ \t]*(?P<name>[^\n#]{1,60}?)[ \t]*(?P<n>\d+)[ \t]*$", re.M)
 
 
@@ -702,7 +702,8 @@ gate(named_output_rows, named_output_rows_gate)  # (check.gates)
 
 # ---------------------------------------------------------------- numbers that are no claim as read
 
-_PERCENT_RESTATED = re.compile(r"(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
+# (not inside a run of digits: every start in a long one tried its run again, quadratic in its length)
+_PERCENT_RESTATED = re.compile(r"(?<!\d)(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
 
 
 def percent_restatements(text: str) -> list[tuple[int, str, str]]:
