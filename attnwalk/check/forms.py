@@ -43,6 +43,7 @@ import numpy as np
 
 from .gates import gate, opens
 from .human import _START, _TEXT, _memo
+from .indices import index_int
 
 _LIST = re.compile(r"\[([^\[\]\n]*)\]")
 
@@ -974,7 +975,7 @@ def word_rows(text: str, trace, hits: dict, foreign: list) -> None:
         for m in _WORD_ROW.finditer(line):
             w = (m.group("w1") or m.group("w2") or "").strip().lower()
             n = m.group("n") or m.group("n2")
-            idx = words.index(w) if w in words else int(n) - 1 if n else None
+            idx = words.index(w) if w in words else index_int(n) - 1 if n else None
             cells = human._cells_in(text, pos + m.start("body"), pos + m.end("body"))
             if idx is not None and idx >= 0 and cells:
                 own = m.group("of") or line[prev:m.start()]
