@@ -16,6 +16,7 @@ import math
 from fractions import Fraction
 
 from .expr import MAX_DIGITS, MAX_EXPONENT, MIN_EXP_ARG, left_spine
+from .indices import LONGEST, decimal_fraction
 
 U = 2.0**-53  # unit roundoff of float64
 TINY = 1e-300  # absolute slack that covers underflow and subnormal rounding
@@ -64,6 +65,9 @@ def close_strict(text: str, neg: bool, decimals: int, expected: float) -> bool:
     |p − e| ≤ ½·10^−d, in integers (p = D/10^d, e = num/den with den a power of two), without the
     Fractions: for numbers printed with more digits than float64 can judge (an input's 16 decimals)."""
     num, den = expected.as_integer_ratio()
+    if len(text) > LONGEST:  # (past int()'s 4300 digits: the exact value of its first ones)
+        p = decimal_fraction(text)
+        return 2 * abs((-p if neg else p) - Fraction(num, den)) * 10**decimals <= 1
     digits = int(text.replace(".", ""))
     return 2 * abs((-digits if neg else digits) * den - num * 10**decimals) <= den
 

@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from ..notation import BRACKET_LETTERS, BRACKET_PIECES, BRACKET_PRODUCTS, SCALED_MARKS
+from .indices import index_int
 
 (_TL, _TR), (_ML, _MR), (_BL, _BR) = BRACKET_PIECES
 _SUPER = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹", "123456789")
@@ -67,7 +68,7 @@ def _names(label: str) -> tuple[list[str], int | None]:
     m = found[k] if found else None
     if m is None:
         return (["scores_scaled"] if any(w in label for w in SCALED_MARKS) else []), None
-    head = int(m.group(2).translate(_SUPER)) - 1 if m.group(2) else None
+    head = index_int(m.group(2).translate(_SUPER)) - 1 if m.group(2) else None
     if m.group(3):  # Q¹K¹ᵀ: the scores
         return (["scores_scaled"] if any(w in label for w in SCALED_MARKS) else ["scores"]), head
     if k and found[k - 1].end() == m.start():  # a product written AB (``A¹V¹ =``): the tensor it makes, if known

@@ -41,7 +41,7 @@ from .expr import (
 )
 from .head_subscripts import one_based_label_heads, scaled_s_labels
 from .human import line_start
-from .indices import index_int
+from .indices import decimal_fraction, index_int
 from .labels import Ref, TraceView, cell_label, hand_label_at, index_base, label_at, label_firsts, whole_index
 from .source import Segment
 
@@ -593,7 +593,7 @@ class Checker:
         except (KeyError, IndexError):
             return
         if what == "pair_weight":
-            i, j, g = int(m.group(1)), int(m.group(2)), 3
+            i, j, g = index_int(m.group(1)), index_int(m.group(2)), 3
             if i >= a.shape[0] or j >= a.shape[1]:
                 return
             text = m.group(g)
@@ -602,7 +602,7 @@ class Checker:
             return
         if m.group(1) is not None:
             try:
-                a = self.view._square("attn", int(m.group(1)))
+                a = self.view._square("attn", index_int(m.group(1)))
             except (KeyError, IndexError):
                 return
         sums = a.sum(-1)
@@ -649,7 +649,7 @@ class Checker:
         ref = next(iter(refs.values()))
         rows = _ROW_RE.findall(nt)
         if ref.kind in ("scores", "scores_scaled", "attn", "exp_row") and not ref.index and len(rows) == 1:
-            ref = Ref(ref.kind, f"{ref.text}[{rows[0]}, :]", (int(rows[0]), None), ref.head)
+            ref = Ref(ref.kind, f"{ref.text}[{rows[0]}, :]", (index_int(rows[0]), None), ref.head)
         self.ctx.caption, self.ctx.caption_seg = ref, self.seg_id
 
     def _pe_wording(self, nt: str, line: int) -> None:
@@ -713,8 +713,8 @@ class Checker:
             return m.end(), Ref("exp_row" if c.shifted else "exp_raw", "exp", (c.row, None), c.head)
         m = _OUTC_RE.match(text, pos)
         v_cols = self.view.cfg.get("v_cols")
-        if m and v_cols and int(m.group(1)) in list(v_cols):
-            return m.end(), Ref("out_pix", m.group(0), (c.row, list(v_cols).index(int(m.group(1)))))
+        if m and v_cols and index_int(m.group(1)) in list(v_cols):
+            return m.end(), Ref("out_pix", m.group(0), (c.row, list(v_cols).index(index_int(m.group(1)))))
         m = _SUM_RE.match(text, pos)
         if m:
             if _check_word_before(text, line_start(text, pos), pos):
@@ -731,7 +731,7 @@ class Checker:
             return i + 1  # a newline, comma, bracket, relation...: no form starts there
         m = _ITEM_RE.match(nt, t.pos) if first in _ITEM_FIRSTS else None
         if m and (t.pos == 0 or not nt[t.pos - 1].isalnum()):
-            n = int(m.group("n"))
+            n = index_int(m.group("n"))
             if m.group("head"):
                 self.ctx.head, self.ctx.dim_v = n, None
             else:
@@ -1363,7 +1363,7 @@ class Checker:
                     self._compare(num, sign, float(e), qm[1].text)
                 handled.update(range(1, len(cells)))
         if pm or kv_row or (qm and qm[1].kind == "q_pix"):
-            i = int(pm.group(1)) if pm else int(kv_row.group(1)) if kv_row else qm[1].index[0]
+            i = index_int(pm.group(1)) if pm else index_int(kv_row.group(1)) if kv_row else qm[1].index[0]
             for k, (cell, ref) in enumerate(zip(cells[1:], self._column_refs(cols, len(cells), bool(kv_row))),
                                             start=1):
                 if ref is None or ref[0] is None:
@@ -1383,7 +1383,10 @@ class Checker:
                     exp = np.array([i // wd, i % wd], dtype=float)
                     r = Ref("rc", f"(row, col) of p{i}", (i,))
                 elif kind in ("x", "x_kv"):
-                    exp = self.view.pixel_vec(kind, i, 0)[a] if self.view.has(kind) else None
+                    try:  # (a row p5 of a note of 4 positions, or p99..9: no such position, no value)
+                        exp = self.view.pixel_vec(kind, i, 0)[a] if self.view.has(kind) else None
+                    except IndexError:
+                        exp = None
                     r = Ref("x_pix", f"{kind}({'m' if kind == 'x_kv' else 'p'}{i}) channel {a}", (i, a))
                 elif kind == "attn":
                     r = Ref("attn_pix", f"α(p{i}→p{a})", (i, a))
@@ -1430,13 +1433,13 @@ class Checker:
             if re.fullmatch(r"\((?:row|hàng),\s*(?:col|cột)\)", head) and self.view.cfg.get("w"):
                 ref = ("rc", None)
             elif cm:
-                ref = ("x", int(cm.group(1)))
+                ref = ("x", index_int(cm.group(1)))
                 if kv_row:
-                    ref = ("x_kv", int(cm.group(1)))
+                    ref = ("x_kv", index_int(cm.group(1)))
             elif pj:
                 hint_ = hint + " " + (cols[0] if cols else "")
                 ref = ("attn" if re.search(r"α|attn|A_|softmax|trọng số|weight", hint_)
-                       else None, int(pj.group(1)))
+                       else None, index_int(pj.group(1)))
             elif kh and kh[1].kind == "k_pix":
                 ref = ("scores", kh[1].index[0])
             elif re.fullmatch(r"out_?c?\d*", head, re.I):
@@ -1522,7 +1525,7 @@ class Shown(tuple):
                     exp = float(_flat(evaluate(e, env, False))[k])
                 except (NotEvaluable, ArithmeticError, TypeError, ValueError):
                     pass  # the enclosure's midpoint, correct to its error bound
-            s = self.__dict__["_s"] = _show(exp, decimals, Fraction(text) * (-1 if sign else 1))
+            s = self.__dict__["_s"] = _show(exp, decimals, decimal_fraction(text) * (-1 if sign else 1))
         return s
 
     __repr__ = __str__
@@ -1697,7 +1700,7 @@ def _close(published: Fraction, num, expected: float, scale: float, strict: bool
 
 def _show(expected: float, decimals: int, published: Fraction) -> str:
     s = fmt(expected, decimals)
-    if Fraction(s) != published:
+    if decimal_fraction(s) != published:
         return s
     return fmt(expected, min(decimals + 3, 15))
 

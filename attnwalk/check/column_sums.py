@@ -13,6 +13,7 @@ import re
 
 from ..notation import COLUMN_SUM_SYMBOLS
 from .human import symbol_at_word_start
+from .indices import index_int
 
 _NUM = r"[-−–]?\d+(?:\.\d+)?"
 _VEC = r"\\begin\{[pbv]matrix\}(?P<NAME>[^{}$]*?)\\end\{[pbv]matrix\}"
@@ -37,7 +38,8 @@ def column_sums(text: str, trace, hits: dict, foreign: list) -> None:
     from .forms import in_any
 
     heads = list(_HEAD.finditer(text))
-    zero = {hm.group("sym") for hm in heads if int(hm.group("t")) == 0}  # a note with a c_0 counts its steps from 0
+    # a note with a c_0 counts its steps from 0
+    zero = {hm.group("sym") for hm in heads if index_int(hm.group("t")) == 0}
     for hm in heads:
         terms, pos = [], hm.end()
         while (tm := _TERM.match(text, pos)) is not None:
@@ -49,7 +51,7 @@ def column_sums(text: str, trace, hits: dict, foreign: list) -> None:
         rm = _RESULT.match(text, pos)
         if len(terms) < 2 or rm is None:
             continue
-        head, row = human.head_at(text, hm.start()), int(hm.group("t")) - (hm.group("sym") not in zero)
+        head, row = human.head_at(text, hm.start()), index_int(hm.group("t")) - (hm.group("sym") not in zero)
         v = human._expected(trace, "v", head)
         a = human._expected(trace, "attn", head)
         o = human._expected(trace, COLUMN_SUM_SYMBOLS[hm.group("sym")], head)

@@ -13,9 +13,10 @@ from ..notation import REPR_HEADS
 
 _PRINT = re.compile(r"^[ \t]*print\((?P<args>[^\n]*)\)[ \t]*(?:#[^\n]*)?$", re.M)
 # one comment line: an optional array head or row label, then the row's list (the innermost "[..]") and a caption
+# (blanks possessive: three runs of them side by side tried every split of a long one, cubic in its length)
 _HEAD = "|".join(re.escape(h) for h in REPR_HEADS)
-_ROW_LINE = re.compile(r"[ \t]*#[ \t]*(?:(?:" + _HEAD + r")|[A-Za-z][\w]{0,11}(?:[ \t]\d{1,3})?[ \t]+)?[ \t]*"
-                       r"\[*(?P<body>[^\[\]\n]*)\](?P<tail>[^\n]*)(?:\n|$)")
+_ROW_LINE = re.compile(r"[ \t]*+#[ \t]*+(?:(?:" + _HEAD + r")|[A-Za-z][\w]{0,11}(?:[ \t]\d{1,3})?[ \t]++)?[ \t]*+"
+                       r"\[*+(?P<body>[^\[\]\n]*+)\](?P<tail>[^\n]*)(?:\n|$)")
 # a comment of column names between the print and its rows (no bracket, no decimal)
 _HEADER_LINE = re.compile(r"[ \t]*#(?P<names>[^\[\]\n]*)(?:\n|$)")
 _DECIMAL = re.compile(r"\d\.\d")

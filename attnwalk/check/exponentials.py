@@ -28,11 +28,13 @@ _POWER_OF_TEN = re.compile(r"\s*(?:×|\\times|\*|·|⋅|\\cdot)\s*10\b")
 _SUM = re.compile(r"(?<![\w.])(?P<terms>\d+(?:\.\d+)?(?:[ \t]*\+[ \t]*\d+(?:\.\d+)?)+)[ \t]*(?:=|≈|\\approx)[ \t]*"
                   r"(?P<total>\d+(?:\.\d+)?)(?![\w]|\.\d)")
 _TERM = re.compile(r"\d+(?:\.\d+)?")
+# the terms of such a sum alone: every start of ``_SUM`` inside one run of terms shares its end, and its relation
+_TERMS = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:[ \t]*\+[ \t]*\d+(?:\.\d+)?)+")
 # ``.., exp(0.4503) = 1.5688, which sum\nto 5.4696``: a phrase saying the sum, no digit and one line end before it
 _OPERATOR = re.compile(r"[ \t]*[-+*/×·−]")  # (a number the start of an expression: no total)
 _SAID = re.compile(r"[^\d\n]{0,12}(?:\n[^\d\n]{0,12})?(?<![\w])(?:" + "|".join(
     re.escape(p).replace(r"\ ", r"\s+") for p in sorted(EXP_SUM_PHRASES, key=len, reverse=True))
-    + r")[ \t]*\n?[ \t]*\$?[ \t]*(?:\*\*)?(?P<total>\d+(?:\.\d+)?)(?![\w]|\.\d)", re.I)
+    + r")[ \t]*+\n?[ \t]*+\$?[ \t]*+(?:\*\*)?(?P<total>\d+(?:\.\d+)?)(?![\w]|\.\d)", re.I)
 
 
 def tensor_exponentials(body: str, trace, recs: list) -> list:
@@ -108,7 +110,7 @@ def restated_sum(body: str, end: int, values: list, total: float, label: str, re
             candidates.append((at, line))
             at += len(line) + 1
     for at, line in candidates:
-        m = next((m for m in _SUM.finditer(line) if _TERM.findall(m.group("terms")) == printed), None)
+        m = next((m for m in _sums(line) if _TERM.findall(m.group("terms")) == printed), None)
         if m is None:
             continue
         base = at + m.start("terms")
@@ -118,6 +120,18 @@ def restated_sum(body: str, end: int, values: list, total: float, label: str, re
                 rec.checks, rec.fix = [(False, lab, fixed)] + rec.checks, (fixed, "label")
         _judge_total(record(at + m.start("total")), total, label, printed, values)
         return
+
+
+def _sums(line: str):
+    """``_SUM.finditer(line)``, each run of terms tried once: where its first start finds no relation after the run,
+    no later start inside it does (each term's end is forced, so all end where the run ends), and ``finditer`` tried
+    them all (``1 + 1 + .. + 1`` with no total: quadratic in the terms)."""
+    at = 0
+    while (run := _TERMS.search(line, at)) is not None:
+        m = _SUM.match(line, run.start())
+        if m is not None:
+            yield m
+        at = m.end() if m is not None else run.end()
 
 
 def _judge_total(rec, total: float, label: str, printed: list, values: list) -> None:

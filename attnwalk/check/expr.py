@@ -17,6 +17,8 @@ from fractions import Fraction
 from itertools import repeat
 from operator import attrgetter, ne
 
+from .indices import LONGEST, decimal_fraction
+
 # ---------------------------------------------------------------- normalization
 
 
@@ -227,7 +229,8 @@ class Num:
         if v is None:
             d = self.decimals
             # digits over a power of ten: the Fraction that parsing the text gives, without its regex
-            v = self.exact = Fraction(self.text) if d is None else Fraction(int(self.text.replace(".", "")), 10**d)
+            v = self.exact = decimal_fraction(self.text) if d is None or len(self.text) > LONGEST else \
+                Fraction(int(self.text.replace(".", "")), 10**d)
         return v
 
     def half_unit(self) -> Fraction:

@@ -953,8 +953,8 @@ def _head_at(text: str, pos: int) -> int:
         return 0
     if ends[k] > pos:  # cut by pos: what is left of it before pos is read as the window alone reads it
         hs = _HEAD.findall(text, max(0, pos - HEAD_REACH), pos)
-        return int(hs[-1]) if hs else 0
-    return int(values[k])
+        return index_int(hs[-1]) if hs else 0
+    return index_int(values[k])
 
 
 def head_at(text: str, pos: int) -> int:

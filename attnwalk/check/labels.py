@@ -44,7 +44,7 @@ def _parse_index(s: str):
         if part == ":":
             out.append(None)
         elif (part[1:] if part[:1] == "-" else part).isdecimal():  # -?\d+ (\d: a Unicode decimal digit)
-            out.append(int(part))
+            out.append(-index_int(part[1:]) if part[:1] == "-" else index_int(part))
         else:
             return None
     return tuple(out)
@@ -113,13 +113,13 @@ def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
             names = rx.groupindex
             groups = _GROUPS[rx] = ("h" in names, tuple(g for g in ("c", "i", "j") if g in names), "ix" in names)
         has_head, index_groups, has_ix = groups
-        head = int(m.group("h")) if has_head and m.group("h") is not None else None
+        head = index_int(m.group("h")) if has_head and m.group("h") is not None else None
         if head is not None and text[end:end + 1] == "," and _CELL_PAIR.match(text, end):
             return None  # ``S_{1, 2}`` (normalized ``S_1, 2``): a cell's two subscripts, not head 1 (hand_label_at)
         index: tuple = ()
         for g in index_groups:
             if m.group(g) is not None:
-                index = index + (int(m.group(g)),)
+                index = index + (index_int(m.group(g)),)
         if has_ix:
             ix = _index_of(m.group("ix"))
             if ix is None:
@@ -136,11 +136,11 @@ def label_at(text: str, pos: int, patterns=None) -> tuple[int, Ref] | None:
         return end, Ref(kind, text[pos:end], index, head)
     m = _PIX.match(text, pos)
     if m:
-        t, at, i, j = m.group(1), m.group(2), int(m.group(3)), m.group(5)
+        t, at, i, j = m.group(1), m.group(2), index_int(m.group(3)), m.group(5)
         if t == "α":
             if j is None or at != "p":
                 return None  # a weight is a query's (p) over a key (p, or m in a cross-attention)
-            return m.end(), Ref("attn_pix", m.group(0), (i, int(j)))
+            return m.end(), Ref("attn_pix", m.group(0), (i, index_int(j)))
         if j is not None:
             return None
         if at == "m":  # a memory position holds keys and values only
@@ -425,10 +425,10 @@ def hand_label_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
         if name in ("s", "S", "α", "alpha"):
             return None  # s(1, 2) is a call, not a name
         one = m.group("q") is not None or m.group("k") is not None
-        i, j, b = int(m.group("i1")), int(m.group("j1")), (1 if one else base)
+        i, j, b = index_int(m.group("i1")), index_int(m.group("j1")), (1 if one else base)
     else:
         g = next(n for n in "2345" if m.group("i" + n) is not None)
-        i, j, b = int(m.group("i" + g)), int(m.group("j" + g)), base
+        i, j, b = index_int(m.group("i" + g)), index_int(m.group("j" + g)), base
     if name in ("S",) and m.group("i2") is not None:
         return None  # S_01 is head 0's S, row 1 in attnwalk's own notation: not this form
     i, j = i - b, j - b
@@ -449,7 +449,7 @@ def subscript_cell_at(text: str, pos: int, base: int) -> tuple[int, Ref] | None:
     m = _SUBSCRIPT_CELL.match(text, pos)
     if m is None:
         return None
-    i, j = int(m.group("i")) - 1, int(m.group("j")) - 1
+    i, j = index_int(m.group("i")) - 1, index_int(m.group("j")) - 1
     if base != 1 or i < 0 or j < 0:
         return m.end(), Ref("unread", m.group(0), ())
     return m.end(), Ref(CELL_SYMBOLS[m.group("name")], m.group(0), (i, j))

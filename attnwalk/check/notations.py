@@ -31,6 +31,7 @@ from ..notation import AFTER_WORDS, ARROWS, BEFORE_WORDS, CODE_NAMES, NEG_INFINI
 from ..numfmt import fmt
 from . import human
 from .gates import gate
+from .indices import index_int
 
 _NUM = r"[-−–]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 # ``softmax: [0.08, 0.23, 0.24],``: one entry of a JS / Python object literal, alone on its line
@@ -329,7 +330,7 @@ def weights_times_values(text: str, trace, hits: dict, foreign: list) -> None:
             hits[c.start] = h
 
 
-_ROW_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:tensor\()?\[*(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
+_ROW_COMMENT = re.compile(r"^[ \t]*#[ \t]*+(?:tensor\()?\[*(?P<body>[ \t]*" + _NUM + r"(?:[ \t]*,[ \t]*" + _NUM
                           + r")+[ \t]*)\][\]),]*[ \t]*#[ \t]*(?P<name>[^\n#]{1,60}?)[ \t]*(?P<n>\d+)[ \t]*$", re.M)
 
 
@@ -341,7 +342,7 @@ def commented_rows(text: str, trace, hits: dict, foreign: list) -> None:
 
     for m in human.line_matches(_ROW_COMMENT, text, "#"):
         names = human.tensors_of(m.group("name"))
-        r = int(m.group("n")) - 1
+        r = index_int(m.group("n")) - 1
         cells = human._cells(m.group("body").replace(",", " "), m.start("body"))
         if len(names) != 1 or r < 0 or not cells or any(c.start in hits for c in cells):
             continue
@@ -410,7 +411,7 @@ def _value_index(word: str, keys: list, line: str, m: int) -> int | None:
     word, line = word.translate(_SUBSCRIPT_DIGITS), line.translate(_SUBSCRIPT_DIGITS)  # V₀ is V0 (heldout5's ViT)
     if not word.isdecimal() or not word.isascii():
         return None
-    i = int(word) - (0 if re.search(r"V_?\{?0(?!\d)", line) else 1)
+    i = index_int(word) - (0 if re.search(r"V_?\{?0(?!\d)", line) else 1)
     return i if 0 <= i < m else None
 
 
@@ -435,7 +436,7 @@ def _judged_row_above(hits: dict, line: int, texts: list, keys: list, width: int
         found = {m.group(1) for h in row if (m := _ATTN_ROW.fullmatch(str(h.label)))}
         if len(row) == width and len(found) == 1 and all(row[i].text == t for t, i in zip(texts, keys)) and \
                 all(_ATTN_ROW.fullmatch(str(h.label)) for h in row):
-            return int(found.pop())
+            return index_int(found.pop())
     return None
 
 
@@ -480,7 +481,7 @@ def value_coefficients(text: str, trace, hits: dict, foreign: list) -> None:
         if row is None and len(named) == 1:
             row = queries.index(named[0])
         if row is None and (numbered := _RESULT_NUMBER.match(line)):  # ``z_2 = 0.40 v_1 + ...``: 1-based
-            n = int(numbered.group("n")) - (0 if re.search(r"(?:z|o|y|out|output)_\{?0\}?", text) else 1)
+            n = index_int(numbered.group("n")) - (0 if re.search(r"(?:z|o|y|out|output)_\{?0\}?", text) else 1)
             row = n if 0 <= n < attn.shape[0] else None
         cells = [human.Cell(t.group("num"), starts[k] + t.start("num")) for t, _ in terms]
         if row is None:  # the coefficients restating a row of weights judged just above (``softmax(..) = [..]``)
@@ -628,7 +629,7 @@ def printed_comments(text: str, trace, hits: dict, foreign: list) -> None:
     zero = any(n.endswith("0") and not n.endswith("10") for names, _, _ in found for n in names)
     for names, lists, pos in found:
         for name, cells in zip(names, lists):
-            row = int(re.search(r"\d+$", name).group()) - (0 if zero else 1)
+            row = index_int(re.search(r"\d+$", name).group()) - (0 if zero else 1)
             if row < 0 or any(c.start in hits for c in cells):
                 continue
             named = identifier_tensor(re.sub(r"\d+$", "", name))
@@ -678,7 +679,7 @@ def named_output_rows(text: str, trace, hits: dict, foreign: list) -> None:
         if len(named) != 1:
             continue
         cells = human._cells(whole.group("body").replace(",", " "), whole.start("body"))
-        row = int(named[0].group("n")) - 1
+        row = index_int(named[0].group("n")) - 1
         if not cells or row < 0 or any(c.start in hits for c in cells):
             continue
         res = _sure_judge(cells, ["out"], (1, len(cells)), trace, text, starts[k], foreign, label_row=row)
@@ -702,7 +703,8 @@ gate(named_output_rows, named_output_rows_gate)  # (check.gates)
 
 # ---------------------------------------------------------------- numbers that are no claim as read
 
-_PERCENT_RESTATED = re.compile(r"(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
+# (not inside a run of digits: every start in a long one tried its run again, quadratic in its length)
+_PERCENT_RESTATED = re.compile(r"(?<!\d)(?P<prev>\d+\.\d+)\s*(?:=|≈|~|\\approx)\s*(?P<pct>\d+(?:\.\d+)?)\s*\\?%")
 
 
 def percent_restatements(text: str) -> list[tuple[int, str, str]]:
@@ -936,8 +938,8 @@ def _table_row(name: str, row_name: str | None, n: int, rows: int, cfg: dict, tr
         if len(inside) == 1:
             return inside[0]
         m = _ROW_NUMBER.fullmatch(word)
-        if m and 1 <= int(m.group("n")) <= size:
-            return int(m.group("n")) - 1
+        if m and 1 <= index_int(m.group("n")) <= size:
+            return index_int(m.group("n")) - 1
         return 0 if size == 1 and not human._flatten(word).isdigit() else None
     return n if rows == size or size == 1 and n == 0 else None
 
@@ -1128,6 +1130,8 @@ def _judge_softmax(args: list, cells: list, label: str, text: str, hits: dict) -
     """Verdicts for ``cells`` read as the softmax of the printed ``args``: a result is wrong only where no
     arguments within their own rounding give it. An argument is a cell or None, a masked score (-∞): weight 0."""
     x = np.array([-np.inf if a is None else human._value(a.text)[0] for a in args])
+    if np.isnan(x).any() or np.isposinf(x).any() or np.isneginf(x).all():
+        return  # (a printed 1e999 or nan, or every score masked: no softmax to judge by, NaN where it was taken)
     e = np.exp(x - x.max())
     want = e / e.sum()
     # each argument anywhere within half a unit h_j of its last digit (an integer among decimals, ``[0, 0.707]``,
@@ -1306,9 +1310,9 @@ def head_token_rows(text: str, trace, hits: dict, foreign: list) -> None:
     if "(token" not in text:
         return
     found = list(_HEAD_TOKEN.finditer(text))
-    kinds = {t: {int(m.group("h")) for m in found if m.group("t") == t} for t in "QKV"}
+    kinds = {t: {index_int(m.group("h")) for m in found if m.group("t") == t} for t in "QKV"}
     for m in found:
-        t, h, r = m.group("t"), int(m.group("h")), int(m.group("r")) - 1
+        t, h, r = m.group("t"), index_int(m.group("h")), index_int(m.group("r")) - 1
         name = t.lower()
         heads = human._expected(trace, name, 0)
         step = trace.steps.get(name) if hasattr(trace.steps, "get") else None
@@ -1368,7 +1372,7 @@ def key_column_tables(text: str, trace, hits: dict, foreign: list) -> None:
         for j, cells in body:
             name = cells[0][0].strip()
             r = queries.index(name) if name in queries else \
-                int(name) - 1 if name.isdigit() and len(body) == mat.shape[0] else None
+                index_int(name) - 1 if name.isdigit() and len(body) == mat.shape[0] else None
             nums = [c for text_, off in cells[1:] for c in (human._cells(text_, off) or [])]
             if r is None or not 0 <= r < mat.shape[0] or len(nums) != len(keys) or any(c.start in hits for c in nums):
                 continue
@@ -1991,12 +1995,12 @@ def indexed_rows(text: str, trace, hits: dict, foreign: list) -> None:
     found = list(_INDEXED_ROW.finditer(text)) + (list(_ALPHA_ROW.finditer(text)) if alpha else [])
     for m in found:
         if m.re is _ALPHA_ROW:  # ``\alpha_1 = [..]``: a weight row by one subscript
-            names, rows = ROW_SYMBOLS["α"], [int(m.group("i0")) - first]
+            names, rows = ROW_SYMBOLS["α"], [index_int(m.group("i0")) - first]
         else:
             names = ROW_SYMBOLS.get(m.group("sym0"))
             if not names or (m.group("sym1") is not None and m.group("sym1") != m.group("sym0")):
                 continue
-            rows = [int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
+            rows = [index_int(m.group(g)) - 1 for g in ("i0", "i1") if m.group(g) is not None]
         # LaTeX spaces and commas blanked in place, so each number keeps its offset in the note
         body = _LATEX_SPACE.sub(lambda s: " " * len(s.group()), m.group("body")).replace(",", " ")
         cells = human._cells(body, m.start("body"))

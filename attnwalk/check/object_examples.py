@@ -51,10 +51,42 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-def _same_object(text: str, a: int, b: int) -> bool:
-    """Whether no object of the literal opens or closes between offsets ``a`` < ``b``."""
-    between = text[a:b]
-    return "{" not in between and "}" not in between
+def _before_in_object(text: str, entries: list):
+    """(entry, the last score entry of each length before it and the last query entry before it, in its object) of
+    each entry in order: one pass, the object left where a brace lies between two entries (a search back from each
+    weight list for its scores cost the square of the entries of a large widget's data)."""
+    scores: dict[int, tuple] = {}
+    query = None
+    for i, (key, start, cells) in enumerate(entries):
+        if i and (text.find("{", entries[i - 1][1], start) >= 0 or text.find("}", entries[i - 1][1], start) >= 0):
+            scores, query = {}, None  # another object
+        yield (key, start, cells), scores, query
+        if _key(key) in EXAMPLE_SCORE_KEYS:
+            scores[len(cells)] = (key, start, cells)
+        elif _key(key) in EXAMPLE_QUERY_KEYS:
+            query = cells
+
+
+def _bounds(s: np.ndarray, units: np.ndarray, f: float) -> tuple[np.ndarray, np.ndarray]:
+    """The least and the most weight k of softmax(f·x) for scores x within ``units`` of ``s``, for every k at once:
+    ``softmax((s - up) * f)[k]`` with ``up`` the units, negated but at k, and the same with ``s + up``."""
+    return _share((s - units) * f, (s + units) * f), _share((s + units) * f, (s - units) * f)
+
+
+def _share(own: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """e^own_k / (e^own_k + Σ_{j≠k} e^others_j) for every k: the others' sum of all but k from prefix and suffix
+    sums (no difference of large numbers), each term shifted by the largest exponent as ``_softmax`` shifts."""
+    top = max(float(own.max()), float(others.max()))
+    mine, theirs = np.exp(own - top), np.exp(others - top)
+    before = np.concatenate(([0.0], np.cumsum(theirs)[:-1]))
+    after = np.concatenate((np.cumsum(theirs[::-1])[::-1][1:], [0.0]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = mine / (mine + before + after)
+    for k in np.flatnonzero(~np.isfinite(out)):  # (both underflowed: the softmax of that one vector)
+        x = others.copy()
+        x[k] = own[k]
+        out[k] = _softmax(x)[k]
+    return out
 
 
 def literal_softmax_rows(text: str, trace, hits: dict, foreign: list) -> None:
@@ -69,19 +101,16 @@ def literal_softmax_rows(text: str, trace, hits: dict, foreign: list) -> None:
 
     entries = _entries(text)
     scale = float(trace.derived.get("scale") or 1.0)  # the scenario's (1 / √d_k, or 1 where it scales none)
-    for i, (key, start, cells) in enumerate(entries):
+    for (key, _, cells), before, query in _before_in_object(text, entries):
         if _key(key) not in EXAMPLE_WEIGHT_KEYS or any(c.start in hits for c in cells):
             continue
-        scores = next(((k, s, c) for k, s, c in reversed(entries[:i]) if _key(k) in EXAMPLE_SCORE_KEYS
-                       and len(c) == len(cells) and _same_object(text, s, start)), None)
+        scores = before.get(len(cells))
         if scores is None:
             continue
         s = np.array([human._value(c.text)[0] for c in scores[2]], dtype=float)
         if not np.all(np.isfinite(s)):
             continue
         factors = {1.0, scale}
-        query = next((c for k, st, c in reversed(entries[:i]) if _key(k) in EXAMPLE_QUERY_KEYS
-                      and _same_object(text, st, start)), None)
         if query:
             factors.add(1 / math.sqrt(len(query)))
         # each score anywhere within half a unit of its last digit: a weight is wrong only where no such scores give
@@ -91,13 +120,11 @@ def literal_softmax_rows(text: str, trace, hits: dict, foreign: list) -> None:
         best = None
         for f in sorted(factors, reverse=True):
             res = human._judge(cells, _softmax(s * f), f"softmax({scores[0]})", text, gated=False)
+            lows, highs = _bounds(s, units, f) if res is not None and units.any() else (None, None)
             for k, h in enumerate(res or []):
                 value, dec = human._value(cells[k].text)
                 half = 0.5 * 10.0 ** -max(dec or 0, 0)
-                up = -units.copy()
-                up[k] = units[k]
-                low, high = float(_softmax((s - up) * f)[k]), float(_softmax((s + up) * f)[k])
-                if not h.ok and units.any() and low - half - 1e-12 <= value <= high + half + 1e-12:
+                if not h.ok and lows is not None and lows[k] - half - 1e-12 <= value <= highs[k] + half + 1e-12:
                     h.ok, h.fix = True, None
             if res is not None and (best is None or sum(h.ok for h in res) > sum(h.ok for h in best)):
                 best = res

@@ -22,7 +22,7 @@ _OUTPUT_INFOS = ("", "text", "output", "console", "out")
 _OUT_PROMPT = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*(?:\*\*)?Out[ \t]?\[[ \t]*\d*[ \t]*\][ \t]*:(?:\*\*)?[ \t]*\n"
                          r"(?:[ \t]*\n)*(?P<body>(?:(?: {4}|\t)[^\n]*(?:\n|$))+)")
 _NUM = r"[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
-_SCALAR = re.compile(r"^[ \t]*(?:[^\n\[\]]*?:[ \t]*)?(?:tensor|array)\([ \t]*(?P<num>" + _NUM + r")[ \t]*\)[ \t]*$")
+_SCALAR = re.compile(r"^[ \t]*+(?:[^\n\[\]]*?:[ \t]*)?(?:tensor|array)\([ \t]*(?P<num>" + _NUM + r")[ \t]*\)[ \t]*$")
 _ROW = re.compile(r"\[(?P<body>[^\[\]\n]*)\]")
 _INDEX = re.compile(r"_(?P<k>\d{1,2})$")
 

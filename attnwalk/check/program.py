@@ -21,6 +21,7 @@ import numpy as np
 
 from ..notation import CODE_NAMES, CODE_NEUTRAL_WORDS, QUERY_ROWS, WORDS
 from . import computed
+from .indices import index_int
 
 # Calls that make an array of a literal, unchanged: ``np.array([..])``, ``torch.tensor([..], dtype=..)``, TensorFlow's
 # ``tf.constant([..], dtype=tf.float32)`` (heldout17's notebook)
@@ -502,7 +503,7 @@ class _Judge:
         if row is not None:  # ``Q[0] = [..]``: row 0 of Q
             if len(shape) != 1:
                 return False
-            names, row = [_ROW_NAME.fullmatch(n).group(1) for n in names], int(row)
+            names, row = [_ROW_NAME.fullmatch(n).group(1) for n in names], index_int(row)
         tensors = []
         for n in names:
             for t in tensors_named(n):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..notation import ATTENDS_VERBS, PROSE_ROWS_VERBS, ROW_SUM_AND_WORDS
+from .indices import index_int
 from .numbered_rows import _ROW
 
 _ALT = "|".join
@@ -92,7 +93,7 @@ def _slashed_rows(text: str, trace, hits: dict, foreign: list) -> None:
     zeros = zero_words(text, lines)
     for m in found:
         exp = human._expected(trace, "attn", human.head_at(text, m.start()))
-        row = int(m.group("k")) - (m.group("w").lower() not in zeros)
+        row = index_int(m.group("k")) - (m.group("w").lower() not in zeros)
         cells = human._cells(re.sub(r"[/\n]", " ", m.group("body")), m.start("body"))
         if exp is None or exp.ndim != 2 or not 0 <= row < exp.shape[0] or not cells or len(cells) != exp.shape[1] \
                 or any(c.start in hits for c in cells):

@@ -12,7 +12,7 @@ import re
 from bisect import bisect_right
 
 from .expr import normalize
-from .indices import index_int
+from .indices import BEYOND, index_int
 
 _DIMS = r"(?P<dims>\d+(?:\s*,\s*\d+)+)"
 _NAMED = re.compile(r"(?<![\w.])`?(?P<names>[A-Za-z_]\w*`?(?:\s*,\s*`?[A-Za-z_]\w*`?){0,7})(?:\.shape)?\s*(?:[:=|]\s*)?"
@@ -35,12 +35,12 @@ _ROWS = re.compile(r"(?<![\w.])(?P<n>\d+)\s+(?:(?P<q>rows \(queries\)|queries \(
 def _matmul(m) -> list[tuple[int, int, int, str]]:
     """(a × b) · (c × d) [+ e] → f × g holds when c = b, e = d, f = a, g = d: the later sizes are
     checked against the earlier ones (a size stated twice must agree)."""
-    a, b, d = int(m.group("a")), int(m.group("b")), int(m.group("d"))
-    out = [(m.start("c"), int(m.group("c")), b, "inner size of a matrix product")]
+    a, b, d = index_int(m.group("a")), index_int(m.group("b")), index_int(m.group("d"))
+    out = [(m.start("c"), index_int(m.group("c")), b, "inner size of a matrix product")]
     if m.group("e"):
-        out.append((m.start("e"), int(m.group("e")), d, "bias size of a matrix product"))
-    out += [(m.start("f"), int(m.group("f")), a, "rows of a matrix product"),
-            (m.start("g"), int(m.group("g")), d, "columns of a matrix product")]
+        out.append((m.start("e"), index_int(m.group("e")), d, "bias size of a matrix product"))
+    out += [(m.start("f"), index_int(m.group("f")), a, "rows of a matrix product"),
+            (m.start("g"), index_int(m.group("g")), d, "columns of a matrix product")]
     return out
 
 
@@ -106,17 +106,18 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
         if name.startswith("w_") and trace.config.get("weight_layout") == "in_out":
             shape = shape[::-1]  # printed for X @ W: (in, out)
         for g, e in zip(("a", "b"), shape):
-            out.append((m.start(g), int(m.group(g)), int(e), f"{lab} rows × columns"))
+            out.append((m.start(g), index_int(m.group(g)), int(e), f"{lab} rows × columns"))
     for m in _in_runs(_ENTRIES, text, _ENTRY_WORD, _OUT_ENTRIES) if "b_" in text else ():  # its label is a b_..
         name = re.sub(r"[{}]", "", m.group("l")).lower()
         if name in steps and steps[name].data.ndim == 1:
-            out.append((m.start("n"), int(m.group("n")), int(steps[name].data.shape[0]), f"{m.group('l')} entries"))
+            out.append((m.start("n"), index_int(m.group("n")), int(steps[name].data.shape[0]),
+                        f"{m.group('l')} entries"))
     for m in _MATMUL.finditer(text):
         out.extend(_matmul(m))
     for m in _in_runs(_ROWS, text, _ROW_WORD, _OUT_ROWS):
         key = "n" if m.group("q") else "m"
         if trace.derived.get(key) is not None:
-            out.append((m.start("n"), int(m.group("n")), int(trace.derived[key]), f"number of {key}"))
+            out.append((m.start("n"), index_int(m.group("n")), int(trace.derived[key]), f"number of {key}"))
     for ls, line in _lines_with(text, _VALS_LINE):
         values = list(_VALS.finditer(line))
         if not values:
@@ -152,8 +153,9 @@ def claims(text: str, trace, symbols: dict) -> list[tuple[int, int, int, str]]:
     for m in _titles(text):  # titles only: prose counts may be hypothetical ("with 8 heads, ...")
         key = _COUNT_OF[m.group("w")]
         if d.get(key) is not None:
-            out.append((m.start("n"), int(m.group("n")), int(d[key]), f"number of {key}"))
-    return out
+            out.append((m.start("n"), index_int(m.group("n")), int(d[key]), f"number of {key}"))
+    # (a size of more than 18 digits, past every tensor's: no claim read, as ``_dims_at`` reads none)
+    return [c for c in out if c[1] < BEYOND and c[2] < BEYOND]
 
 
 def _lines(text: str):

@@ -10,6 +10,7 @@ import re
 
 from ..notation import TUPLE_ROW_SYMBOLS
 from .human import symbol_at_word_start
+from .indices import index_int
 
 _ROW = re.compile(symbol_at_word_start(TUPLE_ROW_SYMBOLS)
                   + r"(?:_\{?(?P<i>\d{1,2})\}?|(?P<j>\d))\$?[ \t]*(?:=|≈|\\approx)[ \t]*\$?[ \t]*"
@@ -33,7 +34,7 @@ def tuple_rows(text: str, trace, hits: dict, foreign: list) -> None:
             agree, seen = agree + sum(bool(getattr(hits[c.start], "ok", False)) for c in cells), seen + len(cells)
             continue
         exp = _expected(trace, TUPLE_ROW_SYMBOLS[m.group("sym")], head_at(text, m.start()))
-        row = int(m.group("i") or m.group("j")) - first
+        row = index_int(m.group("i") or m.group("j")) - first
         if not cells or any(c.start in hits for c in cells) or exp is None or exp.ndim != 2 or \
                 not 0 <= row < exp.shape[0] or exp.shape[1] != len(cells):
             continue
