@@ -102,6 +102,21 @@ def assert_untouched(root: Path | str, before: dict[str, tuple[bytes, int]]) -> 
         assert after[name][1] == mode, f"{name} mode {oct(after[name][1])}, was {oct(mode)}"
 
 
+def assert_cli_reads_junk(tmp_path: Path, note: str, scenario: str) -> None:
+    """``note`` through the CLI with ``scenario``: checked (exit 0 or 1: the note is no bad input) with nothing on
+    stderr; ``--fix`` writes a note that checks clean or leaves it as it was, and nothing else in the folder."""
+    (tmp_path / "s.toml").write_text(scenario)
+    (tmp_path / "n.md").write_text(note, encoding="utf-8", newline="")
+    answer = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
+    assert "Traceback" not in answer.err, answer.err
+    assert answer.code in (0, 1) and answer.err_lines == [], (answer.code, answer.err)
+    fixed = run_cli(["check", "--fix", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
+    assert "Traceback" not in fixed.err and fixed.code in (0, 1), (fixed.code, fixed.err)
+    assert sorted(snapshot(tmp_path)) == ["n.md", "s.toml"]
+    again = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
+    assert (tmp_path / "n.md").read_bytes() == note.encode("utf-8") or again.code == 0, (again.out, again.err)
+
+
 def _fresh_memos() -> None:
     """Empty check's memos of labels (``human._NAMED``, ``human._REBOUND``), each emptied whole past 4,096 labels:
     where that fell depended on what earlier tests had checked, and a growth test run after the corpus counted

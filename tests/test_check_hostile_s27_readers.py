@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from hostile import assert_calls_linear, assert_cpu_linear, run_cli
+from hostile import assert_calls_linear, assert_cli_reads_junk, assert_cpu_linear
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -153,18 +153,7 @@ def test_the_readers_read_junk_without_a_traceback(note):
 def test_check_and_fix_read_junk_without_a_traceback(tmp_path, note):
     """Through the CLI: checked (exit 0 or 1: the note is no bad input), nothing on stderr; ``--fix`` writes a note
     that checks clean or leaves it as it was, and nothing else in the folder."""
-    from hostile import snapshot
-
-    (tmp_path / "s.toml").write_text(SCENARIO)
-    (tmp_path / "n.md").write_text(note, encoding="utf-8", newline="")
-    answer = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
-    assert "Traceback" not in answer.err, answer.err
-    assert answer.code in (0, 1) and answer.err_lines == [], (answer.code, answer.err)
-    fixed = run_cli(["check", "--fix", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
-    assert "Traceback" not in fixed.err and fixed.code in (0, 1), (fixed.code, fixed.err)
-    assert sorted(snapshot(tmp_path)) == ["n.md", "s.toml"]
-    again = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
-    assert (tmp_path / "n.md").read_bytes() == note.encode("utf-8") or again.code == 0, (again.out, again.err)
+    assert_cli_reads_junk(tmp_path, note, SCENARIO)
 
 
 @pytest.mark.parametrize("digits, value", [("0", 0), ("007", 7), ("999999999999999999", 10**18 - 1),

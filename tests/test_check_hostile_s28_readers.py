@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile import assert_calls_linear, assert_cpu_linear, run_cli, snapshot
+from hostile import assert_calls_linear, assert_cli_reads_junk, assert_cpu_linear, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -339,16 +339,7 @@ def test_a_softmax_of_an_infinite_score_is_judged_by_no_nan():
 def test_check_and_fix_read_junk_without_a_traceback(tmp_path, note):
     """Through the CLI: checked (exit 0 or 1: the note is no bad input), nothing on stderr; ``--fix`` writes a note
     that checks clean or leaves it as it was, and nothing else in the folder."""
-    (tmp_path / "s.toml").write_text(SCENARIO)
-    (tmp_path / "n.md").write_text(note, encoding="utf-8", newline="")
-    answer = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
-    assert "Traceback" not in answer.err, answer.err
-    assert answer.code in (0, 1) and answer.err_lines == [], (answer.code, answer.err)
-    fixed = run_cli(["check", "--fix", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
-    assert "Traceback" not in fixed.err and fixed.code in (0, 1), (fixed.code, fixed.err)
-    assert sorted(snapshot(tmp_path)) == ["n.md", "s.toml"]
-    again = run_cli(["check", "--scenario", "s.toml", "n.md"], cwd=tmp_path)
-    assert (tmp_path / "n.md").read_bytes() == note.encode("utf-8") or again.code == 0, (again.out, again.err)
+    assert_cli_reads_junk(tmp_path, note, SCENARIO)
 
 
 # every integer of a note's body (past its front matter) replaced: where the readers read an index, a head, a row or
