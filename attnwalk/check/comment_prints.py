@@ -11,7 +11,8 @@ import re
 
 from ..notation import REPR_HEADS
 
-_PRINT = re.compile(r"^[ \t]*print\((?P<args>[^\n]*)\)[ \t]*(?:#[^\n]*)?$", re.M)
+# a line that is one print call (its arguments, a trailing comment allowed): print_outputs reads the same lines
+PRINT_LINE = re.compile(r"^[ \t]*print\((?P<args>[^\n]*)\)[ \t]*(?:#[^\n]*)?$", re.M)
 # one comment line: an optional array head or row label, then the row's list (the innermost "[..]") and a caption
 # (blanks possessive: three runs of them side by side tried every split of a long one, cubic in its length)
 _HEAD = "|".join(re.escape(h) for h in REPR_HEADS)
@@ -31,7 +32,7 @@ def comment_prints(text: str, trace, hits: dict, foreign: list) -> None:
     from . import human
     from .notations import _PRINTED_NAME, _sure_judge, identifier_tensor
 
-    for m in human.line_matches(_PRINT, text, "print("):
+    for m in human.line_matches(PRINT_LINE, text, "print("):
         printed = _PRINTED_NAME.search(m.group("args"))
         named = identifier_tensor(printed.group("name")) if printed else None
         if named is None:

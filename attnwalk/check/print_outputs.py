@@ -14,8 +14,9 @@ import re
 
 import numpy as np
 
+from .comment_prints import PRINT_LINE
+
 PROSE_REACH = 12  # lines of prose between the code and its output fence, at most
-_PRINT = re.compile(r"^[ \t]*print\((?P<args>[^\n]*)\)[ \t]*(?:#[^\n]*)?$", re.M)
 _ECHO = re.compile(r"^[ \t]*(?P<name>[A-Za-z_]\w*)[ \t]*$")
 _OUTPUT_INFOS = ("", "text", "output", "console", "out")
 # after a cell: its ``Out[313]:`` prompt (bold or not) alone on a line, then the result indented by four spaces
@@ -47,7 +48,7 @@ def _name(code: str, echoed: bool) -> str | None:
     bare name (and no print)."""
     from .notations import _PRINTED_NAME
 
-    prints = list(_PRINT.finditer(code))
+    prints = list(PRINT_LINE.finditer(code))
     if echoed:
         lines = [ln for ln in code.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
         m = _ECHO.match(lines[-1]) if lines and not prints else None
