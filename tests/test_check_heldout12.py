@@ -27,45 +27,12 @@ torch = pytest.importorskip("torch", reason="torch is not installed on this mach
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 HELDOUT12 = CORPUS / "heldout12"
-NOTES = sorted(p.stem for p in HELDOUT12.glob("*.md") if p.with_suffix(".toml").exists())
 
 truth, bench = heldout_tools()
 
 
 def _scenario(name: str) -> dict:
     return truth.load(HELDOUT12, name)[2]
-
-
-def test_the_round_has_42_wrong_numbers_per_note():
-    """49 on the first run; 42 under the convention on results of printed arithmetic (a number written as the result
-    of arithmetic of right operands printed there is right where it rounds that arithmetic or torch's tensor). Seven
-    numbers became right, each the exact arithmetic of its right printed operands where torch differs:
-
-    - river bank line 53: ``1.978 + 0.000 + 2.006 = 3.984`` (torch's output 3.9834);
-    - river bank line 36: ``2.0281 + 4.1132 + 4.1132 = 10.2545`` (torch's row sum e^(1/√2) + 2e^√2 = 10.2546);
-    - einsum chapter line 75: ``e^{2.8284} ≈ 16.918`` (exp(2.8284) = 16.9184; torch e^(2√2) = 16.9188);
-    - einsum chapter line 82: ``e^{4.2426} ≈ 69.589`` (exp(4.2426) = 69.5885; torch e^(3√2) = 69.5914);
-    - einsum chapter line 96: ``0.804 [10, 0] + 0.196 [0, 20] = [8.04, 3.92]``'s 3.92 (0.196 · 20; torch 3.9114);
-    - Korean lecture line 73: ``[0.2483, 0] + [0, 0.2483] + [1.0070, 1.0070] = [1.2553, 1.2553]``, both numbers
-      (the sums of line 72's right printed terms; torch 1.25523).
-
-    Still wrong: the same values restated with no operands beside them (river bank line 56's 3.984; the Korean
-    code output's 1.2553, line 85; the einsum chapter's 16.918 and 69.589 as terms of its sums, lines 77-78 and 84-85,
-    so their sums 21.031 and 4912.67 have a wrong operand and are judged by torch alone), and e^{8.4853} ≈ 4843.08
-    (exp(8.4853) = 4843.050; torch 4842.960)."""
-    want = {"en_course_day35_obsidian_callouts_river_bank": 16, "en_interview_notes_four_tokens_softmax_row": 1,
-            "en_math_chapter_einsum_ai_by_hand_tables": 13, "en_notebook_cross_attention_mpmath": 9,
-            "en_obsidian_finance_details_scalar_values": 0, "en_quarto_exercise_fenced_divs": 0,
-            "ko_lecture_stable_softmax_three_tokens": 3, "vi_exercise_sheet_leading_dot": 0,
-            "vi_review_log_bahdanau_trace": 0, "zh_mha_notes_two_heads_causal_wo": 0}
-    assert {n: sum(truth.torch_wrong(HELDOUT12, n)[0].values()) for n in NOTES} == want
-
-
-def test_the_first_run_table_is_kept():
-    """FIRST_RUN.md is the measure before any change: its all-row stays as it was printed."""
-    text = (HELDOUT12 / "FIRST_RUN.md").read_text(encoding="utf-8")
-    assert "| **all** | 49 | 16 | 33% | 1 | 380 | 615 |" in text
-    assert "18fd6a3" in text
 
 
 def test_the_notebooks_keys_and_values_are_its_memory_projected():

@@ -37,14 +37,6 @@ truth, bench = heldout_tools()
 FALSE_POSITIVES: dict[str, str] = {}
 
 
-def test_the_round_has_61_wrong_numbers_per_note():
-    want = {"bn_multihead_split_heads": 0, "en_exam_notes_ktu_three_tokens": 21, "en_multihead_two_heads_flip": 0,
-            "en_notes_causal_order_shipment": 17, "fr_course_le_chat_dort_fences": 5,
-            "fr_course_smiles_cco_pmatrix": 6, "it_chapter_single_query_decimal_comma": 0,
-            "zh_book_vit_patch_tokens": 2, "zh_comments_causal_sdpa_weights": 10}
-    assert {n: sum(truth.torch_wrong(HELDOUT8, n)[0].values()) for n in NOTES} == want
-
-
 def test_the_smiles_reports_weights_and_output():
     """CCO: E W_Q = [[2, 1], [2, 1], [0, 1]], scores [[2, 2, 4], [2, 2, 4], [2, 2, 0]] / √2; softmax rows
     [0.16358, 0.16358, 0.67284] (the report: 0.6727) and [0.44581, 0.44581, 0.10838] (the report: 0.4459), output

@@ -1,7 +1,8 @@
 """What every held-out round asserts (tests/corpus/heldout*/: real public notes check had never seen, each round
 measured once before any change in its FIRST_RUN.md): its notes are new real notes (a source line, in no earlier
-round), no right number is called wrong on any of them, check finds the wrong numbers per note that
-benchmarks/heldout.py prints, and the benchmark's all-row. What each round's readers do is tested in
+round), torch proves as many numbers wrong per note as the round's table says, no right number is called wrong on
+any of them, check finds the wrong numbers per note that benchmarks/heldout.py prints, the benchmark's all-row,
+FIRST_RUN.md's all-row kept as it was printed, and where --fix converges. What each round's readers do is tested in
 tests/test_check_heldoutN.py.
 
 The truth is torch's: tests/corpus/heldout/truth.py recomputes each claimed tensor from the note's scenario tables
@@ -362,6 +363,97 @@ HELDOUT16 = {"en_mdx_hero_scores_matrix_in_comment": 4, "en_mdx_hero_weights_tim
 HELDOUT17 = {"en_coding_challenge_test_cases_expected": 4, "en_gitbook_inline_code_dot_products_wrong_self_score": 1,
              "en_gitbook_katex_thrice_weighted_embeddings": 24, "en_skill_table_embeddings_bullets_rounded_scores": 6}
 
+# the numbers torch proves wrong per note (tests/corpus/heldout/truth.py), from the eighth round on (the rounds before
+# assert their total, Round.wrong)
+TORCH_WRONG = {
+    "heldout8": {"bn_multihead_split_heads": 0, "en_exam_notes_ktu_three_tokens": 21, "en_multihead_two_heads_flip": 0,
+        "en_notes_causal_order_shipment": 17, "fr_course_le_chat_dort_fences": 5, "fr_course_smiles_cco_pmatrix": 6,
+        "it_chapter_single_query_decimal_comma": 0, "zh_book_vit_patch_tokens": 2,
+        "zh_comments_causal_sdpa_weights": 10},
+    # 131 in FIRST_RUN.md; 133 since the convention on results of printed arithmetic (docs/course.md): products of
+    # the wrong weights 0.422 and 0.504 are wrong, the Qwen2-VL note's 6.16 right
+    "heldout9": {"en_reference_pmatrix_column_value": 9, "es_tlob_doc_projected_python_blocks": 106,
+        "pt_book_causal_mask_given_scores": 4, "pt_test_script_expected_constants": 3,
+        "ru_problems_single_query_details": 0, "zh_hant_kernel_regression_cat_mouse": 8, "zh_sdpa_notes_values_tens": 3,
+        "zh_transformer_notes_qkv_equal_x": 0},
+    # 45 in FIRST_RUN.md; 44 since the convention on results of printed arithmetic: the Korean course's 5.3 is its
+    # weights' 5.26
+    "heldout10": {"en_codex_four_tokens_one_query": 0, "en_lesson_self_attention_by_hand": 10,
+        "en_textbook_decoder_step_encoder_keys": 4, "fr_course_obsidian_lost_row_breaks": 3,
+        "ko_lecture_day43_hand_calculation": 2, "ko_obsidian_note_the_cat": 10, "tr_course_numpy_printed_comments": 15,
+        "zh_study_plan_day2_two_tokens": 0},
+    # 75 in FIRST_RUN.md; 73 since the convention on results of printed arithmetic: the Chinese course note's
+    # [49.72, 59.72] is its weights' arithmetic; the practice problems' 0.29 right, 1.52 wrong
+    "heldout11": {"en_exam_model_solution_marks": 0, "en_practice_problems_cat_sat_projection": 9,
+        "en_study_guide_latex_backticked_rows": 43, "ko_blog_one_query_python_output": 0,
+        "ko_diffusion_card_cross_attention": 0, "ko_mkdocs_exercise_admonition": 2,
+        "zh_course_notes_two_queries_three_keys": 15, "zh_obsidian_note_projection_two_tokens": 4,
+        "zhtw_course_two_heads_by_hand": 0},
+    # 49 on the first run; 42 under the convention on results of printed arithmetic (a number written as the result
+    # of arithmetic of right operands printed there is right where it rounds that arithmetic or torch's tensor). Seven
+    # numbers became right, each the exact arithmetic of its right printed operands where torch differs:
+    #
+    # - river bank line 53: ``1.978 + 0.000 + 2.006 = 3.984`` (torch's output 3.9834);
+    # - river bank line 36: ``2.0281 + 4.1132 + 4.1132 = 10.2545`` (torch's row sum e^(1/√2) + 2e^√2 = 10.2546);
+    # - einsum chapter line 75: ``e^{2.8284} ≈ 16.918`` (exp(2.8284) = 16.9184; torch e^(2√2) = 16.9188);
+    # - einsum chapter line 82: ``e^{4.2426} ≈ 69.589`` (exp(4.2426) = 69.5885; torch e^(3√2) = 69.5914);
+    # - einsum chapter line 96: ``0.804 [10, 0] + 0.196 [0, 20] = [8.04, 3.92]``'s 3.92 (0.196 · 20; torch 3.9114);
+    # - Korean lecture line 73: ``[0.2483, 0] + [0, 0.2483] + [1.0070, 1.0070] = [1.2553, 1.2553]``, both numbers
+    #   (the sums of line 72's right printed terms; torch 1.25523).
+    #
+    # Still wrong: the same values restated with no operands beside them (river bank line 56's 3.984; the Korean
+    # code output's 1.2553, line 85; the einsum chapter's 16.918 and 69.589 as terms of its sums, lines 77-78 and 84-85,
+    # so their sums 21.031 and 4912.67 have a wrong operand and are judged by torch alone), and e^{8.4853} ≈ 4843.08
+    # (exp(8.4853) = 4843.050; torch 4842.960).
+    "heldout12": {"en_course_day35_obsidian_callouts_river_bank": 16, "en_interview_notes_four_tokens_softmax_row": 1,
+        "en_math_chapter_einsum_ai_by_hand_tables": 13, "en_notebook_cross_attention_mpmath": 9,
+        "en_obsidian_finance_details_scalar_values": 0, "en_quarto_exercise_fenced_divs": 0,
+        "ko_lecture_stable_softmax_three_tokens": 3, "vi_exercise_sheet_leading_dot": 0,
+        "vi_review_log_bahdanau_trace": 0, "zh_mha_notes_two_heads_causal_wo": 0},
+    "heldout13": {"en_julia_repl_matrix_float64": 12, "en_rmarkdown_console_row_labels": 10,
+        "en_spreadsheet_cells_exp_formulas": 15, "en_thread_five_tokens_given_logits": 6,
+        "ja_zenn_linear_layout_approx_equal": 5, "vi_forum_decimal_comma_semicolon_lists": 22,
+        "vi_marp_slides_causal_minus_infinity": 7, "vi_plaintext_unicode_brackets_two_heads": 19},
+    "heldout14": {"en_anki_cloze_cards_second_head_separately": 26, "en_asciidoc_tables_scientific_notation": 5,
+        "en_notebook_printoptions_grad_fn_linear": 4, "en_sphinx_rst_list_table_grid_table": 5,
+        "vi_colab_einsum_row_vectors_percent": 9, "vi_cross_attention_column_vectors_kt": 6,
+        "vi_exam_solution_index_notation_sums": 8, "vi_lecture_temperature_tau_weight_matrix": 11},
+    "heldout15": {"en_jax_log_softmax_logits_z": 4, "en_keras_tf_tensor_prints": 6,
+        "en_multi_query_shared_kv_two_heads": 4, "en_revealjs_slides_two_significant_digits": 5,
+        "vi_hoi_dap_one_weight_running_prose": 5, "vi_jupyter_out_cells_numpy_array": 10,
+        "vi_latex_tabular_hline_causal_minus_1e9": 8, "vi_viblo_blog_bold_numbers_image_alt": 10},
+    "heldout16": {"en_chapter_math_identity_scores_softmax_example": 0, "en_mdx_hero_scores_matrix_in_comment": 4,
+        "en_mdx_hero_weights_times_v_print_comment": 6, "en_notebook_sentence_embeddings_bank_dot_softmax": 0,
+        "en_numpy_script_sci_comment_outputs_unscaled": 0, "en_react_widget_examples_dot_products_softmax": 9,
+        "vi_book_translation_simplified_attention_blockquote": 0,
+        "vi_book_translation_trainable_weights_torch_rand": 0},
+    "heldout17": {"en_book_pdf_page_output_labels_3d_tensors": 0, "en_coding_challenge_test_cases_expected": 4,
+        "en_gitbook_inline_code_dot_products_wrong_self_score": 10, "en_gitbook_katex_thrice_weighted_embeddings": 68,
+        "en_quiz_predict_output_options": 0, "en_rust_candle_softmax_assert_rounded": 0,
+        "en_skill_table_embeddings_bullets_rounded_scores": 17, "en_tf_notebook_float32_tensor_prints": 0},
+}
+
+# each round's FIRST_RUN.md, the measure before any change: its all-row as it was printed, and the commit it ran on
+FIRST_RUN = {
+    "heldout": ("| **all** | 12 | 2 | 17% | 7 | 435 | 203 |", "9ea1ce7"),
+    "heldout2": ("| **all** | 61 | 16 | 26% | 13 | 552 | 1036 |", "28300da"),
+    "heldout3": ("| **all** | 56 | 2 | 4% | 0 | 271 | 530 |", "3de87be"),
+    "heldout4": ("| **all** | 12 | 4 | 33% | 0 | 168 | 118 |", "e72f0c9"),
+    "heldout5": ("| **all** | 183 | 0 | 0% | 9 | 133 | 1009 |", "0b85a26"),
+    "heldout6": ("| **all** | 61 | 21 | 34% | 2 | 412 | 328 |", "7ade271"),
+    "heldout7": ("| **all** | 44 | 5 | 11% | 0 | 216 | 343 |", "7041670"),
+    "heldout8": ("| **all** | 61 | 19 | 31% | 35 | 616 | 890 |", "3bf355d"),
+    "heldout9": ("| **all** | 131 | 25 | 19% | 0 | 423 | 545 |", "7a769c1"),
+    "heldout10": ("| **all** | 45 | 7 | 16% | 8 | 272 | 353 |", "0527606"),
+    "heldout11": ("| **all** | 75 | 45 | 60% | 11 | 435 | 892 |", "e78f0e7"),
+    "heldout12": ("| **all** | 49 | 16 | 33% | 1 | 380 | 615 |", "18fd6a3"),
+    "heldout13": ("| **all** | 96 | 20 | 21% | 13 | 241 | 813 |", "64d4179"),
+    "heldout14": ("| **all** | 74 | 14 | 19% | 3 | 349 | 460 |", "e7e2c14"),
+    "heldout15": ("| **all** | 52 | 18 | 35% | 36 | 424 | 543 |", "5c7bed6"),
+    "heldout16": ("| **all** | 19 | 5 | 26% | 2 | 265 | 271 |", "6644d45"),
+    "heldout17": ("| **all** | 99 | 8 | 8% | 1 | 187 | 388 |", "d0fafab"),
+}
+
 ROUNDS = [
     Round("heldout", {"en", "vi", "zh"}, 8, 12, HELDOUT, "| **all** | 12 | 11 | 92% | 0 |"),
     # 61 in FIRST_RUN.md; the 62nd is zh's weight restated as a coefficient (``1: 0.0 * [1, 2, 3]``, torch 0.0634),
@@ -419,7 +511,22 @@ def test_a_round_is_new_real_notes(r):
     firsts = [(CORPUS / r.folder / f"{n}.md").read_text(encoding="utf-8").split("\n", 1)[0] for n in notes]
     assert all(f.startswith("<!-- source: ") and f not in before for f in firsts)
     assert len(set(firsts)) == len(firsts)
-    assert sum(sum(truth.torch_wrong(CORPUS / r.folder, n)[0].values()) for n in notes) == r.wrong
+    if r.folder not in TORCH_WRONG:  # (else per note: test_torch_proves_the_rounds_wrong_numbers_per_note)
+        assert sum(sum(truth.torch_wrong(CORPUS / r.folder, n)[0].values()) for n in notes) == r.wrong
+
+
+@pytest.mark.parametrize("r", ROUNDS, ids=lambda r: r.folder)
+def test_the_first_run_table_is_kept(r):
+    """FIRST_RUN.md is a round's measure before any change: its all-row stays as it was printed, on the commit named."""
+    row, commit = FIRST_RUN[r.folder]
+    text = (CORPUS / r.folder / "FIRST_RUN.md").read_text(encoding="utf-8")
+    assert f"\n{row}\n" in text and commit in text
+
+
+@pytest.mark.parametrize("r", [r for r in ROUNDS if r.folder in TORCH_WRONG], ids=lambda r: r.folder)
+def test_torch_proves_the_rounds_wrong_numbers_per_note(r):
+    assert sum(TORCH_WRONG[r.folder].values()) == r.wrong
+    assert {n: sum(truth.torch_wrong(CORPUS / r.folder, n)[0].values()) for n in _notes(r)} == TORCH_WRONG[r.folder]
 
 
 # notes that print no input, so that their scenario is the setup they state in words or code
