@@ -63,7 +63,9 @@ def build(trace: Trace) -> dict:
 
     # Worked 1x1 conv: QKV channel 0 at pixel p0.
     w_qkv = trace["w_qkv"][:, :, 0, 0]
-    qkv_terms = [f"({fw(w_qkv[0, c])})({_num(x[b, c, 0, 0])})" for c in range(C)]
+    xd = lambda v: _num(v, dec)  # noqa: E731
+    xw = lambda v: _num(v, wp)  # noqa: E731
+    qkv_terms = [f"({fw(w_qkv[0, c])})({xw(x[b, c, 0, 0])})" for c in range(C)]
 
     # Worked score row: head 0, query 0.
     q, k, v = trace["q"][b], trace["k"][b], trace["v"][b]
@@ -158,8 +160,8 @@ def build(trace: Trace) -> dict:
         "attn_ratio": f"{cfg['attn_ratio']:g}", "init_std": f"{cfg['init_std']:g}",
         "channels_elided": len(chans) < C, "qkv_channels_elided": len(qkv_chans) < d["qkv_channels"],
         "positions": [f"p{p}" for p in range(N)],
-        "pixel_table": _pixel_table(x[b]) if N <= MAX_TABLE_POSITIONS and C <= elide.MAX_CHANNELS_SHOWN else None,
-        "x_maps": rows([{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=_num)}
+        "pixel_table": _pixel_table(x[b], dec) if N <= MAX_TABLE_POSITIONS and C <= elide.MAX_CHANNELS_SHOWN else None,
+        "x_maps": rows([{"c": c, "label": lab("x", b=0, c=c), "tex": bmatrix(x[b, c], dec, cell=xd)}
                         for c in chans]),
         "w_qkv_tex": mat(w_qkv), "w_qkv_elided": is_elided(w_qkv),
         "w_proj_tex": mat(trace["w_proj"][:, :, 0, 0]),
@@ -170,7 +172,7 @@ def build(trace: Trace) -> dict:
         "qkv_worked": {"terms": " + ".join(qkv_terms), "value": f(trace["qkv"][b, 0, 0, 0]),
                        "label": plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"),
                        "lines": elide.channel_sum(plain(lab("qkv", b=0, c=0)).replace(",:,:]", ",0,0]"), w_qkv[0],
-                                                  x[b, :, 0, 0], fw, _num, wp, f(trace["qkv"][b, 0, 0, 0]))},
+                                                  x[b, :, 0, 0], fw, xw, wp, f(trace["qkv"][b, 0, 0, 0]))},
         "heads_view": heads_view,
         "worked": {
             "h": h0, "i": i, "kd1": kd == 1,
@@ -246,19 +248,20 @@ def _row_lines(lab: str, values: list[str], operands: list[str] | None = None, p
     return wrap_list(f"{lab} = {prefix}", operands, suffix) + wrap_list(" " * len(lab) + " = ", values)
 
 
-def _num(v: float) -> str:
-    """Input values: integers print without decimals, as a reader typed them."""
+def _num(v: float, decimals: int) -> str:
+    """An input value: an integer (ramp, randint) without decimals, as a reader types it; a drawn real (normal)
+    at ``decimals`` like every other tensor, since its exact float32 value is no easier to read than to draw."""
     v = float(v)
-    return str(int(v)) if v.is_integer() else repr(v)
+    return str(int(v)) if v.is_integer() else fmt(v, decimals)
 
 
 def _scale_str(kd: int, scale: float, dec: int) -> str:
     return "1" if kd == 1 else fmt(scale, dec)
 
 
-def _pixel_table(xb: np.ndarray) -> dict:
+def _pixel_table(xb: np.ndarray, dec: int) -> dict:
     C, H, W = xb.shape
     flat = xb.reshape(C, H * W)
     return {"header": [f"c{c}" for c in range(C)],
-            "rows": [{"p": f"p{p}", "rc": (p // W, p % W), "vals": [_num(flat[c, p]) for c in range(C)]}
+            "rows": [{"p": f"p{p}", "rc": (p // W, p % W), "vals": [_num(flat[c, p], dec) for c in range(C)]}
                      for p in range(H * W)]}
