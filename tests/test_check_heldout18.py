@@ -229,3 +229,21 @@ def test_a_matrix_is_what_its_own_equation_names():
     assert subject("`w = 1`\n$\\text{Weights} = ", names, tensors_of) == ["attn"]
     assert subject("$$\nA = \n", names, tensors_of) == names  # a letter alone: left to the letters' readers
     assert subject("weights = softmax(scores)\nprint(x) = ", names, tensors_of) == names
+
+
+def test_a_projection_written_as_x_times_w_is_this_notes_not_another_examples():
+    r"""``$Q = X \cdot W_q = \begin{bmatrix} 0.57 & 0.81 & 0.99 \\ ..`` where the scenario projects the note's own X:
+    the note's Q, judged (torch's X·W_q is [[0.57, 0.81, 1.05], [1.07, 1.30, 1.53], [0.62, 0.85, 1.08]]: 4 of the 9
+    printed right, 5 wrong). Before, a Q mostly of other values opened "another example's section" and was left unread;
+    a ``$Q = [..]$`` that does not write the product still does (a given Q of another example)."""
+    opts = _opts(README4)
+    sc = _scenario(README4)
+    q = _t(sc["x"]) @ _t(sc["w_q"])
+    page = [["0.57", "0.81", "0.99"], ["1.25", "1.35", "1.53"], ["0.62", "0.45", "0.63"]]
+    right = [_r(r, 2) for r in q.tolist()]
+    x = "$X = " + _bmatrix([[str(c) for c in r] for r in sc["x"]]) + "$\n\n"
+    text = x + r"$Q = X \cdot W_q = " + _bmatrix(page) + "$\n"
+    assert [t for t, s in _verdicts(x, opts)] == [str(c) for r in sc["x"] for c in r]  # X verified: its own input
+    want = [(p, e) for rp, re_ in zip(page, right) for p, e in zip(rp, re_) if p != e]
+    assert _wrong(text, opts) == want and len(want) == 5
+    assert _wrong(x + "$Q = " + _bmatrix(page) + "$\n", opts) == []
