@@ -391,3 +391,14 @@ CHAIN_HEAD_SYMBOLS = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", 
 # The words that number a row where a line names several (``row 1 = [..], row 2 = [..]``, ``token 1: [..]<br>token 2:
 # [..]``): check.line_rows
 LINE_ROW_WORDS = ("row", "token", "query", "position", "hàng", "dòng")
+
+# Services that render a formula URL-encoded in an image link (check.url_latex): the part of the URL before the
+# formula. A README's ``![Q](https://latex.codecogs.com/svg.latex?Q%20%3D%20%5Cbegin%7Bbmatrix%7D%200.57%20..)``
+# shows the matrix; the formula is read as inline math (heldout18's course READMEs).
+MATH_IMAGE_URLS = (r"https?://latex\.codecogs\.com/(?:svg|png|gif|eps|pdf)\.(?:latex|image|download)\?",
+                   r"https?://latex\.codecogs\.com/(?:svg|png|gif)\.image\?",
+                   r"https?://chart\.apis\.google\.com/chart\?cht=tx&chl=",
+                   r"https?://render\.githubusercontent\.com/render/math\?math=")
+# the renderers' own commands before the formula (background, resolution, size, font): no mathematics
+MATH_IMAGE_PREAMBLE = (r"\\bg_\w+", r"\\bg\{\w+\}", r"\\dpi\{\d+\}", r"\\inline", r"\\fn_\w+", r"\\large",
+                       r"\\Large", r"\\LARGE", r"\\small", r"\\huge", r"\\Huge", r"\\normalsize", r"\\tiny")

@@ -20,6 +20,7 @@ positives), and how many numbers does it verify or leave not understood.
     python benchmarks/heldout.py --dir tests/corpus/heldout15  # the fifteenth (written after public styles, too)
     python benchmarks/heldout.py --dir tests/corpus/heldout16  # the sixteenth (real public notes again)
     python benchmarks/heldout.py --dir tests/corpus/heldout17  # the seventeenth (real: quiz, challenge, TF, PDF pages)
+    python benchmarks/heldout.py --dir tests/corpus/heldout18  # the eighteenth (real: codecogs, online judges)
 
 The truth is torch's (tests/corpus/heldout/truth.py: each note's scenario and claims file), never
 attnwalk's engine. tests/corpus/heldout/FIRST_RUN.md keeps the table of the first run, before any

@@ -28,6 +28,7 @@ from .open_brackets import opened_lists, starred_envs
 from .relations import as_approx
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
 from .unscaled import unscaled_exponentials
+from .url_latex import math_images
 from .weighted_rows import weighted_value_lines
 
 # Characters of a note's text (after its front matter) that check reads: reading is linear but not free
@@ -222,6 +223,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
         body = "\n" * skip + text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     body = unescaped_lists(body)  # pandoc's escaped lists (\[\[..\]\]) read as the lists they render as
     body = starred_envs(opened_lists(body))  # GitBook's \[0.34, 0.22] and \begin{align\*} (open_brackets)
+    body = math_images(body)  # formulas URL-encoded in image links (latex.codecogs.com) read as inline math
     body = unclozed(body)  # flash cards' clozes ({{c1::0.6698}}) read as their answers (check/clozes.py)
     body, commas = as_points(as_approx(body))  # ≒ read as ≈; a note of decimal commas (0,7071) read with points
     forget()  # (what source kept of the last note)

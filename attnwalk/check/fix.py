@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from itertools import chain, zip_longest
 
+from .url_latex import math_images
+
 MAX_ROUNDS = 8
 _BREAK = re.compile(r"(\r\n?|\n)")
 
@@ -33,6 +35,7 @@ def apply_fixes(text: str, recs) -> str:
         if not 1 <= ln <= len(lines):
             continue
         line = lines[ln - 1]
+        view = math_images(line)  # a number in a formula's image link is found where check read it (url_latex)
         edits = []
         seen: dict[str, int] = {}
         for r in group:
@@ -40,7 +43,7 @@ def apply_fixes(text: str, recs) -> str:
             seen[r.text] = k + 1
             if r.status != "wrong" or r.fix is None:
                 continue
-            spans = _occurrences(line, r.text)
+            spans = _occurrences(view, r.text)
             if k >= len(spans):
                 continue
             a, b = spans[k]

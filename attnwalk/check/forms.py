@@ -724,6 +724,20 @@ def foreign_sections(text: str, trace) -> list[tuple[int, int]]:
     return _FOREIGN_LAST[1]
 
 
+def projected_here(label: str, name: str, trace) -> bool:
+    """Whether ``label`` writes ``name`` (q, k or v) as the product of X and its W (``Q = X \\cdot W_q =``) where the
+    trace projects X: the note computes that projection, so a matrix of other values is its mistake, not another
+    example's input (heldout18's README printed a Q, K and V that are not its X·W)."""
+    from ..notation import PRODUCT_RESULTS
+    from . import human
+
+    if trace.config.get("source") != "project" or name not in ("q", "k", "v"):
+        return False
+    side = label.rsplit("=", 2)
+    found = human.tensors_of(side[-2]) if len(side) == 3 else []
+    return len(found) == 2 and PRODUCT_RESULTS.get((found[0], found[1])) == name
+
+
 def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
     """Spans of the note that work another example: from an input (Q, K, V, X, W) named on its line and
     printed with the trace's shape but mostly other values, to the next heading of its section's level.
@@ -741,6 +755,8 @@ def _foreign_sections(text: str, trace) -> list[tuple[int, int]]:
         # since the last one
         nearest = _LAST_MATRIX_END.split(own)[-1] if "\\end{" in own else own.rsplit("]", 1)[-1]
         names = [n for n in human.tensors_of(nearest if human.tensors_of(nearest) else own)[:1] if n in _INPUTS]
+        if names and projected_here(nearest, names[0], trace):
+            continue  # ``Q = X \cdot W_q = [..]`` of a projecting trace: this note's product, not another's input
         exp = human._expected(trace, names[0], 0) if names else None
         if exp is None or exp.ndim != 2 or exp.shape != (len(b.rows), len(b.rows[0])):
             continue

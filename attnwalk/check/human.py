@@ -1015,6 +1015,8 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
         return h - 1 if one_based_heads and h > 0 else h
 
     from . import forms
+    from .equation_subject import subject
+    from .head_superscripts import superscript_head
     from .latex_tabular import tabular_blocks  # LaTeX tabular (heldout15)
     from .markup_tables import markup_blocks  # reStructuredText and AsciiDoc tables (heldout14)
 
@@ -1023,7 +1025,7 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
     foreign = forms.foreign_sections(text, trace)  # another example's section: never "sure" there
     taken = set()
     for b in sorted(blocks, key=lambda b: b.start):
-        names = None if b.label is None else tensors_of(b.label)
+        names = None if b.label is None else subject(b.label, tensors_of(b.label), tensors_of)  # equation_subject
         if names == []:
             continue  # no tensor named: nothing to judge, nothing taken
         cells = list(chain.from_iterable(b.rows))
@@ -1033,8 +1035,9 @@ def _blocks_and_lists(text: str, trace, hits: dict) -> None:
             taken.update(map(_START, cells))
             continue
         shaped = []
+        head = superscript_head(b.label, text, cfg.get("heads", 1))  # Q^{(2)}= names its head (head_superscripts)
         for cand in [c for n in names for c in _candidates(n, trace)]:
-            exp = _expected(trace, cand, head_of(b.start))
+            exp = _expected(trace, cand, head_of(b.start) if head is None else head)
             exp2 = None if exp is None else exp if exp.ndim == 2 else exp.reshape(1, -1) if exp.ndim == 1 else None
             if exp2 is not None and (len(b.rows), len(b.rows[0])) == exp2.shape:
                 shaped.append((cand, exp2))  # one printed row of a bigger matrix is a row vector, read below
