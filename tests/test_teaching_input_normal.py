@@ -43,7 +43,7 @@ def test_drawn_inputs_print_at_the_notes_decimals(lang, decimals):
         assert printed == [f"{v:.{decimals}f}" for v in x[0, c].reshape(-1)]
     table = [r for r in md.split("\n") if r.startswith("| p0 |")][0]
     assert table.split("|")[3:7] == [f" {x[0, c, 0, 0]:.{decimals}f} " for c in range(4)]
-    assert not re.search(r"\d\.\d{%d}" % (decimals + 1), md.split("## 3.")[1].split("## 4.")[0])  # X's section
+    assert not re.search(rf"\d\.\d{{{decimals + 1}}}", md.split("## 3.")[1].split("## 4.")[0])  # X's section
     worked = re.search(r"QKV\[:,0,0,0\] = (.*?)= (-?\d\.\d+)\n", md, re.S)
     operands = re.findall(r"\((-?\d+\.\d+)\)\((-?\d+\.\d+)\)", worked.group(1))
     assert [xc for _, xc in operands] == [f"{x[0, c, 0, 0]:.{decimals + 4}f}" for c in range(4)]
