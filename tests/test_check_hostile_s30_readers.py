@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import math
 import time
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from hostile import assert_calls_linear, assert_cpu_linear, assert_grows_linearly
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 SHINY = [[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]]  # heldout17's "Hello shiny sun!": Q = K = V
 SH = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none", "q": SHINY, "k": SHINY, "v": SHINY}
@@ -142,4 +146,58 @@ def test_the_declared_token_words_are_read_without_copying_the_rest_of_their_lin
         return time.process_time() - start
 
     assert_grows_linearly(cost, 10_000, 40_000)
+
+
+# ---------------------------------------------------------------- a decimal of a million digits
+
+
+def _strict_by_fractions(text: str, neg: bool, decimals: int, expected: float) -> bool:
+    """``close_strict``'s verdict by Fractions: |p − e| ≤ ½·10^−d, p the printed value as ``decimal_fraction``
+    reads it."""
+    from attnwalk.check.indices import decimal_fraction
+
+    p = decimal_fraction(text)
+    return 2 * abs((-p if neg else p) - Fraction(expected)) * 10**decimals <= 1
+
+
+def test_a_strict_verdict_on_a_million_decimals_costs_linear_work():
+    """``0.000..01`` of 500,000 then 4,000,000 zeros judged strictly: 10**decimals and a gcd of numbers of as many
+    digits (2.8 s at 4·10^6, nine times the time of a quarter of it); now a comparison of digits, linear."""
+    from attnwalk.check.bounds import close_strict
+
+    def cost(n: int) -> float:
+        text = "0." + "0" * n + "1"
+        start = time.process_time()
+        assert close_strict(text, False, n + 1, 0.5) is False
+        return time.process_time() - start
+
+    assert_grows_linearly(cost, 500_000, 4_000_000, bound=16)
+
+
+_DOUBLES = st.sampled_from([0.0, -0.0, 0.5, 0.1, -0.1, 1 / 3, 5e-324, 3 * 2.0**-1074, 1e300, -2.5e-300]) | \
+    st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(e=_DOUBLES, extra=st.integers(0, 3000), zeros=st.integers(0, 200), slip=st.none() | st.integers(0, 10**6),
+       flip=st.booleans())
+def test_a_strict_verdict_past_a_doubles_decimals_is_the_fractions(e, extra, zeros, slip, flip):
+    """Past 1,074 decimals (where a double's exact expansion has ended) ``close_strict`` compares digits: the
+    verdict of the Fractions on the double's exact expansion printed to 4,001 to 7,000 characters (padded with
+    zeros, leading zeros before it, one digit changed, the sign flipped): right exactly where equal."""
+    from attnwalk.check.bounds import close_strict
+
+    whole, _, frac = format(Decimal(abs(e)), "f").partition(".")
+    frac = frac.ljust(max(len(frac), 1074) + extra, "0")
+    whole = "0" * zeros + whole
+    if len(whole) + len(frac) < 4001:
+        frac = frac.ljust(4001 - len(whole), "0")
+    if slip is not None:
+        k = slip % len(frac)
+        frac = frac[:k] + str((int(frac[k]) + 1) % 10) + frac[k + 1:]
+    text, neg = f"{whole}.{frac}", (math.copysign(1, e) < 0) != flip
+    want = _strict_by_fractions(text, neg, len(frac), e)
+    assert close_strict(text, neg, len(frac), e) is want
+    if slip is None and not flip:
+        assert want  # the double's own expansion is right
 
