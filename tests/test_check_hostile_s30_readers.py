@@ -17,9 +17,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hostile import assert_calls_linear, assert_cpu_linear, assert_grows_linearly
-from hypothesis import HealthCheck, given, settings
+from hostile import assert_calls_linear, assert_cli_reads_junk, assert_cpu_linear, assert_grows_linearly
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+
+from attnwalk.check import check_text
 
 SHINY = [[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]]  # heldout17's "Hello shiny sun!": Q = K = V
 SH = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none", "q": SHINY, "k": SHINY, "v": SHINY}
@@ -201,3 +203,261 @@ def test_a_strict_verdict_past_a_doubles_decimals_is_the_fractions(e, extra, zer
     if slip is None and not flip:
         assert want  # the double's own expansion is right
 
+
+# ---------------------------------------------------------------- each reader's form, right as printed
+
+LC = {"variant": "sdpa", "source": "direct", "heads": 2, "scale": "sqrt_dk",  # tests/test_check_label_chains.py's
+      "q": [[1, 0, 0, 1], [0, 1, 1, 1], [1, 1, 2, 0]], "k": [[1, 0, 1, 0], [1, 1, 1, 1], [0, 2, 0, 2]],
+      "v": [[1, 2, 1, 0], [3, 0, 0, 2], [0, 1, 1, 1]]}
+
+
+def _mat(m, dec: int = 4) -> str:
+    return "[" + ", ".join(_list(r, dec) for r in m) + "]"
+
+
+def _forms() -> dict[str, tuple[str, dict]]:
+    """Each reader's form as a note prints it, every number right (NumPy's values), with its setup."""
+    one, two, lc = _sdpa(ONE), [_sdpa(TWO, h) for h in range(2)], [_sdpa(LC, h) for h in range(2)]
+    ch = _sdpa(CH)
+    x = np.array(SHINY)
+    e = [math.exp(x[0] @ x[j]) for j in range(3)]
+    case = ("Test Case 1\n\nInput:\n[[1,0],[0,1]] [[1,0],[0,1]] [[1,2],[3,4]]Expected:\n"
+            + _mat(ch["out"], 5).replace(" ", "") + "Test Case 2\n")
+    weighted = "".join(f"* Weighted embedding of \"{n}\":\n\n    {_f(ASH[1, j])} × {_list(x[j], 2)} = "
+                       f"{_list(ASH[1, j] * x[j])}\n\n" for j, n in enumerate(("Hello", "shiny", "sun")))
+    words = ("Tôi", "yêu", "mèo")
+    card = "".join(f"Cloze\tHead {h + 1}, scaled scores: row 1 = {_list(two[h]['scaled'][0])}, row 2 = "
+                   f"{_list(two[h]['scaled'][1])}\n" for h in range(2))
+    chains = (f"## Head 1\n\n    O_1 = A_1 V = {_mat(lc[0]['out'])}\n\n## Head 2\n\n    O_2 = A_2 V = "
+              f"{_mat(lc[1]['out'])}\n\n## Concatenate\n\n    O = [O_1 | O_2] = {_mat(lc[0]['merged'])}\n")
+    unscaled = np.exp([1, 2, 0]) / np.exp([1, 2, 0]).sum()
+    return {
+        "equal_numbers": (f"e{_f(x[0] @ x[0])}e{_f(x[0] @ x[1])}e{_f(x[0] @ x[2])}="
+                          + "=".join(_f(v) for v in e) + "\n\nsum = " + " + ".join(_f(v) for v in e)
+                          + f" = {_f(sum(float(_f(v)) for v in e))}\n", SH),
+        "exact_inputs": (f"- Hello: 0.34×0.53 + 0.22×0.34 + 0.54×0.98 = {_f(x[0] @ x[1], 3)}\n", SH),
+        "challenge_cases": (case, CH),
+        "open_brackets": (f"w = {_f(ASH[1, 0])} × \\[0.34, 0.22, 0.54] = \\{_list(ASH[1, 0] * x[0])}\n", SH),
+        "starred_envs": (f"\\begin{{align\\*}} e^{{{_f(x[0] @ x[1])}}} &= {_f(math.exp(round(x[0] @ x[1], 4)))} \\\\ "
+                         f"e^{{{_f(x[0] @ x[2])}}} &= {_f(math.exp(round(x[0] @ x[2], 4)))} \\end{{align\\*}}\n", SH),
+        "weighted_rows": (weighted, SH),
+        "declared_rows": (DECLARED + "## Softmax\n\nTrọng số của từng hàng:\n\n"
+                          + "".join(f"- *{w}*: {_list(r)[1:-1]}\n" for w, r in zip(words, one["attn"])), ONE),
+        "worked_rows": (DECLARED + f"Lấy hàng của token *yêu* làm ví dụ:\n\n- Tổng: 3 số mũ\n- Trọng số: "
+                        f"{_list(one['attn'][1])[1:-1]}\n", ONE),
+        "label_chains": (chains, LC),
+        "line_rows": (card, TWO),
+        "raw_softmax": (f"Với từ thứ hai, nếu tính tay từ hàng điểm `[1, 2, 0]` thì softmax cho "
+                        f"`{_list(one['attn'][1])}`.\n", ONE),
+        "tf_constant": ("```python\nQ = tf.constant(" + _mat(x, 2) + ")\n```\n", SH),
+        "softmax_approx": (f"scores = [1, 2, 0]\nsoftmax(scores) ≈ {_list(unscaled)}\n", ONE),
+    }
+
+
+FORMS = _forms()
+# the numbers each form's reader judges (hand-counted from the forms above): all verified, none wrong
+JUDGED = {"equal_numbers": 4, "exact_inputs": 1, "challenge_cases": 16, "open_brackets": 4, "starred_envs": 2,
+          "weighted_rows": 12, "declared_rows": 9, "worked_rows": 3, "label_chains": 24, "line_rows": 8,
+          "raw_softmax": 6, "tf_constant": 9, "softmax_approx": 3}
+
+
+def _verdicts(report) -> list[tuple[str, str]]:
+    """(printed number, status) of every number judged, in order."""
+    return [(r.text, r.status) for r in report.recs if r.status != "unknown"]
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_each_form_is_right_as_printed(name):
+    """With NumPy's values (float64, as torch), nothing wrong, at least the numbers the reader reads verified."""
+    text, opts = FORMS[name]
+    report = check_text(text, opts)
+    assert report.wrong == [], [(r.text, r.failure()) for r in report.wrong]
+    assert sum(s == "verified" for _, s in _verdicts(report)) >= JUDGED[name], _verdicts(report)
+
+
+def _fix(text: str, opts: dict) -> str:
+    from attnwalk.check.fix import fixed_text
+
+    return fixed_text(text, lambda t: check_text(t, opts))
+
+
+def _decimals(text: str) -> list[tuple[int, int]]:
+    import re
+
+    return [(m.start(), m.end()) for m in re.finditer(r"(?<![\w.])\d+\.\d+(?![\d.])", text)]
+
+
+def _plant(text: str, which: int, delta: int) -> str:
+    """``text`` with its ``which``-th decimal's last digit moved by ``delta``."""
+    spans = _decimals(text)
+    a, b = spans[which % len(spans)]
+    num = text[a:b]
+    d = len(num.split(".")[1])
+    moved = Fraction(num) + Fraction(delta, 10**d)
+    return text[:a] + f"{float(abs(moved)):.{d}f}" + text[b:]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(FORMS)), which=st.integers(0, 60), delta=st.sampled_from([1, 3, 9, 30, 500, -7]))
+def test_fix_twice_is_fix_once(name, which, delta):
+    """Each reader's form with one decimal moved: a second ``--fix`` changes nothing, and the fixed note has no wrong
+    number --fix could write."""
+    text, opts = FORMS[name]
+    planted = _plant(text, which, delta)
+    once = _fix(planted, opts)
+    assert _fix(once, opts) == once
+    assert [r.text for r in check_text(once, opts).wrong if r.fix is not None] == []
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(FORMS)), which=st.none() | st.integers(0, 60), delta=st.sampled_from([1, 9, 500]),
+       ends=st.sampled_from(["\r\n", "\r"]))
+def test_a_note_and_its_copy_with_other_line_ends_get_the_same_verdicts(name, which, delta, ends):
+    """The same form (one decimal moved, or none) with CRLF or CR line ends: the same verdicts, number by number."""
+    text, opts = FORMS[name]
+    if which is not None:
+        text = _plant(text, which, delta)
+    want = _verdicts(check_text(text, opts))
+    assert _verdicts(check_text(text.replace("\n", ends), opts)) == want
+
+
+# ---------------------------------------------------------------- invariants of equal_numbers and exact_inputs
+
+_CHAIN_NUMBERS = ["0.5", "0.50", "0.5001", "0.4999", "2.1902", "3.8839", "0.2"]
+
+
+def _disagree(a: str, b: str) -> bool:
+    """Two printed decimals whose half-unit intervals do not meet (none of _CHAIN_NUMBERS' pairs is near the edge)."""
+    half = lambda s: Fraction(1, 2 * 10 ** len(s.split(".")[1]))  # noqa: E731
+    return abs(Fraction(a) - Fraction(b)) > half(a) + half(b)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nums=st.lists(st.sampled_from(_CHAIN_NUMBERS), min_size=2, max_size=5),
+       blanks=st.lists(st.sampled_from(["", " ", "\t", "   ", " \t "]), min_size=10, max_size=10))
+def test_a_chain_of_bare_numbers_is_judged_alike_whatever_the_blanks(nums, blanks):
+    """``x = a = b = c`` with any blanks (none, spaces, tabs) around each ``=``: the verdicts of the chain written with
+    one space. Two numbers are one claim (the second wrong where the two disagree); three or more that disagree are
+    results of several equations run together: nothing wrong (equal_numbers)."""
+    spaced = "x = " + " = ".join(nums) + "\n"
+    text = "x" + blanks[0] + "=" + blanks[1] + nums[0]
+    for i, n in enumerate(nums[1:]):
+        text += blanks[(2 * i + 2) % 10] + "=" + blanks[(2 * i + 3) % 10] + n
+    got = check_text(text + "\n", SH)
+    assert _verdicts(got) == _verdicts(check_text(spaced, SH))
+    wrong = [r.text for r in got.wrong]
+    if len(nums) == 2:
+        assert wrong == ([nums[1]] if _disagree(nums[0], nums[1]) else [])
+    else:
+        assert wrong == []
+
+
+_CELLS = sorted({c for row in SHINY for c in row})
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs=st.lists(st.tuples(st.sampled_from(_CELLS), st.sampled_from(_CELLS)), min_size=1, max_size=3),
+       shift=st.integers(-12, 12), off=st.booleans(), at=st.integers(0, 5))
+def test_an_operand_equal_to_a_given_input_is_exact_and_one_a_digit_off_is_not(pairs, shift, off, at):
+    """``a×b + c×d = R`` of the scenario's given cells (two decimals): the sum is exact, so R (three decimals) is
+    right only within half a unit of its last digit of it. One operand a digit off (0.01 more, no given cell): every
+    operand is a rounded number, and R is right within the interval of the products of [a ± 0.005] (hand-derived,
+    in Fractions)."""
+    flat = [x for p in pairs for x in p]
+    if off:
+        k = at % len(flat)
+        flat[k] = round(flat[k] + 0.01, 2)
+        assume(flat[k] not in _CELLS)
+    exact = sum(Fraction(str(a)) * Fraction(str(b)) for a, b in zip(flat[::2], flat[1::2]))
+    r = round(exact, 3) + Fraction(shift, 4000)  # steps of a quarter unit: some right, some wrong
+    printed = f"{float(r):.3f}"
+    rv, half = Fraction(printed), Fraction(1, 2000)
+    if off:
+        h = Fraction(1, 200)
+        lo = sum((Fraction(str(a)) - h) * (Fraction(str(b)) - h) for a, b in zip(flat[::2], flat[1::2]))
+        hi = sum((Fraction(str(a)) + h) * (Fraction(str(b)) + h) for a, b in zip(flat[::2], flat[1::2]))
+    else:
+        lo = hi = exact
+    margin = min(abs(rv - half - hi), abs(rv + half - lo))
+    assume(margin > Fraction(1, 10**6))  # (away from the edge, where float32's allowance decides)
+    right = rv - half <= hi and rv + half >= lo
+    text = "t: " + " + ".join(f"{a}×{b}" for a, b in zip(flat[::2], flat[1::2])) + f" = {printed}\n"
+    report = check_text(text, SH)
+    assert [r.text for r in report.wrong] == ([] if right else [printed]), (text, float(exact))
+
+
+# ---------------------------------------------------------------- junk: no crash, no traceback, no warning
+
+BIG = "9" * 5000  # past int()'s 4300 digits
+ZEROS = "0" * 5000
+# hostile notes of the readers' forms: numbers of thousands of digits, NaN and inf, empty cells, ragged matrices,
+# unclosed brackets, BOM, NUL, CR
+JUNK = [
+    (f"e0.7842e{BIG}=2.1902=nan=inf\nx = 1e999 = inf = -inf\n= = =\n0.5 = = 0.5\nx = 0.{ZEROS}1 = 0 = {BIG}\n", SH),
+    (f"- Hello: 0.34×{BIG} + 0.22×0.34 = 0.{ZEROS}1\n- Hello: 0.34×0.53 + nan×0.34 = inf\n- 0.34×0.53 = 1e999\n", SH),
+    (f"Input: [[{BIG},0],[0,1]] [[1,0],[0,1]] [[1,2],[3,4]] Expected: [[nan,inf],[1e999,]]\n"
+     "Input: [[]] [[]] [[]] Expected: [[]]\nInput: [[1,0],[0,1]] [[1,0],[0,1]] [[1,2],[3,4]] Expected: [[1],[1,2]]\n"
+     "Input: [[1,0],[0,1]] [[1,0],[0,1]] [[1,2],[3,4]] Expected: [[1e999,1],[nan,0]]\n", CH),
+    ("\\[\\[0.5, \\[nan, 0.5]\n\\[" + BIG + ", 0.5]\n\\begin{align\\*}\\end{align\\*}\\begin{\\*}\n\\[, ]\n", SH),
+    ("0.2291 × [1e999, 0.22, 0.54] = [1, 1, 1]\n0.4063 × [0.53, 0.34, 0.98] = [0.2153, 0.1381, 0.3981]\n"
+     f"weights: [1e{BIG}, 0, 0]\nweights: [1e-{BIG}, 0, 1]\n", SH),
+    (f"{BIG} × [0.34, 0.22, 0.54] = [inf, nan, 0.1]\n0.4063 × [0.53, 0.34, 0.98] = [0.2153, , ]\n"
+     f"1e999 × [0.29, 0.54, 0.93] = [1, 1, 1]\n0.4063 × [0.53, 0.34, 0.98] = [0.{ZEROS}1, 0, {BIG}]\n", SH),
+    (f"{BIG} token: *a*, *b*, *c*\n3 token: *Tôi*, *yêu*, *mèo*\n- *Tôi*: {BIG}, nan, inf\n- *yêu*: 0.{ZEROS}1, 0.5, "
+     "0.1\nLấy hàng của token *mèo*:\n- Trọng số: , , \n- Trọng số: 1e999, 0, 0\n", ONE),
+    ("3 token: *Tôi*, *yêu*, *mèo*\n| α | Tôi | yêu | mèo |\n|---|---|---|---|\n| Tôi | nan | inf | |\n| yêu |\n"
+     f"| mèo | {BIG} | 0.{ZEROS}1 | -0 |\n\"mèo\" dành {BIG}% sự chú ý cho chính nó\n", ONE),
+    (f"O_{BIG} = A V = [[0.5, 0.5]]\nO_9 = A_9 V = [[nan]]\nO = [O_1 | O_2] = [[inf, 1e999, 0.5, 0.5], [0.5]]\n"
+     "O_1 = A_1 V = [[]]\nS_0 = x = [[1, 2], [3]]\n", LC),
+    (f"Head 1, weights: row {BIG} = [0.5, 0.5], row 0 = [nan, inf], row 999 = [0.5, 0.5]\n"
+     f"Head {BIG}, scaled scores: row 1 = [1e999, 0], row 2 = [0.{ZEROS}1, 1]\n", TWO),
+    (f"từ hàng [{BIG}, 2, 0] thì softmax cho [nan, inf, 0.5]\ntừ hàng [1, 2, 0] thì softmax cho [1e999, 0, 0]\n"
+     "từ hàng [1, 2, 0] thì softmax cho [0.5, 0.5]\n", ONE),
+    ("```python\nx = tf.constant([[nan, inf], [1e999, " + BIG + "]])\nQ = tf.constant([[0.34, 0.22]], [[\n"
+     "K = tf.convert_to_tensor(" + "[" * 200 + ")\nV = tf.constant(" + "[" * 5000 + "1" + "]" * 5000 + ")\n"
+     "W_Q = tf.constant([" + "-" * 5000 + "1])\n```\n", SH),
+    (f"scores = [{BIG}, 1e999, nan]\nsoftmax(scores) ≈ [1, 0, 0]\nscores = []\nsoftmax(scores) ≈ []\n"
+     "scores = [1, 2, 0]\nsoftmax(scores) \\approx [0.5, nan, inf]\n", ONE),
+    ("\ufeffCâu có 3 token:\x00 *Tôi*, *yêu*, *mèo*\r\n- *yêu*: 0.2840, 0.5760, 0.1400\r- *Tôi*: 0.4011\x00, "
+     "0.1978, 0.4011\r\nInput:\x00 [[1,0]] [[1]] [[1]]\r\nExpected: [[\x00]]\r\n", ONE),
+]
+
+
+@pytest.mark.parametrize("i", range(len(JUNK)))
+def test_the_readers_read_junk_without_a_traceback_or_a_warning(i):
+    """In the API, warnings as errors: no exception, and no reader of hand-written notation failed (a bug note)."""
+    import warnings
+
+    note, opts = JUNK[i]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = check_text(note, opts)
+    assert not [n for n in report.notes if "failed" in str(n)], report.notes
+
+
+def _toml(opts: dict) -> str:
+    """``opts`` as a scenario file (strings quoted, lists as written)."""
+    return "".join(f'{k} = "{v}"\n' if isinstance(v, str) else f"{k} = {v}\n" for k, v in opts.items())
+
+
+@pytest.mark.parametrize("i", range(len(JUNK)))
+def test_check_and_fix_read_junk_without_a_traceback(tmp_path, i):
+    """Through the CLI: checked (exit 0 or 1: the note is no bad input), nothing on stderr; ``--fix`` writes a note
+    that checks clean or leaves it as it was, and nothing else in the folder."""
+    note, opts = JUNK[i]
+    assert_cli_reads_junk(tmp_path, note, _toml(opts))
+
+
+def test_a_note_of_invalid_utf8_among_the_forms_is_one_clear_line(tmp_path):
+    """Bytes that are no UTF-8 (``\\xff``) inside a declared-token note: exit 2, one line naming the file, no
+    traceback, and ``--fix`` writes nothing."""
+    from hostile import assert_untouched, run_cli, snapshot
+
+    (tmp_path / "s.toml").write_text(_toml(ONE))
+    (tmp_path / "n.md").write_bytes(FORMS["declared_rows"][0].encode() + b"\xff\xfe 0.5\n")
+    before = snapshot(tmp_path)
+    for args in (["check"], ["check", "--fix"]):
+        answer = run_cli([*args, "--scenario", "s.toml", "n.md"], cwd=tmp_path)
+        assert "Traceback" not in answer.err and answer.code == 2, (answer.code, answer.err)
+        assert len(answer.err_lines) == 1 and "n.md" in answer.err, answer.err
+    assert_untouched(tmp_path, before)
