@@ -386,6 +386,29 @@ def test_an_operand_equal_to_a_given_input_is_exact_and_one_a_digit_off_is_not(p
     assert [r.text for r in report.wrong] == ([] if right else [printed]), (text, float(exact))
 
 
+
+# inputs whose weights all round to 0.50 (0.4975, 0.5025; 0.4974, 0.5026), an input's value
+HALVES = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none", "q": [[0.5, 0.1], [0.52, 0.1]],
+          "k": [[0.5, 0.1], [0.52, 0.1]], "v": [[0.5, 0.1], [0.52, 0.1]]}
+
+
+def test_a_weight_rounded_to_an_inputs_value_keeps_its_rounding():
+    """``0.50 × 0.5 = 0.2488``: the weight 0.4975 printed 0.50 times the value 0.5 is torch's 0.24875 (NumPy, float64:
+    0.2488); 0.50 equals the input 0.5, but a factor a weight rounds to is no given input: the side keeps its
+    rounding, and no weight-times-value product of the note is called wrong (before: "expected 0.2500", the exact
+    arithmetic of 0.5 × 0.5). A sum of inputs alone is still exact (``0.52 + 0.1 = 0.63`` is 0.62), and so is an
+    exponent (``e^{0.1} = 1.10``: 1.11)."""
+    a, v = _sdpa(HALVES)["attn"], np.array(HALVES["v"])
+    assert {_f(w, 2) for w in a.reshape(-1)} == {"0.50"}
+    assert _f(a[0, 0] * v[0, 0]) == "0.2488"
+    lines = "".join(f"{_f(a[i, j], 2)} × {v[j, d]} = {_f(a[i, j] * v[j, d])}\n"
+                    for i in range(2) for j in range(2) for d in range(2))
+    assert check_text(lines, HALVES).wrong == []
+    assert [(r.text, r.failure()[1]) for r in check_text("0.52 + 0.1 = 0.63\n", HALVES).wrong] == [("0.63", "0.62")]
+    assert f"{math.exp(0.1):.2f}" == "1.11"
+    assert [r.text for r in check_text("e^{0.1} = 1.10\n", HALVES).wrong] == ["1.10"]
+
+
 # ---------------------------------------------------------------- junk: no crash, no traceback, no warning
 
 BIG = "9" * 5000  # past int()'s 4300 digits

@@ -23,7 +23,7 @@ from ..numfmt import fmt
 from . import bounds, expr, sums
 from .code_names import named_raw
 from .equal_numbers import run_together
-from .exact_inputs import given_operands, given_values
+from .exact_inputs import given_operands, given_values, weight_values
 from .expr import (
     CONSTS,
     FUNCS,
@@ -210,6 +210,7 @@ class Checker:
         self.view = view
         self.symbols = symbols
         self.given = given_values(view.cfg)  # the scenario's given inputs: exact operands (exact_inputs)
+        self.weights = weight_values(view.t)  # (and the weights a printed operand may round instead)
         self.exact = exact
         self.ctx = Ctx()
         self.recs: dict[tuple[int, int], NumRec] = {}
@@ -1177,7 +1178,7 @@ class Checker:
                 self._bind(exprs[1], Ref("exp_row", f"E_{h}[{i}, {j}]", (i, j), h))
 
     def _arith(self, exprs: list[Node], rels: list[str] = ()) -> None:
-        marked = given_operands(exprs[:-1], self.given)  # operands that are given inputs: exact (exact_inputs)
+        marked = given_operands(exprs[:-1], self.given, self.weights)  # given inputs: exact (exact_inputs)
         try:
             self._arith_claim(exprs, rels)
         finally:
