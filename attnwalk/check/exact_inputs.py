@@ -5,7 +5,8 @@ are given exactly (the scenario writes them as printed), as torch's truth takes 
 is such a cell is exact: its arithmetic is then the tensor's own value. A side with a rounded number among the inputs
 (``0.4064 × [0.53, 0.34, 0.98]``, a printed weight) keeps the interval of all its operands, so that a result right by
 torch is not called wrong for the arithmetic of a weight rounded otherwise (docs/course.md, results of printed
-arithmetic: right by either)."""
+arithmetic: right by either); so does a side with a factor of a product that a weight rounds to, whatever input it
+equals (``0.50 × 0.5 = 0.2488``: the weight 0.4975 printed 0.50, an input's value)."""
 
 from __future__ import annotations
 
