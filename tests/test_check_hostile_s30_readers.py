@@ -160,6 +160,25 @@ def test_a_scalar_times_a_list_of_thousands_labels_each_result_in_linear_work():
     assert_grows_linearly(lambda k: check_cpu(build(k), opts), 1200, 9600, bound=16)
 
 
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.sampled_from(["a", "1", ".", "×", " ", "\t", "\n", "\u00a0", "\u2003", "\x1c", "\x85", "  ",
+                                        "x" * 30]), max_size=40),
+       cut=st.tuples(st.integers(0, 400), st.integers(0, 400)))
+def test_a_checks_label_is_its_side_collapsed_and_cut(parts, cut):
+    """The label from the side's first words is the whole side's text, blanks (Unicode's too) collapsed to one space,
+    cut to 45 characters and "..." past 48."""
+    from types import SimpleNamespace
+
+    from attnwalk.check.checker import _snippet
+
+    text = "".join(parts)
+    start, end = sorted(min(c, len(text)) for c in cut)
+    whole = " ".join(text[start:end].split())
+    want = whole if len(whole) <= 48 else whole[:45] + "..."
+    assert _snippet(text, SimpleNamespace(start=start, end=end)) == want
+
+
 # ---------------------------------------------------------------- a decimal of a million digits
 
 
