@@ -381,10 +381,11 @@ TEST_CASE_OUTPUT_WORDS = ("expected", "expected output", "output", "kết quả 
 # A note naming its tokens itself where the config names none (``Câu ví dụ có 4 token: *Tôi*, *yêu*, *Hà*, *Nội*``):
 # the words after the count, before a colon; and the row words that may stand before a declared token's word
 # (``hàng yêu = 0.7071, ..``), and the links between a row word and the token's (``hàng của token *yêu*``, ``row of
-# "love"``): check.token_words
+# "love"``), and the words that join the last two declared words (``*Tôi*, *yêu* và *mèo*``): check.token_words
 DECLARED_TOKEN_WORDS = ("token", "tokens", "từ", "words")
 DECLARED_TOKEN_ROW_WORDS = ("hàng", "row", "dòng")
 DECLARED_TOKEN_LINKS = ("của", "of", "for")
+DECLARED_TOKEN_ANDS = ("and", "và")
 # The seed-notation letters of a head's tensor (``O_2``, ``A_1``, ``S_1``) that a chain ``O_2 = A_2 V = [[..]]`` names
 # past a formula the claim reader does not parse: the tensor each letter stands for (check.label_chains)
 CHAIN_HEAD_SYMBOLS = {"Q": "q", "K": "k", "V": "v", "S": "scores", "A": "attn", "O": "o"}

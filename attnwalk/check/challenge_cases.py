@@ -60,15 +60,12 @@ def challenge_cases(text: str, trace, hits: dict, foreign: list) -> None:
         if not all(np.array_equal(np.array([[human._value(c.text)[0] for c in row] for row in r]), e)
                    for r, e in zip(inputs, exps)):
             continue  # another case's inputs: another example
-        cells = [c for r in out for c in r]
-        if any(c.start in hits for r in inputs + [out] for row in r for c in row):
+        flat = [[c for row in r for c in row] for r in inputs + [out]]  # Q's, K's, V's and the output's cells
+        if any(c.start in hits for cells in flat for c in cells):
             continue
         want = human._expected(trace, "out", 0)
         if want is None or want.shape != (len(out), len(out[0])):
             continue
-        for name, r, e in zip(("q", "k", "v"), inputs, exps):
-            for c, h in zip([c for row in r for c in row], human._judge([c for row in r for c in row], e, name,
-                                                                          text, gated=False) or []):
+        for name, cells, e in zip(("q", "k", "v", "out"), flat, exps + [want]):
+            for c, h in zip(cells, human._judge(cells, e, name, text, gated=False) or []):
                 hits[c.start] = h
-        for c, h in zip(cells, human._judge(cells, want, "out", text, gated=False) or []):
-            hits[c.start] = h

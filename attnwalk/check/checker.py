@@ -23,7 +23,7 @@ from ..numfmt import fmt
 from . import bounds, expr, sums
 from .code_names import named_raw
 from .equal_numbers import run_together
-from .exact_inputs import given_operands, given_values
+from .exact_inputs import given_operands, given_values, weight_values
 from .expr import (
     CONSTS,
     FUNCS,
@@ -210,6 +210,7 @@ class Checker:
         self.view = view
         self.symbols = symbols
         self.given = given_values(view.cfg)  # the scenario's given inputs: exact operands (exact_inputs)
+        self.weights = weight_values(view.t)  # (and the weights a printed operand may round instead)
         self.exact = exact
         self.ctx = Ctx()
         self.recs: dict[tuple[int, int], NumRec] = {}
@@ -1177,7 +1178,7 @@ class Checker:
                 self._bind(exprs[1], Ref("exp_row", f"E_{h}[{i}, {j}]", (i, j), h))
 
     def _arith(self, exprs: list[Node], rels: list[str] = ()) -> None:
-        marked = given_operands(exprs[:-1], self.given)  # operands that are given inputs: exact (exact_inputs)
+        marked = given_operands(exprs[:-1], self.given, self.weights)  # given inputs: exact (exact_inputs)
         try:
             self._arith_claim(exprs, rels)
         finally:
@@ -1829,6 +1830,18 @@ def _overlap(a, b, strict: bool) -> bool:
         return a_lo <= b_hi + slack and b_lo - slack <= a_hi
 
 
+_WORD_RUN = re.compile(r"\S+")
+
+
 def _snippet(nt: str, e: Node) -> str:
-    s = " ".join(nt[e.start:e.end].split())
+    """The side ``e`` as a failing check's label: its text, blanks collapsed, cut past 48 characters. Its words are
+    taken only until the label is that long: a side of thousands of numbers is labelled once per number it
+    yields (a list times a scalar), and collapsing all of it each time was quadratic."""
+    words, size = [], -1
+    for w in _WORD_RUN.finditer(nt, e.start, e.end):
+        words.append(w.group())
+        size += len(w.group()) + 1
+        if size > 48:
+            break
+    s = " ".join(words)
     return s if len(s) <= 48 else s[:45] + "..."

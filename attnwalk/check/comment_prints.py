@@ -30,13 +30,9 @@ def comment_prints(text: str, trace, hits: dict, foreign: list) -> None:
     if "print(" not in text or "#" not in text:
         return
     from . import human
-    from .notations import _PRINTED_NAME, _sure_judge, identifier_tensor
+    from .notations import _sure_judge, named_prints
 
-    for m in human.line_matches(PRINT_LINE, text, "print("):
-        printed = _PRINTED_NAME.search(m.group("args"))
-        named = identifier_tensor(printed.group("name")) if printed else None
-        if named is None:
-            continue
+    for m, named in named_prints(text, PRINT_LINE):
         at = m.end() + 1
         header = _HEADER_LINE.match(text, at)
         if header is not None and not _DECIMAL.search(header.group("names")) and _ROW_LINE.match(text, header.end()):

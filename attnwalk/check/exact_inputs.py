@@ -5,7 +5,8 @@ are given exactly (the scenario writes them as printed), as torch's truth takes 
 is such a cell is exact: its arithmetic is then the tensor's own value. A side with a rounded number among the inputs
 (``0.4064 × [0.53, 0.34, 0.98]``, a printed weight) keeps the interval of all its operands, so that a result right by
 torch is not called wrong for the arithmetic of a weight rounded otherwise (docs/course.md, results of printed
-arithmetic: right by either)."""
+arithmetic: right by either); so does a side with a factor of a product that a weight rounds to, whatever input it
+equals (``0.50 × 0.5 = 0.2488``: the weight 0.4975 printed 0.50, an input's value)."""
 
 from __future__ import annotations
 
@@ -25,15 +26,52 @@ def given_values(config: dict) -> frozenset:
     return frozenset(out)
 
 
-def given_operands(sides, values: frozenset) -> list:
-    """The printed decimals of each arithmetic side of ``sides`` whose every decimal is a given input's cell, marked
-    exact (``Num.given``) for the claim being judged; the caller unmarks them after it."""
+def weight_values(trace) -> np.ndarray:
+    """The trace's attention weights (every head's), sorted: what a printed weight rounds (``rounds_a_weight``)."""
+    step = trace.steps.get("attn")
+    if step is None:
+        return np.empty(0)
+    w = np.asarray(step.data, dtype=float).reshape(-1)
+    return np.sort(w[np.isfinite(w)])
+
+
+def rounds_a_weight(value: float, decimals: int, weights: np.ndarray) -> bool:
+    """Whether ``value``, printed to ``decimals``, may be an attention weight rounded: a weight within half a unit of
+    its last digit (``0.50`` for 0.4975, whatever input cell 0.5 it equals)."""
+    i = int(np.searchsorted(weights, value))
+    return any(abs(w - value) <= 0.5 * 10.0 ** -decimals * (1 + 1e-9) for w in weights[max(i - 1, 0):i + 1])
+
+
+def _factors(side) -> set:
+    """The ids of the printed numbers of ``side`` that are factors of a product (``0.50`` and ``0.5`` in
+    ``0.50 × 0.5``, a sign or parentheses around them allowed): where a weight stands in weighted arithmetic."""
+    out, stack = set(), [side]
+    while stack:
+        node = stack.pop()
+        if node.kind == "bin" and node.op == "*":
+            for a in node.args:
+                while a.kind in ("neg", "paren") and a.args:
+                    a = a.args[0]
+                if a.kind == "num":
+                    out.add(id(a.num))
+        stack.extend(a for a in node.args if hasattr(a, "kind"))
+    return out
+
+
+def given_operands(sides, values: frozenset, weights: np.ndarray) -> list:
+    """The printed decimals of each arithmetic side of ``sides`` whose every decimal is a given input's cell, and no
+    factor of a product one a weight (``weights``, sorted) rounds to, marked exact (``Num.given``) for the claim being
+    judged; the caller unmarks them after it. A weight rounded to an input's value (``0.50 × 0.5 = 0.2488``, the
+    weight 0.4975) keeps its side's rounding, as a printed weight does; an exponent (``e^{0.1}``) is no weight."""
     if not values:
         return []
     marked = []
     for side in sides:
         decimals = [n for n in side.nums() if n.decimals is not None]
-        if decimals and all(float(n.value) in values for n in decimals):
+        if not decimals or not all(float(n.value) in values for n in decimals):
+            continue
+        factors = _factors(side) if weights.size else set()
+        if not any(id(n) in factors and rounds_a_weight(float(n.value), n.decimals, weights) for n in decimals):
             marked += decimals
     for n in marked:
         n.given = True

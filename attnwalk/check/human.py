@@ -295,6 +295,9 @@ def tensor_of(label: str) -> str | None:
     return names[0] if names else None
 
 
+FLOAT_PLACES = 308  # 10.0 ** 308: the largest power of ten a float holds
+
+
 def _value(text: str) -> tuple[float, int | None]:
     """(value, decimals) of a printed number; a percentage is its fraction with two more decimals."""
     if "e" not in text and "E" not in text and "%" not in text and "−" not in text and "–" not in text:
@@ -305,7 +308,10 @@ def _value(text: str) -> tuple[float, int | None]:
     mant, _, exp = t.lower().partition("e")
     dec = len(mant.split(".")[1]) if "." in mant else 0
     if exp:
-        dec -= int(exp)
+        # (an exponent past every float's read as 10**4: int() refuses 4,300 digits; decimals no fewer than -308:
+        # the readers' half unit 0.5 * 10.0 ** -dec of ``1e999`` raised an OverflowError out of check)
+        power = min(index_int(exp.lstrip("+-")), 10**4)
+        dec = max(dec - (-power if exp.startswith("-") else power), -FLOAT_PLACES)
     v = float(t)
     return (v / 100, dec + 2) if pct else (v, dec)
 

@@ -21,12 +21,10 @@ def index_int(digits: str) -> int:
     return int(significant or "0") if len(significant) <= 18 else BEYOND
 
 
-def decimal_fraction(text: str) -> Fraction:
-    """``Fraction(text)`` of a printed number (digits and a point, or e-notation), whatever its length: past
-    ``LONGEST`` significant digits, its first ``LONGEST`` at their place, a power of ten past 10**PAST_FLOATS read as
-    that (past every float either way: no verdict against a tensor's value changes)."""
-    if len(text) <= LONGEST or "e" in text or "E" in text:
-        return Fraction(text)
+def decimal_parts(text: str) -> tuple[str, int]:
+    """The value ``decimal_fraction`` reads from a long printed decimal (digits and a point, no e-notation) as
+    (its significant digits, no zeros either end; the power of ten they are multiplied by): the form two such values
+    are compared in without building them (``bounds.close_strict``: 10**1000000 is no cheap number)."""
     whole, _, frac = text.partition(".")
     digits = (whole + frac).lstrip("0")
     exp = -len(frac)  # the value is int(digits) * 10**exp
@@ -35,5 +33,16 @@ def decimal_fraction(text: str) -> Fraction:
     if len(kept) > LONGEST:
         exp += len(kept) - LONGEST
         kept = kept[:LONGEST]
-    exp = min(exp, PAST_FLOATS)
+        exp += len(kept) - len(kept.rstrip("0"))  # (the first ones may end in zeros: one form for each value)
+        kept = kept.rstrip("0")
+    return kept, min(exp, PAST_FLOATS)
+
+
+def decimal_fraction(text: str) -> Fraction:
+    """``Fraction(text)`` of a printed number (digits and a point, or e-notation), whatever its length: past
+    ``LONGEST`` significant digits, its first ``LONGEST`` at their place, a power of ten past 10**PAST_FLOATS read as
+    that (past every float either way: no verdict against a tensor's value changes)."""
+    if len(text) <= LONGEST or "e" in text or "E" in text:
+        return Fraction(text)
+    kept, exp = decimal_parts(text)
     return Fraction(int(kept or "0") * 10 ** max(exp, 0), 10 ** max(-exp, 0))

@@ -2174,6 +2174,18 @@ _PRINTED_NAME = re.compile(r"(?:^|,)[ \t]*(?:np\.round\([ \t]*)?(?P<name>[A-Za-z
 _COMMENT_ROWS = re.compile(r"[ \t]*#[ \t]*(?P<tail>\[[^\n]*)(?:\n|$)")
 
 
+def named_prints(text: str, line: re.Pattern):
+    """Each print line (a match of ``line``, whose group ``args`` holds the call's arguments) that prints a variable
+    whose name gives a tensor (``weights.round(3)``, ``np.round(out, 2)``: its name alone, not the code around it):
+    (the match, the tensor). The loop head of the two readers of a print's result pasted as comments under it
+    (``commented_print_results`` here, ``comment_prints``), which read each their own lines and rows below it."""
+    for m in human.line_matches(line, text, "print("):
+        printed = _PRINTED_NAME.search(m.group("args"))
+        named = identifier_tensor(printed.group("name")) if printed else None
+        if named is not None:
+            yield m, named
+
+
 def commented_print_results(text: str, trace, hits: dict, foreign: list) -> None:
     """Form: a ``print(.., name)`` line, then what it printed pasted as comments below it, one matrix row a line
     (``# [[0.44, 0.22, 0.34],`` / ``#  [0.22, 0.44, 0.34],`` ..., captions after the rows allowed): the matrix is
@@ -2181,11 +2193,7 @@ def commented_print_results(text: str, trace, hits: dict, foreign: list) -> None
     the code around it), judged as one tensor named (a wholly wrong matrix is wrong)."""
     if "print(" not in text or "#" not in text:
         return
-    for m in human.line_matches(_PRINT_LINE, text, "print("):
-        printed = _PRINTED_NAME.search(m.group("args"))
-        named = identifier_tensor(printed.group("name")) if printed else None
-        if named is None:
-            continue
+    for m, named in named_prints(text, _PRINT_LINE):
         rows, at = [], m.end() + 1
         while (c := _COMMENT_ROWS.match(text, at)) is not None:
             rows += [human._cells(r.group("body").replace(",", " "), c.start("tail") + r.start("body"))

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import re
 
-from ..notation import DECLARED_TOKEN_LINKS, DECLARED_TOKEN_ROW_WORDS, DECLARED_TOKEN_WORDS
+from ..notation import DECLARED_TOKEN_ANDS, DECLARED_TOKEN_LINKS, DECLARED_TOKEN_ROW_WORDS, DECLARED_TOKEN_WORDS
 
 _ALT = "|".join
 _WORD = r"[^\W\d_][\w'-]{0,19}"
 _ITEM = r"(?:\*{1,2}|[\"“'])?(?P<w>" + _WORD + r")(?:\*{1,2}|[\"”'])?"
 _COUNT_BEFORE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})[ \t]+$")  # the count just before a declaring word
 _COLON_AFTER = re.compile(r"[ \t]*[:：][ \t]*")  # and the colon just after it
-_ITEM_RX = re.compile(r"[ \t]*" + _ITEM + r"[ \t]*(?:,|;|$|[ \t]+(?:and|và)\b|\.(?:[ \t]|$))")
+_ITEM_RX = re.compile(r"[ \t]*" + _ITEM + r"[ \t]*(?:,|;|$|[ \t]+(?:" + _ALT(map(re.escape, DECLARED_TOKEN_ANDS))
+                     + r")\b|\.(?:[ \t]|$))")
 _NUM = r"\*{0,2}[-−–]?\d+(?:\.\d+)?\*{0,2}"
 _ROW_WORD = _ALT(map(re.escape, DECLARED_TOKEN_ROW_WORDS))
 NUMBER = re.compile(r"[-−–]?\d+(?:\.\d+)?")
@@ -57,11 +58,14 @@ def declared(text: str, n: int) -> list[str] | None:
                 if count is not None and int(count.group("n")) == n:
                     found.append((at, _COLON_AFTER.match(text, end).end()))
             at = low.find(w, at + 1)
+    end = -1
     for _, start in sorted(found):
-        end = text.find("\n", start)
-        items, at, body = [], 0, text[start:len(text) if end < 0 else end]
+        if start > end:  # (the line's end found once a line and passed as the match's end: no copy of its rest)
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+        items, at = [], start
         while len(items) < n:
-            it = _ITEM_RX.match(body, at)
+            it = _ITEM_RX.match(text, at, end)
             if it is None or it.end() == at:
                 break
             items.append(it.group("w"))
@@ -113,11 +117,16 @@ def note_tokens(text: str, n: int) -> list[str] | None:
     return declared(text, n) or tabled(text, n)
 
 
+def _word(words: list[str]) -> str:
+    """One of the declared ``words`` (the longest first), bare, ``*italic*``, ``**bold**`` or quoted: group ``w``."""
+    return r"(?:\*{1,2}|[\"“'])?(?P<w>" + _ALT(map(re.escape, sorted(words, key=len, reverse=True))) + \
+        r")(?:\*{1,2}|[\"”'])?"
+
+
 def _rows_rx(words: list[str], keys: int) -> re.Pattern:
     """A row named by one of ``words``: the word at a line's or item's start or after ``:;,``, then ``:``/``=`` and
     exactly ``keys`` numbers, joined by commas, that nothing numeric goes on after."""
-    word = r"(?:\*{1,2}|[\"“'])?(?P<w>" + _ALT(map(re.escape, sorted(words, key=len, reverse=True))) + \
-        r")(?:\*{1,2}|[\"”'])?"
+    word = _word(words)
     body = _NUM + r"(?:[ \t]*,[ \t]*" + _NUM + r"){" + str(keys - 1) + "}"
     return re.compile(r"(?im)(?:^[ \t>]*(?:[-*+][ \t]+)?|[:;,][ \t]*)(?:(?:" + _ROW_WORD + r")[ \t]+)?" + word
                       + r"[ \t]*[:=][ \t]*(?P<body>" + body + r")(?![ \t]*,[ \t]*\*{0,2}[-−–]?\d|[\w.]|\*{0,2}\d)")
@@ -168,14 +177,17 @@ def _worked_rows(text: str, trace, hits: dict, foreign: list, words: list[str], 
     from . import human
     from .forms import in_any
 
-    word = r"(?:\*{1,2}|[\"“'])?(?P<w>" + _ALT(map(re.escape, sorted(words, key=len, reverse=True))) + \
-        r")(?:\*{1,2}|[\"”'])?(?![\w])"
+    word = _word(words) + r"(?![\w])"
     named = re.compile(r"(?i)(?<![\w])(?:" + _ROW_WORD + r")[ \t]+(?:(?:" + _ALT(map(re.escape, DECLARED_TOKEN_LINKS))
                        + r")[ \t]+)?(?:(?:" + _ALT(map(re.escape, DECLARED_TOKEN_WORDS)) + r")[ \t]+)?" + word)
     item = re.compile(r"[ \t]*[-*+][ \t]+(?P<label>[^:\n]{1,40}):[ \t]*(?P<body>" + _NUM + r"(?:[ \t]*,[ \t]*"
                       + _NUM + r"){" + str(keys - 1) + r"})[ \t.]*$")
+    walked = set()  # (line, word): the same word named again on its line finds the same items, judged already
     for m in named.finditer(text):
         k = human.line_of(text, m.start())  # the items start on line k + 1 (1-based), or k + 2 after a blank
+        if (k, m.group("w")) in walked:
+            continue
+        walked.add((k, m.group("w")))
         if k < len(lines) and not lines[k].strip():
             k += 1
         while k < len(lines) and re.match(r"[ \t]*[-*+][ \t]", lines[k]):
