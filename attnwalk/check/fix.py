@@ -15,11 +15,41 @@ _BREAK = re.compile(r"(\r\n?|\n)")
 
 
 def _occurrences(line: str, text: str) -> list[tuple[int, int]]:
-    """Spans of the printed number ``text`` (sign included) in a raw line, ``−`` read as ``-``."""
+    r"""Spans of the printed number ``text`` (sign included) in a raw line, ``−`` read as ``-``: where the regex
+    ``(?<![\w.])[-−–]\s?DIGITS(?![\w]|\.\d)`` (no sign part for an unsigned text) matches, found with ``str.find``
+    (a report's columns ask it of every number: compiling that regex per number cost more than checking the note)."""
     digits = text.lstrip("-")
-    sign = r"[-−–]\s?" if text.startswith("-") else ""
-    rx = re.compile(r"(?<![\w.])" + sign + re.escape(digits) + r"(?![\w]|\.\d)")
-    return [m.span() for m in rx.finditer(line)]
+    signed = text.startswith("-")
+    n = len(digits)
+    out = []
+    i = 0
+    while n and (j := line.find(digits, i)) >= 0:
+        i = j + 1
+        end = j + n
+        after = line[end:end + 1]
+        if after and (_word(after) or (after == "." and line[end + 1:end + 2].isdecimal())):
+            continue
+        start = j
+        if signed:
+            if j >= 1 and line[j - 1] in _SIGNS:
+                start = j - 1
+            elif j >= 2 and line[j - 1].isspace() and line[j - 2] in _SIGNS:
+                start = j - 2
+            else:
+                continue
+        if start and (_word(line[start - 1]) or line[start - 1] == "."):
+            continue
+        out.append((start, end))
+        i = end
+    return out
+
+
+_SIGNS = "-−–"
+
+
+def _word(c: str) -> bool:
+    r"""``\w`` of Python's ``re`` for one character: Unicode letters and digits, and ``_``."""
+    return c.isalnum() or c == "_"
 
 
 def line_spans(line: str, texts: list[str]) -> list[tuple[int, int] | None]:
