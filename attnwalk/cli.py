@@ -304,7 +304,7 @@ def check_one(path, results: list, *, options: dict, fix: str | None, format: st
     """Check one file of ``attnwalk check`` and write what it gives (``check.many`` records it in a worker, and
     writes it in the order of the arguments); its exit status (0, 1: a wrong number, 2: not checked)."""
     from .check import CheckError, NoConfig, check_file
-    from .check.report import emit_error, emit_report
+    from .check.report import emit_error, emit_report, emit_skipped
 
     try:
         report = check_file(path, options, fix=fix)
@@ -312,6 +312,8 @@ def check_one(path, results: list, *, options: dict, fix: str | None, format: st
         if skip_no_config:
             if format == "text":
                 echo(f"{path}: skipped (no config)")
+            else:
+                emit_skipped(format, path, results)
             return 0
         emit_error(format, path, "no config: the note has no front matter config; allowed: a front matter "
                                  "config, --scenario or render options", results)

@@ -54,6 +54,14 @@ class Report:
     recs: list[NumRec] = field(default_factory=list)
     notes: list[tuple[int, str]] = field(default_factory=list)  # remarks that never fail a check
     diff: str | None = None  # check --diff / --fix: the unified diff of the fixes
+    source: str = ""  # the file's text as ``recs``' lines count it (columns of --format json / github), if known
+    cells: dict[int, tuple[int, bool]] | None = None  # a notebook: line -> (its cell's number, in an output)
+
+    def where(self, line: int) -> str:
+        """`` (cell 4)`` / `` (cell 4, output)`` after a notebook's message: an editor shows a notebook's cells,
+        not the lines of its JSON; empty for a note."""
+        cell = self.cells.get(line) if self.cells else None
+        return f" (cell {cell[0]}{', output' if cell[1] else ''})" if cell else ""
 
     def note_lines(self) -> list[str]:
         return [f"{self.path}:{line}: note: {text}" for line, text in self.notes]
@@ -73,14 +81,37 @@ class Report:
     def failure_lines(self) -> list[str]:
         out = []
         for r in self.wrong:
-            label, expected = r.failure()
-            label = " ".join(label.split()).rstrip(":= ")
-            out.append(f"{self.path}:{r.line}: {label}: published {r.text}, expected {expected}")
+            label, published, expected = failure_of(r, self.source)
+            out.append(f"{self.path}:{r.line}: {label}: published {published}, expected {expected}"
+                       f"{self.where(r.line)}")
         return out
 
     def summary(self) -> str:
         return (f"{self.path}: {len(self.verified)} verified, {len(self.wrong)} wrong, "
                 f"{len(self.unknown)} not understood")
+
+
+def failure_of(r: NumRec, source: str = "") -> tuple[str, str, str]:
+    """A wrong number's label (one line, no trailing ``:``/``=``), the number as published and the value expected.
+    A percentage's record may hold its digits only (``29.4`` of ``29.4%``) where its expected value has the sign:
+    the message said ``published 29.4, expected 29.2%``; where ``source`` (the file's text) prints the sign after
+    it, the published number is written with it, as ``--fix`` writes ``29.2%``."""
+    label, expected = r.failure()
+    published = r.text
+    if expected.endswith("%") and not published.endswith("%") and f"{published}%" in _line(source, r.line):
+        published += "%"
+    return " ".join(label.split()).rstrip(":= "), published, expected
+
+
+def _line(source: str, n: int) -> str:
+    """Line ``n`` (1-based) of ``source``, empty past its end."""
+    start = 0
+    for _ in range(n - 1):
+        start = source.find("\n", start) + 1
+        if not start:
+            return ""
+    end = source.find("\n", start)
+    return source[start:] if end < 0 else source[start:end]
 
 
 def resolve(text: str, options: dict | None = None) -> tuple[dict, dict | None, bool, int]:
@@ -414,12 +445,17 @@ def check_file(path: str | Path, options: dict | None = None, fix: str | None = 
         raise CheckError(f"{str(path)[:80]}: {body:,} characters after the front matter; allowed: a note of at "
                          f"most {MAX_BODY:,} (split it into several notes)")
     if fix is None:
-        return check_text(text, options, str(path), exact)
-    from .fix import fixed_text
+        report = check_text(text, options, str(path), exact)
+        report.source = text
+        return report
+    from .fix import fixed_text, left_note
 
     fixed = fixed_text(raw, lambda t: check_text(unix_text(t), options, str(path)))
     diff = write_fixed(p, raw, fixed, fix)
-    report = check_text(unix_text(fixed) if fix == "write" else text, options, str(path))
+    after = check_text(unix_text(fixed), options, str(path))
+    report = after if fix == "write" else check_text(text, options, str(path))
+    report.source = unix_text(fixed) if fix == "write" else text
+    report.notes += left_note(after, fix)
     report.diff = diff
     return report
 
@@ -434,12 +470,11 @@ def unix_text(raw: str) -> str:
 def write_fixed(path: Path, old: str, new: str, fix: str) -> str:
     """The unified diff of a file's ``old`` text to its ``new`` one; ``fix == "write"``: ``new`` replaces the
     file atomically where it differs (CheckError, one line, when it cannot be written)."""
-    import difflib
-
     from ..errors import ConfigError
     from ..writefile import rewrite_atomic
+    from .fix import unified_diff
 
-    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+    diff = unified_diff(old, new, path)
     if fix == "write" and new != old:
         try:
             rewrite_atomic(path, old, new, "--fix")  # only over the text read (a concurrent edit is kept)

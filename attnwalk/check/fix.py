@@ -17,11 +17,70 @@ _BREAK = re.compile(r"(\r\n?|\n)")
 
 
 def _occurrences(line: str, text: str) -> list[tuple[int, int]]:
-    """Spans of the printed number ``text`` (sign included) in a raw line, ``−`` read as ``-``."""
+    r"""Spans of the printed number ``text`` (sign included) in a raw line, ``−`` read as ``-``: where the regex
+    ``(?<![\w.])[-−–]\s?DIGITS(?![\w]|\.\d)`` (no sign part for an unsigned text) matches, found with ``str.find``
+    (a report's columns ask it of every number: compiling that regex per number cost more than checking the note)."""
     digits = text.lstrip("-")
-    sign = r"[-−–]\s?" if text.startswith("-") else ""
-    rx = re.compile(r"(?<![\w.])" + sign + re.escape(digits) + r"(?![\w]|\.\d)")
-    return [m.span() for m in rx.finditer(line)]
+    signed = text.startswith("-")
+    n = len(digits)
+    out = []
+    i = 0
+    while n and (j := line.find(digits, i)) >= 0:
+        i = j + 1
+        end = j + n
+        after = line[end:end + 1]
+        if after and (_word(after) or (after == "." and line[end + 1:end + 2].isdecimal())):
+            continue
+        start = j
+        if signed:
+            if j >= 1 and line[j - 1] in _SIGNS:
+                start = j - 1
+            elif j >= 2 and line[j - 1].isspace() and line[j - 2] in _SIGNS:
+                start = j - 2
+            else:
+                continue
+        if start and (_word(line[start - 1]) or line[start - 1] == "."):
+            continue
+        out.append((start, end))
+        i = end
+    return out
+
+
+_SIGNS = "-−–"
+
+
+def _word(c: str) -> bool:
+    r"""``\w`` of Python's ``re`` for one character: Unicode letters and digits, and ``_``."""
+    return c.isalnum() or c == "_"
+
+
+def line_spans(line: str, texts: list[str]) -> list[tuple[int, int] | None]:
+    """The span of each printed number of ``texts`` (a line's records, in reading order) in the raw ``line``.
+
+    In order first: each number is the first occurrence of its text after the one before it, so a number the
+    readers kept no record of (``Hàng 3`` before ``e^3``) or the digits inside another (the ``4`` of ``-4``, the
+    ``2`` of ``2,7183``) is never taken for it. Where the records are not in the line's order, the k-th record of
+    a text is its k-th occurrence (None past the last)."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    out: list[tuple[int, int] | None] = []
+    pos = 0
+    for t in texts:
+        spans = found[t] if t in found else found.setdefault(t, _occurrences(line, t))
+        at = next((sp for sp in spans if sp[0] >= pos), None)
+        if at is None:
+            break
+        out.append(at)
+        pos = at[1]
+    else:
+        return out
+    seen: dict[str, int] = {}
+    out = []
+    for t in texts:
+        k = seen.get(t, 0)
+        seen[t] = k + 1
+        spans = found[t] if t in found else found.setdefault(t, _occurrences(line, t))
+        out.append(spans[k] if k < len(spans) else None)
+    return out
 
 
 def apply_fixes(text: str, recs) -> str:
@@ -37,16 +96,10 @@ def apply_fixes(text: str, recs) -> str:
         line = lines[ln - 1]
         view = math_images(line)  # a number in a formula's image link is found where check read it (url_latex)
         edits = []
-        seen: dict[str, int] = {}
-        for r in group:
-            k = seen.get(r.text, 0)
-            seen[r.text] = k + 1
-            if r.status != "wrong" or r.fix is None:
+        for r, span in zip(group, line_spans(view, [r.text for r in group])):
+            if r.status != "wrong" or r.fix is None or span is None:
                 continue
-            spans = _occurrences(view, r.text)
-            if k >= len(spans):
-                continue
-            a, b = spans[k]
+            a, b = span
             new = r.fix[0]
             if r.text.endswith("%") != new.endswith("%"):  # a percentage keeps its sign, whoever wrote the fix
                 new = new + "%" if r.text.endswith("%") else new.rstrip("%")
@@ -74,3 +127,34 @@ def fixed_text(text: str, check) -> str:
             break
         text = new
     return text
+
+
+def left_note(after, fix: str) -> list[tuple[int, str]]:
+    """The remark for wrong numbers that ``--fix`` / ``--diff`` leaves as they are (``after``: the report of the
+    fixed text), so that an author is told they need a hand: check has no single value to write in their place
+    (an exponent printed as an integer, a number of a claim it cannot redo); none when nothing is left."""
+    wrong = after.wrong
+    if not wrong:
+        return []
+    lines = sorted({r.line for r in wrong})
+    where = ", ".join(map(str, lines[:8])) + (", …" if len(lines) > 8 else "")
+    what = "--fix left" if fix == "write" else "--diff leaves"
+    return [(lines[0], f"{what} {len(wrong)} wrong number(s) as they are (line(s) {where}): check has no single "
+                       "value to write in their place; correct them by hand")]
+
+
+_PATCH_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")  # a line as patch and git apply count them: up to LF only
+
+
+def unified_diff(old: str, new: str, path) -> str:
+    """The unified diff of ``old`` to ``new`` as ``patch`` and ``git apply`` read it: lines end at LF only (a CR,
+    form feed or U+2028 inside a line is part of it, as those tools take it), and a last line without its LF is
+    followed by ``\\ No newline at end of file`` (without it the next line of the diff ran into it)."""
+    import difflib
+
+    out = []
+    for line in difflib.unified_diff(_PATCH_LINE.findall(old), _PATCH_LINE.findall(new), f"a/{path}", f"b/{path}"):
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)

@@ -35,6 +35,7 @@ class Line:
     ascii: bool = False
     span: tuple[int, int] = (0, 0)
     output: bool = False
+    cell: int = 0  # 1-based number of the cell it belongs to (0: none), named in check's messages
 
 
 def _enc(s: str, ascii_only: bool) -> str:
@@ -94,7 +95,12 @@ def view(raw: str, where: str) -> tuple[str, list[Line], dict]:
     if len(bounds) != len(cells):  # an unusual writer: lines are still read, placed at line 1, never rewritten
         bounds = []
     out = [Line("", 1)]  # the view starts with a `---` front matter only where the notebook has one:
+    first = len(out)  # where the lines of the cell before this one start
     for n, cell in enumerate(cells):
+        if n:
+            for x in out[first:]:
+                x.cell = n
+        first = len(out)
         lo = bounds[n] if bounds else 0
         hi = bounds[n + 1] if bounds and n + 1 < len(bounds) else len(raw)
         here = loc.line_of(lo) if bounds else 1
@@ -126,6 +132,9 @@ def view(raw: str, where: str) -> tuple[str, list[Line], dict]:
                     cursor = got[-1].at
                 out += [Line("```text", got[0].line if got else out[-1].line)] + got + [
                     Line("```", got[-1].line if got else out[-1].line), Line("", out[-1].line)]
+    if cells:
+        for x in out[first:]:
+            x.cell = len(cells)
     return "\n".join(x.text for x in out), out, config
 
 
@@ -197,6 +206,9 @@ def check_notebook(path: Path, options: dict | None, fix: str | None, exact: boo
                          f"most {MAX_BODY:,} (split it into several notebooks)")
 
     def placed(report, lines=lines):
+        # the cell of each line of the file (its outputs told apart), for the messages: a notebook's editor
+        # shows cells, not the lines of its JSON
+        report.cells = {x.line: (x.cell, x.output) for x in lines if x.cell and x.item is not None}
         for r in report.recs:
             if 1 <= r.line <= len(lines):
                 r.line = lines[r.line - 1].line
@@ -204,12 +216,15 @@ def check_notebook(path: Path, options: dict | None, fix: str | None, exact: boo
         return report
 
     if fix is None:
-        return placed(check_text(text, opts, str(path), exact))
+        report = placed(check_text(text, opts, str(path), exact))
+        report.source = raw  # the file's lines, which the records name
+        return report
     new_raw, left = fixed_raw(raw, lines, fixed_text(text, lambda t: check_text(t, opts, str(path))))
     diff = write_fixed(path, bom + raw, bom + new_raw, fix)
     if fix == "write":
         text, lines, _ = view(new_raw, where)
     report = placed(check_text(text, opts, str(path)), lines)
+    report.source = new_raw if fix == "write" else raw
     if left:
         report.notes.append((1, f"{left} line(s) with wrong numbers in cell outputs left as they are: outputs are "
                                 "what the code printed; correct the code or its inputs and rerun the notebook"))
