@@ -1,0 +1,134 @@
+r"""Gates of the forms after the blocks, from their triggers (issue 12, item 4; ``check.gates`` asks them).
+
+Each gate below is a *trigger*: a piece of text that every match of its form's own pattern contains (its head, or a
+join every match holds), so a note without it cannot hold a match, and the form is not run. A trigger is searched
+with a pattern led by a literal character (``c_\{?\d``, ``\n[ \t]*[-*+]``): re then skips from one occurrence of that
+character to the next (~20–70 µs a 70 kB note), where the form's pattern, led by a class of letters or by an
+alternation of words, is tried at every offset of the note (0.3–0.4 ms each). Our own walkthroughs hold none of these
+triggers, so their forms cost the trigger's scan alone.
+
+To give a new form a gate: write ``def <form>_trigger(text) -> bool`` here from the form's own constants (its symbols,
+its words from ``notation``), True wherever the form's pattern could match, with a docstring saying which part of
+that pattern it looks for; register it with ``gates.gate(<form>, <form>_trigger)`` at the end of this module; and add
+the form's pattern to ``tests/test_check_triggers.py`` (random texts of its pieces: a closed gate, no match), whose
+sweep over every note we ship and test checks the form's verdicts with and without the gate. A gate that cannot be
+led by a literal character costs what the form costs: leave such a form ungated.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ..notation import ATTENDS_VERBS, COLUMN_SUM_SYMBOLS, ROW_ITEM_OUTPUTS, ROW_ITEM_QUERIES, TUPLE_ROW_SYMBOLS
+from .gates import gate, words_before_digit
+
+_NUM_START = r"[-−–]?\d"  # how every number of the forms' patterns starts (``_NUM``: a sign, then a digit)
+
+
+@cache
+def _rx(pattern: str) -> re.Pattern:
+    return re.compile(pattern)
+
+
+def found(text: str, pattern: str) -> bool:
+    """Whether ``pattern`` (led by a literal character) matches anywhere in ``text``: asked once per text and pattern
+    (kept with the note's other scans, ``human._per_text``), so that two gates with one trigger scan once."""
+    from .human import _per_text
+
+    table = _per_text(text)
+    key = ("trigger", pattern)  # (a tuple: no mark of human._offsets)
+    got = table.get(key)
+    if got is None:
+        got = table[key] = _rx(pattern).search(text) is not None
+    return got
+
+
+def _symbols(symbols) -> list[str]:
+    """One trigger head per symbol: each a literal (``re.escape``), so that each pattern is led by a literal."""
+    return [re.escape(s) for s in sorted(symbols)]
+
+
+def column_sums_trigger(text: str) -> bool:
+    r"""``column_sums``: its ``_HEAD`` (``c_2 =``, ``z_{3} =``): a symbol of ``COLUMN_SUM_SYMBOLS``, ``_``, a digit."""
+    return any(found(text, s + r"_\{?\d") for s in _symbols(COLUMN_SUM_SYMBOLS))
+
+
+def tuple_rows_trigger(text: str) -> bool:
+    r"""``tuple_rows``: its ``_ROW`` up to the relation (``z_1 =``, ``e_{2} ≈``, ``z2 =``, ``z_3$ \approx``): a symbol
+    of ``TUPLE_ROW_SYMBOLS``, its index, an optional ``$``, blanks and a relation."""
+    return any(found(text, s + r"(?:_\{?\d{1,2}\}?|\d)\$?[ \t]*(?:=|≈|\\approx)")
+               for s in _symbols(TUPLE_ROW_SYMBOLS))
+
+
+def row_items_trigger(text: str) -> bool:
+    r"""``row_items``: its ``_ITEM`` up to the row's number (``- q5``, ``* $o_{4}``): a line (the text's first, or one
+    after a newline: ``^`` of a MULTILINE pattern) opening with blanks, a bullet, blanks, an optional ``$``, a symbol of
+    ``ROW_ITEM_OUTPUTS`` or ``ROW_ITEM_QUERIES``, an optional ``_`` and ``{``, and a digit."""
+    head = r"[ \t]*[-*+][ \t]+\$?[" + "".join(map(re.escape, sorted(ROW_ITEM_OUTPUTS + ROW_ITEM_QUERIES))) \
+        + r"]_?\{?\d"
+    return _rx(head).match(text) is not None or found(text, r"\n" + head)
+
+
+def prose_rows_trigger(text: str) -> bool:
+    r"""``prose_rows``: for its rows listed in prose (``_LIST``), two vectors joined (``], [``, ``) and (``): a closing
+    bracket, ``prose_rows._JOIN`` (its words in any case, as ``_LIST`` reads them) and an opening one; for a query's
+    weights split by slashes (``_SLASHED``), a ``/`` and a verb of ``ATTENDS_VERBS`` in any case, blanks and a number
+    (``gates.words_before_digit``; None where the lowered note cannot say: open)."""
+    from .prose_rows import _JOIN
+
+    join = r"(?i:" + _JOIN + r")[\[(]"
+    if found(text, r"\]" + join) or found(text, r"\)" + join):
+        return True
+    return _between_numbers(text, "/") and words_before_digit(text, ATTENDS_VERBS, r"[ \t]+[-−–]?") != []
+
+
+def _between_numbers(text: str, mark: str) -> bool:
+    """Whether ``mark`` stands somewhere between a digit and a number (``0.41 / 0.28``, blanks and line breaks
+    between them allowed): from the note's offsets of ``mark`` (``human._offsets``)."""
+    from .human import _offsets
+
+    n = len(text)
+    for at in _offsets(text, mark):
+        a, b = at, at + len(mark)
+        while a > 0 and text[a - 1] in " \t\n":
+            a -= 1
+        while b < n and text[b] in " \t\n":
+            b += 1
+        if b < n and text[b] in "-−–":
+            b += 1
+        if a > 0 and text[a - 1].isdigit() and b < n and text[b].isdigit():
+            return True
+    return False
+
+
+def line_rows_trigger(text: str) -> bool:
+    r"""``line_rows``: its ``_ROW`` from the row's number (``row 2 = [0.5, ..``, ``token 1: [1, ..``): a digit, blanks,
+    ``=`` or ``:``, blanks, ``[``, blanks and a number; found from each ``=`` and each ``:`` before such a list (two
+    patterns, each led by its literal: a class of the two leads a slow search), then the digit looked for before it,
+    past the blanks."""
+    for rel in "=:":
+        for m in _rx(rel + r"[ \t]*\[[ \t]*" + _NUM_START).finditer(text):
+            at = m.start()
+            while at > 0 and text[at - 1] in " \t":
+                at -= 1
+            if at > 0 and text[at - 1].isdigit():  # (isdigit: every character \d matches, and more)
+                return True
+    return False
+
+
+def _register() -> None:
+    from .column_sums import column_sums
+    from .line_rows import line_rows
+    from .prose_rows import prose_rows
+    from .row_items import row_items
+    from .tuple_rows import tuple_rows
+
+    gate(column_sums, column_sums_trigger)
+    gate(tuple_rows, tuple_rows_trigger)
+    gate(row_items, row_items_trigger)
+    gate(prose_rows, prose_rows_trigger)
+    gate(line_rows, line_rows_trigger)
+
+
+_register()

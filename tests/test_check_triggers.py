@@ -1,0 +1,88 @@
+"""The trigger gates of ``check.triggers`` are conservative (issue 12, item 4): a closed gate, no match of the form.
+
+Each gate is asked about random texts of its form's pieces (the symbols and words in every case, the letters re folds
+onto them, bullets, indices, relations, brackets, joins, blanks, line breaks): wherever it is closed, the form's own
+pattern matches nowhere in the text (so the form judges nothing there). The sweep of every note we ship and test, each
+form's verdicts with and without its gate, is ``tests/test_check_gates.py``'s (it runs every gate of ``gates.GATES``).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from attnwalk.check import column_sums, forms, gates, line_rows, prose_rows, row_items, triggers, tuple_rows
+from attnwalk.check.human import _per_text
+
+_COMMON = [" ", "  ", "\t", "\n", "\n", "$", "{", "}", "_", "0", "1", "2", "12", "0.25", "-0.5", "−1", "–2", "=", " = ",
+           "≈", "\\approx", ":", ": ", ",", ", ", "[", "]", "(", ")", "x", "ſ", "K", "١"]
+
+# the pieces of each form's pattern, and the pattern the gate stands for (the form judges nothing without a match)
+CASES = {
+    "column_sums": (triggers.column_sums_trigger, [column_sums._HEAD],
+                    ["c", "z", "C", "Z", "ac", "\\c", "c_", "z_{", "c_1 =", "z_{2} = ", "\\begin{pmatrix}"]),
+    "tuple_rows": (triggers.tuple_rows_trigger, [tuple_rows._ROW],
+                   ["z", "e", "Z", "E", "ze", "z_", "e_{", "z1", "e_2$", "z_{3} ≈ (", "e2 = [", "(0.1, 0.2)", "\\e"]),
+    "row_items": (triggers.row_items_trigger, [row_items._ITEM],
+                  ["- ", "* ", "+ ", "-", "  - ", "\t* ", "q", "o", "y", "z", "Q", "O", "- q5: ", "* $o_{4}$ ≈ (",
+                   "- y2 = [", "\n- z", "0, 1.4, 1.4"]),
+    "prose_rows": (triggers.prose_rows_trigger, [prose_rows._LIST, prose_rows._SLASHED],
+                   ["the outputs", " are ", " là ", " sind ", "and", "AND", "And", "và", "VÀ", "], [", "),(", ") and (",
+                    "] AND [", "[0.9, 1.4]", "(0.9, 1.4)", "token 3", "Token", "row 2", " attends ", "ATTENDS to",
+                    " chú ý ", "CHÚ Ý tới", "/", " / ", "\n/ ", "0.41", "İ", "ı"]),
+    "line_rows": (triggers.line_rows_trigger, [line_rows._ROW],
+                  ["row", "ROW", "Row", "token", "query", "position", "hàng", "dòng", "HÀNG", " ", "2", "12", "=", ":",
+                   " = [", ":[", "[0.5, 1.0]", "[ 0, 1 ]", ", ", "row 2 = [", "token 1: [", "ſ", "İ"]),
+}
+
+
+def _texts(pieces: list[str], n: int, seed: int) -> list[str]:
+    rnd = random.Random(seed)
+    parts = pieces + _COMMON
+    return ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 24))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_closed_trigger_means_no_match_of_the_forms_pattern(name):
+    trigger, patterns, pieces = CASES[name]
+    closed = opened = 0
+    for text in _texts(pieces, 20000, len(name)):
+        text = (text + "\n")[:-1]  # a fresh object: the per-text scans are the text's own
+        if trigger(text):
+            opened += 1
+        else:
+            closed += 1
+            assert all(rx.search(text) is None for rx in patterns), (name, text)
+    assert closed > 1000 and opened > 1000, (closed, opened)  # the gate does both on these texts
+
+
+def test_every_trigger_is_registered_for_its_form():
+    got = {form.__name__: test for form, test in gates.GATES.items()}
+    for name, (trigger, _, _) in CASES.items():
+        assert got[name] is trigger
+        assert any(f.__name__ == name for f in forms.AFTER_FORMS)
+
+
+def test_a_trigger_is_asked_once_a_text():
+    text = "z_1 = (0.5, 0.5)\n" * 3
+    assert triggers.tuple_rows_trigger(text)
+    kept = {k[1]: v for k, v in _per_text(text).items() if isinstance(k, tuple) and k[0] == "trigger"}
+    assert sorted(kept.values()) == [False, True]  # (e: no trigger; z: one)
+    pattern = next(p for p, v in kept.items() if v)
+    _per_text(text)[("trigger", pattern)] = False  # the kept answer is the one given (no second scan)
+    assert triggers.found(text, pattern) is False
+
+
+@pytest.mark.parametrize("text, name", [
+    ("c_2 = 0.1867\\begin{pmatrix} 1 \\\\ 0 \\end{pmatrix}", "column_sums"),
+    ("$z_1 = (0.6943, 0.9257)$", "tuple_rows"), ("z2 = [0.7259, 0.5481]", "tuple_rows"),
+    ("e_{3} \\approx (0.1, 0.2)", "tuple_rows"), ("intro\n  - q5: 0, 1.4, 1.4", "row_items"),
+    ("* $o_{4}$ ≈ (0.96, 0.91)", "row_items"), ("the outputs are [0.9, 1.4], [0.9, 1.5] and [1.0, 1.2]", "prose_rows"),
+    ("outputs are (1, 2) AND (3, 4)", "prose_rows"), ("token 3 attends 0.4176 / 0.2802 / 0.3005", "prose_rows"),
+    ("Token 3 Attends 0.4\n/ 0.6", "prose_rows"), ("row 2 = [0.5, 1.0]", "line_rows"), ("token 1:\t[1, 0]", "line_rows"),
+])
+def test_each_trigger_opens_on_its_forms_shape(text, name):
+    trigger, patterns, _ = CASES[name]
+    assert any(rx.search(text) for rx in patterns), text  # (the shape is the form's)
+    assert trigger((text + "\n")[:-1])
