@@ -80,7 +80,8 @@ def test_a_trigger_is_asked_once_a_text():
     ("e_{3} \\approx (0.1, 0.2)", "tuple_rows"), ("intro\n  - q5: 0, 1.4, 1.4", "row_items"),
     ("* $o_{4}$ ≈ (0.96, 0.91)", "row_items"), ("the outputs are [0.9, 1.4], [0.9, 1.5] and [1.0, 1.2]", "prose_rows"),
     ("outputs are (1, 2) AND (3, 4)", "prose_rows"), ("token 3 attends 0.4176 / 0.2802 / 0.3005", "prose_rows"),
-    ("Token 3 Attends 0.4\n/ 0.6", "prose_rows"), ("row 2 = [0.5, 1.0]", "line_rows"), ("token 1:\t[1, 0]", "line_rows"),
+    ("Token 3 Attends 0.4\n/ 0.6", "prose_rows"), ("row 2 = [0.5, 1.0]", "line_rows"),
+    ("token 1:\t[1, 0]", "line_rows"),
 ])
 def test_each_trigger_opens_on_its_forms_shape(text, name):
     trigger, patterns, _ = CASES[name]
