@@ -12,8 +12,20 @@ import random
 
 import pytest
 
-from attnwalk.check import column_sums, forms, gates, line_rows, prose_rows, row_items, triggers, tuple_rows
+from attnwalk.check import (
+    column_sums,
+    forms,
+    gates,
+    line_rows,
+    own_weights,
+    prose_rows,
+    row_items,
+    rowsums,
+    triggers,
+    tuple_rows,
+)
 from attnwalk.check.human import _per_text
+from attnwalk.notation import ROW_SUM_PHRASES, SELF_WORDS
 
 _COMMON = [" ", "  ", "\t", "\n", "\n", "$", "{", "}", "_", "0", "1", "2", "12", "0.25", "-0.5", "−1", "–2", "=", " = ",
            "≈", "\\approx", ":", ": ", ",", ", ", "[", "]", "(", ")", "x", "ſ", "K", "١"]
@@ -62,6 +74,27 @@ def test_every_trigger_is_registered_for_its_form():
     for name, (trigger, _, _) in CASES.items():
         assert got[name] is trigger
         assert any(f.__name__ == name for f in forms.AFTER_FORMS)
+
+
+@pytest.mark.parametrize("words, keys, low", [(SELF_WORDS, triggers.SELF_KEYS, False),
+                                              (ROW_SUM_PHRASES, triggers.ROW_SUM_KEYS, True)])
+def test_every_word_holds_a_key(words, keys, low):
+    """A text without a key holds no word: each word (lowered where the form looks in the lowered note) holds one."""
+    for w in words:
+        assert any(k in (w.lower() if low else w) for k in keys), w
+
+
+@pytest.mark.parametrize("form, trigger, words, low", [
+    (own_weights.own_weights, triggers.own_weights_trigger, SELF_WORDS, False),
+    (rowsums.row_sum_lists, triggers.row_sum_lists_trigger, ROW_SUM_PHRASES, True)])
+def test_a_key_gate_opens_on_each_word(form, trigger, words, low):
+    assert gates.GATES[form] is trigger
+    for w in words:
+        for text in (w, w.upper(), f"the {w} 0.5"):
+            text = (text + "\n")[:-1]
+            if low or text == w or w in text:  # (own_weights reads its words as written)
+                assert trigger(text), text
+    assert not trigger("token 2 attends 0.4 / 0.6; the sum of a row (\\sum) is 1, by itsel f")
 
 
 def test_a_trigger_is_asked_once_a_text():

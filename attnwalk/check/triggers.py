@@ -117,11 +117,44 @@ def line_rows_trigger(text: str) -> bool:
     return False
 
 
+def present(text: str, key: str, low: bool = False) -> bool:
+    """Whether ``key`` occurs in ``text`` (in its lowered copy, ``human.lowered``, with ``low``): asked once per text
+    and key, so that the gates sharing a key scan for it once."""
+    from .human import _per_text, lowered
+
+    table = _per_text(text)
+    k = ("key", key, low)  # (a tuple: no mark of human._offsets)
+    got = table.get(k)
+    if got is None:
+        got = table[k] = key in (lowered(text) if low else text)
+    return got
+
+
+# Keys of a form's words: every word holds one (tests/test_check_triggers.py checks it), so a text holding no key holds
+# no word. Fewer scans than the words, and a lone CJK character is found ~30x faster than a word of two.
+SELF_KEYS = ("itself", "themselves", "chính nó", "自", "même")  # notation.SELF_WORDS
+ROW_SUM_KEYS = ("row sum", "rows sum", "sums of the rows", "hàng là", "和")  # notation.ROW_SUM_PHRASES, lowered
+
+
+def own_weights_trigger(text: str) -> bool:
+    """``own_weights``: a word of ``SELF_WORDS`` (``itself``, ``chính nó``): the form reads nothing without one
+    (its first test), by ``SELF_KEYS``."""
+    return any(present(text, k) for k in SELF_KEYS)
+
+
+def row_sum_lists_trigger(text: str) -> bool:
+    """``row_sum_lists``: a phrase of ``ROW_SUM_PHRASES`` in the lowered note (``row sums are``, ``tổng các hàng
+    là``): the form reads nothing without one (its first test), by ``ROW_SUM_KEYS``."""
+    return any(present(text, k, low=True) for k in ROW_SUM_KEYS)
+
+
 def _register() -> None:
     from .column_sums import column_sums
     from .line_rows import line_rows
+    from .own_weights import own_weights
     from .prose_rows import prose_rows
     from .row_items import row_items
+    from .rowsums import row_sum_lists
     from .tuple_rows import tuple_rows
 
     gate(column_sums, column_sums_trigger)
@@ -129,6 +162,8 @@ def _register() -> None:
     gate(row_items, row_items_trigger)
     gate(prose_rows, prose_rows_trigger)
     gate(line_rows, line_rows_trigger)
+    gate(own_weights, own_weights_trigger)
+    gate(row_sum_lists, row_sum_lists_trigger)
 
 
 _register()
