@@ -120,3 +120,50 @@ def test_each_trigger_opens_on_its_forms_shape(text, name):
     trigger, patterns, _ = CASES[name]
     assert any(rx.search(text) for rx in patterns), text  # (the shape is the form's)
     assert trigger((text + "\n")[:-1])
+
+
+_MATRICES = ["\\begin{bmatrix}1 & 0 \\\\ 0.5 & 2\\end{bmatrix}", "\\begin{pmatrix}1 & 2\\end{pmatrix}",
+             "\\begin{bmatrix}1 \\\\ 0\\end{bmatrix}", "\\begin{array}{cc}1 & 0\\end{array}"]
+_GAPS = ["", " ", "=", " = ", "\\times", " \\times ", "@", "\\cdot", "\\approx", "≈", "\n", " + ", "x", "$$", "= =",
+         ", \\; ", "\\;", "\t"]
+_ABOVE = ["C = A @ B\n", "O = A \\times V\n", "context = weights @ V\n", "", "K = X W_K\n", "x\n"]
+_OPEN = ["$$", "$$O = AV = ", "$$K = XW = ", "$$\n", "", "S = "]
+
+
+def _chains(rnd: random.Random) -> str:
+    """A display of 1-4 matrices joined by random gaps, under a random formula: the shapes of the two chain forms."""
+    parts = [rnd.choice(_ABOVE), rnd.choice(_OPEN)]
+    for _ in range(rnd.randint(1, 4)):
+        parts += [rnd.choice(_MATRICES), rnd.choice(_GAPS)]
+    return "".join(parts) + rnd.choice(["$$", "", "\n$$"])
+
+
+_DOT_PIECES = ["[1, 0]", "[0, 2]", "[1, 0]\\cdot[1, 0] = 1", "\\cdot", "·", " · ", "\n", "\n", "\n", " ", "= 1"] * 3
+_LIST_PIECES = ["[1, 2]", "[0.5, 1.5, 2]", "Q = ", "K = ", "- ", "> ", "\n", "\n", " ", "A_0", "x", "]", ")", "}", "_",
+                "[[1, 2]]", "[3, 4]", "\\cdot", "·", " = ", "[", "(1, 2)", "`"]
+
+
+@pytest.mark.parametrize("name, trigger, pieces", [
+    ("product_chains", triggers.adjacent_matrices_trigger, None),
+    ("display_products", triggers.adjacent_matrices_trigger, None),
+    ("list_rows", triggers.stacked_lists_trigger, _LIST_PIECES),
+    ("dot_operand_lists", triggers.stacked_lists_trigger, _DOT_PIECES)])
+def test_a_closed_trigger_means_no_block_of_the_block_form(name, trigger, pieces):
+    """A block form gated by a trigger finds no block in any random text of its shapes where the trigger is closed,
+    and finds some where it is open (the texts do hold its shapes)."""
+    form = next(f for f in forms.BLOCK_FORMS if f.__name__ == name)
+    assert gates.GATES[form] is trigger
+    rnd = random.Random(len(name))
+    closed = blocks = 0
+    for _ in range(6000):
+        if pieces is None:
+            text = _chains(rnd)
+        else:
+            text = "".join(rnd.choice(pieces + _COMMON) for _ in range(rnd.randint(0, 30)))
+        text = (text + "\n")[:-1]
+        got = getattr(form, "__wrapped__", form)(text)
+        if not trigger(text):
+            closed += 1
+            assert got == [], (name, text)
+        blocks += bool(got)
+    assert closed > 500 and blocks > 10, (closed, blocks)

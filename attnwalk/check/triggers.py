@@ -18,6 +18,7 @@ led by a literal character costs what the form costs: leave such a form ungated.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import cache
 
 from ..notation import ATTENDS_VERBS, COLUMN_SUM_SYMBOLS, ROW_ITEM_OUTPUTS, ROW_ITEM_QUERIES, TUPLE_ROW_SYMBOLS
@@ -148,8 +149,37 @@ def row_sum_lists_trigger(text: str) -> bool:
     return any(present(text, k, low=True) for k in ROW_SUM_KEYS)
 
 
+def adjacent_matrices_trigger(text: str) -> bool:
+    r"""``product_chains`` and ``display_products`` (block forms): two LaTeX matrices with nothing between them but
+    blanks and one operator or relation (``forms._CHAIN_GAP``: ``\end{bmatrix} \times \begin{bmatrix}``, ``..} =
+    \begin{..``), which every chain of either holds (the gaps of a product chain, ``\s*=\s*`` and ``_OP``, are
+    ``_CHAIN_GAP``'s too)."""
+    from .forms import _CHAIN_GAP
+
+    return found(text, r"\\end\{[^{}]*\}" + _CHAIN_GAP.pattern + r"\\begin\{")
+
+
+def stacked_lists_trigger(text: str) -> bool:
+    """``list_rows`` and ``dot_operand_lists`` (block forms: the second reads the first's blocks): two lines in a row
+    each holding a ``[`` that may open a row, at its line's start or after a character other than a letter, a digit,
+    ``_``, ``]``, ``)`` or ``}`` (``list_rows`` skips the others as indices, ``A_0[0, 1]``): a run of two rows at
+    least, which each of their blocks is. From the note's offsets of ``[`` (``human._offsets``)."""
+    from .human import _line_starts, _offsets
+
+    starts, last = _line_starts(text), -2
+    for at in _offsets(text, "["):
+        if at and text[at - 1] != "\n" and (text[at - 1].isalnum() or text[at - 1] in "_])}"):
+            continue
+        k = bisect_right(starts, at) - 1
+        if k == last + 1:
+            return True
+        last = k
+    return False
+
+
 def _register() -> None:
     from .column_sums import column_sums
+    from .forms import display_products, dot_operand_lists, list_rows, product_chains
     from .line_rows import line_rows
     from .own_weights import own_weights
     from .prose_rows import prose_rows
@@ -164,6 +194,10 @@ def _register() -> None:
     gate(line_rows, line_rows_trigger)
     gate(own_weights, own_weights_trigger)
     gate(row_sum_lists, row_sum_lists_trigger)
+    for form in (product_chains, display_products):
+        gate(form, adjacent_matrices_trigger)
+    for form in (list_rows, dot_operand_lists):
+        gate(form, stacked_lists_trigger)
 
 
 _register()
