@@ -49,24 +49,59 @@ CASES = {
 }
 
 
-def _texts(pieces: list[str], n: int, seed: int) -> list[str]:
+_BL = [" ", "", "\t", "  ", "\n"]
+# each form's pattern slot by slot (its pieces and near misses): texts of one choice a slot, noise around them, hold
+# many matches and many near matches (random pieces alone seldom line a pattern up)
+SLOTS = {
+    "column_sums": [["c", "z", "C", "ac", "\\z"], ["_", ""], ["{", ""], ["2", "12", "x"], ["}", ""], _BL, ["=", ":"]],
+    "tuple_rows": [["z", "e", "Z", "ze", "\\e"], ["_", ""], ["{", ""], ["1", "12", "123", ""], ["}", ""], ["$", ""],
+                   _BL, ["=", "≈", "\\approx", ":"], _BL, ["$", ""], ["(0.69, 0.92)", "[0.72, 0.54]", "(1)", "0.5"]],
+    "row_items": [["", "\n", "x\n", "x"], [" ", "", "\t"], ["-", "*", "+", "•"], [" ", "", "\t", "\n"], ["$", ""],
+                  ["q", "o", "y", "z", "Q", "k"], ["_", ""], ["{", ""], ["5", "12", ""], ["}", ""], ["$", ""],
+                  [" ", ""], [":", "=", "≈", "\\approx", ""], [" ", ""], ["$", ""], ["[", "(", ""],
+                  ["0, 1.4, 1.4", "0.96, 0.91", "1"], ["]", ")", ""], [" ", "$", ""], ["", "\n", "x"]],
+    "prose_rows": [  # (two shapes: a query's weights split by slashes, rows listed in prose)
+        [["token ", "Token ", "row ", "query ", "TOKEN ", "İtem ", ""], ["3", "12", "", "x"], [" ", "\t", "", "\n"],
+         ["attends", "ATTENDS to", "Attends to", "chú ý", "CHÚ Ý tới", "attend", "ıattends", "is"],
+         [" ", "\t", "", "\n"],
+         ["0.4176", "-0.2", "−1", "x", "0.5"], [" / ", "/", "\n/ ", " /\n", "//", " - ", "/\n\n"],
+         ["0.2802", "0.3", "x", "1"], [" / ", "/", "", ", "], ["0.3005", "", "(5, 6)"]],
+        [["the outputs", "outputs", "Weights", "İtems", "x", ""], [" ", "\t", "", "\n"],
+         ["are", "ARE", "là", "lần lượt là", "sind", "were", "is", "ıs"], [" ", "\t", ""],
+         ["[0.9, 1.4]", "(1, 2)", "[1]", "x"], [", ", " and ", ",and ", " AND ", ", và ", "; ", " ", "],[", ",", " & "],
+         ["[0.9, 1.5]", "(3, 4)", "[2]", "(1; 2)"], ["", ", ", " and "], ["", "[1.0, 1.2]", "(5, 6)"]]],
+    "line_rows": [["row", "ROW", "Row", "token", "query", "position", "hàng", "dòng", "HÀNG", "roſ", "İtem", "x"],
+                  [" ", "", "\t", "\n"], ["2", "12", "1234", ""], [" ", "", "\t"], ["=", ":", "", "≈"], [" ", ""],
+                  ["[", "[", "", "("], [" ", ""], ["0.5, 1.0", "1, 0", "1", "-0.5, 2"], ["]", "]", ""]],
+}
+
+
+def _texts(pieces: list[str], n: int, seed: int, slots: list | None = None) -> list[str]:
+    """``n`` random texts of ``pieces`` (and noise), and with ``slots`` (a shape's slots, or a list of shapes) as many
+    more, one choice a slot."""
     rnd = random.Random(seed)
     parts = pieces + _COMMON
-    return ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 24))) for _ in range(n)]
+    out = ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 24))) for _ in range(n)]
+    shapes = slots if slots and isinstance(slots[0][0], list) else [slots] if slots else []
+    for _ in range(n if slots else 0):
+        noise = ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 3))) for _ in range(2)]
+        out.append(noise[0] + "".join(rnd.choice(slot) for slot in rnd.choice(shapes)) + noise[1])
+    return out
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_closed_trigger_means_no_match_of_the_forms_pattern(name):
     trigger, patterns, pieces = CASES[name]
-    closed = opened = 0
-    for text in _texts(pieces, 20000, len(name)):
+    closed = opened = matched = 0
+    for text in _texts(pieces, 20000, len(name), SLOTS[name]):
         text = (text + "\n")[:-1]  # a fresh object: the per-text scans are the text's own
         if trigger(text):
             opened += 1
+            matched += any(rx.search(text) is not None for rx in patterns)
         else:
             closed += 1
             assert all(rx.search(text) is None for rx in patterns), (name, text)
-    assert closed > 1000 and opened > 1000, (closed, opened)  # the gate does both on these texts
+    assert closed > 1000 and opened > 1000 and matched > 300, (closed, opened, matched)  # not vacuous
 
 
 def test_every_trigger_is_registered_for_its_form():

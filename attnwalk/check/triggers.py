@@ -22,7 +22,7 @@ from bisect import bisect_right
 from functools import cache
 
 from ..notation import ATTENDS_VERBS, COLUMN_SUM_SYMBOLS, ROW_ITEM_OUTPUTS, ROW_ITEM_QUERIES, TUPLE_ROW_SYMBOLS
-from .gates import gate, words_before_digit
+from .gates import gate
 
 _NUM_START = r"[-−–]?\d"  # how every number of the forms' patterns starts (``_NUM``: a sign, then a digit)
 
@@ -74,32 +74,54 @@ def row_items_trigger(text: str) -> bool:
 def prose_rows_trigger(text: str) -> bool:
     r"""``prose_rows``: for its rows listed in prose (``_LIST``), two vectors joined (``], [``, ``) and (``): a closing
     bracket, ``prose_rows._JOIN`` (its words in any case, as ``_LIST`` reads them) and an opening one; for a query's
-    weights split by slashes (``_SLASHED``), a ``/`` and a verb of ``ATTENDS_VERBS`` in any case, blanks and a number
-    (``gates.words_before_digit``; None where the lowered note cannot say: open)."""
+    weights split by slashes (``_SLASHED``), ``slashed_after_verb``."""
     from .prose_rows import _JOIN
 
     join = r"(?i:" + _JOIN + r")[\[(]"
-    if found(text, r"\]" + join) or found(text, r"\)" + join):
-        return True
-    return _between_numbers(text, "/") and words_before_digit(text, ATTENDS_VERBS, r"[ \t]+[-−–]?") != []
+    return found(text, r"\]" + join) or found(text, r"\)" + join) or slashed_after_verb(text, ATTENDS_VERBS)
 
 
-def _between_numbers(text: str, mark: str) -> bool:
-    """Whether ``mark`` stands somewhere between a digit and a number (``0.41 / 0.28``, blanks and line breaks
-    between them allowed): from the note's offsets of ``mark`` (``human._offsets``)."""
+_NUMBER_CHARS = frozenset("0123456789.")
+
+
+def slashed_after_verb(text: str, verbs) -> bool:
+    """Whether a chain of numbers split by slashes (``0.4176 / 0.2802 / 0.3005``, blanks and a line break around each
+    ``/``) follows one of ``verbs`` (any case, as ``re.IGNORECASE`` reads them) and blanks: walked back from each ``/``
+    of the note (``human._offsets``) over the chain to its first number, then the blanks and the verb looked for just
+    before it. Every step takes at least what the pattern does (any blanks, any digits), so no such chain is missed;
+    a letter re folds onto a verb's letter where ``str.lower`` does not (``ı``, ``ſ``) opens the gate."""
+    from .gates import _odd
     from .human import _offsets
 
-    n = len(text)
-    for at in _offsets(text, mark):
-        a, b = at, at + len(mark)
-        while a > 0 and text[a - 1] in " \t\n":
-            a -= 1
-        while b < n and text[b] in " \t\n":
-            b += 1
-        if b < n and text[b] in "-−–":
-            b += 1
-        if a > 0 and text[a - 1].isdigit() and b < n and text[b].isdigit():
-            return True
+    slashes = _offsets(text, "/")
+    if not slashes:
+        return False
+    odd = _odd(tuple(verbs))
+    lows = [v.lower() for v in verbs]
+    longest = max(map(len, lows))
+    for at in slashes:
+        a = at
+        while True:
+            while a > 0 and text[a - 1] in " \t\n":
+                a -= 1
+            end = a
+            while a > 0 and (text[a - 1] in _NUMBER_CHARS or text[a - 1].isdigit()):
+                a -= 1
+            if a == end:
+                break  # no number before this "/"
+            if a > 0 and text[a - 1] in "-−–":
+                a -= 1
+            b = a
+            while b > 0 and text[b - 1] in " \t\n":
+                b -= 1
+            if b > 0 and text[b - 1] == "/":
+                a = b - 1  # an earlier "/" of the same chain: its first number is further back
+                continue
+            if b < a:  # blanks, then the verb
+                window = text[max(0, b - longest - 1):b]
+                if any(c in window for c in odd) or any(window.lower().endswith(v) for v in lows):
+                    return True
+            break
     return False
 
 
