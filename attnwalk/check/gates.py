@@ -76,6 +76,8 @@ def words_before_digit(text: str, words, gap: str):
     after = re.compile(gap + r"\d")
     found = []
     for w in {w.lower() for w in words}:
+        if w[:1] not in low:  # (one character, found ~30x faster than a word of two CJK characters: 输 before 输出)
+            continue
         at = low.find(w)
         while at >= 0:
             if after.match(text, at + len(w)) is not None:
