@@ -173,6 +173,9 @@ def _chains(rnd: random.Random) -> str:
     return "".join(parts) + rnd.choice(["$$", "", "\n$$"])
 
 
+_T_PIECES = ["K", "Q", "V", "X", "^T", "^{T}", "^\\top", "^{\\intercal}", "ᵀ", ".T", " = ", ":", "=", "\n", "$$", " ",
+             "\\begin{bmatrix}1 & 0 \\\\ 0 & 1\\end{bmatrix}", "\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+             "[[1, 2], [3, 4]]", "[[1, 0, 2]]", "\\left[", "\\begin{bmatrix}", "x", "A", "K^T = ", "Kᵀ:", "K.T ="] * 2
 _DOT_PIECES = ["[1, 0]", "[0, 2]", "[1, 0]\\cdot[1, 0] = 1", "\\cdot", "·", " · ", "\n", "\n", "\n", " ", "= 1"] * 3
 _LIST_PIECES = ["[1, 2]", "[0.5, 1.5, 2]", "Q = ", "K = ", "- ", "> ", "\n", "\n", " ", "A_0", "x", "]", ")", "}", "_",
                 "[[1, 2]]", "[3, 4]", "\\cdot", "·", " = ", "[", "(1, 2)", "`"]
@@ -182,7 +185,8 @@ _LIST_PIECES = ["[1, 2]", "[0.5, 1.5, 2]", "Q = ", "K = ", "- ", "> ", "\n", "\n
     ("product_chains", triggers.adjacent_matrices_trigger, None),
     ("display_products", triggers.adjacent_matrices_trigger, None),
     ("list_rows", triggers.stacked_lists_trigger, _LIST_PIECES),
-    ("dot_operand_lists", triggers.stacked_lists_trigger, _DOT_PIECES)])
+    ("dot_operand_lists", triggers.stacked_lists_trigger, _DOT_PIECES),
+    ("transposed", triggers.transposed_trigger, _T_PIECES)])
 def test_a_closed_trigger_means_no_block_of_the_block_form(name, trigger, pieces):
     """A block form gated by a trigger finds no block in any random text of its shapes where the trigger is closed,
     and finds some where it is open (the texts do hold its shapes)."""

@@ -199,9 +199,21 @@ def stacked_lists_trigger(text: str) -> bool:
     return False
 
 
+_AFTER_MARK = r"\s*(?:=|:)?\s*(?:\\begin\{|\[)"  # then the matrix: a LaTeX one's \begin, or a list's [
+
+
+def transposed_trigger(text: str) -> bool:
+    r"""``transposed`` (a block form): a mark of ``forms._TRANSPOSED`` (``^T``, ``^{\top}``, ``ᵀ``, ``.T``) with only
+    blanks and an optional ``=`` or ``:`` between it and a matrix (``human.latex_blocks`` start at their ``\begin``,
+    ``bracket_blocks`` at their ``[``; the form drops one ``\begin{bmatrix}`` between): a label ending in the mark,
+    which every block of the form has. Three scans, each led by its mark's literal."""
+    return found(text, r"\^\s*\{?\s*(?:T|\\top|\\intercal)\s*\}?" + _AFTER_MARK) or \
+        found(text, "ᵀ" + _AFTER_MARK) or found(text, r"\.T\b" + _AFTER_MARK)
+
+
 def _register() -> None:
     from .column_sums import column_sums
-    from .forms import display_products, dot_operand_lists, list_rows, product_chains
+    from .forms import display_products, dot_operand_lists, list_rows, product_chains, transposed
     from .line_rows import line_rows
     from .own_weights import own_weights
     from .prose_rows import prose_rows
@@ -220,6 +232,7 @@ def _register() -> None:
         gate(form, adjacent_matrices_trigger)
     for form in (list_rows, dot_operand_lists):
         gate(form, stacked_lists_trigger)
+    gate(transposed, transposed_trigger)
 
 
 _register()
