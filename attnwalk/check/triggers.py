@@ -1,18 +1,21 @@
-r"""Gates of the forms after the blocks, from their triggers (issue 12, item 4; ``check.gates`` asks them).
+r"""Gates of hand-written forms, from their triggers (issue 12, item 4; ``check.gates`` asks them).
 
 Each gate below is a *trigger*: a piece of text that every match of its form's own pattern contains (its head, or a
 join every match holds), so a note without it cannot hold a match, and the form is not run. A trigger is searched
 with a pattern led by a literal character (``c_\{?\d``, ``\n[ \t]*[-*+]``): re then skips from one occurrence of that
-character to the next (~20–70 µs a 70 kB note), where the form's pattern, led by a class of letters or by an
-alternation of words, is tried at every offset of the note (0.3–0.4 ms each). Our own walkthroughs hold none of these
-triggers, so their forms cost the trigger's scan alone.
+character to the next (~20–90 µs a 64 kB note), where the form's pattern, led by a class of letters or by an
+alternation of words, is tried at every offset of the note (0.2–0.5 ms each); or walked back from the note's offsets
+of one mark (``/``, ``[``: ``human._offsets``); or it is a few *keys* that every word of the form's vocabulary holds
+(``present``). Our own walkthroughs hold none of these triggers, so their forms cost the trigger's scan alone.
 
-To give a new form a gate: write ``def <form>_trigger(text) -> bool`` here from the form's own constants (its symbols,
-its words from ``notation``), True wherever the form's pattern could match, with a docstring saying which part of
-that pattern it looks for; register it with ``gates.gate(<form>, <form>_trigger)`` at the end of this module; and add
-the form's pattern to ``tests/test_check_triggers.py`` (random texts of its pieces: a closed gate, no match), whose
-sweep over every note we ship and test checks the form's verdicts with and without the gate. A gate that cannot be
-led by a literal character costs what the form costs: leave such a form ungated.
+To give a new form a gate (a form after the blocks, or a block form): write ``def <form>_trigger(text) -> bool`` here
+from the form's own constants (its symbols, its words from ``notation``, its patterns' pieces), True wherever the
+form's pattern could match, with a docstring saying which part of that pattern it looks for; register it with
+``gate(<form>, <form>_trigger)`` in ``_register`` at the end of this module; and add the form to
+``tests/test_check_triggers.py`` (``CASES`` and ``SLOTS``: random texts of its pattern slot by slot, where a closed
+gate must mean no match; for a block form, no block), whose partner ``tests/test_check_gates.py`` sweeps every note
+we ship and test with the gates on and off. A gate that cannot be led by a literal character costs what the form
+costs: leave such a form ungated.
 """
 
 from __future__ import annotations
