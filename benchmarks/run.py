@@ -735,12 +735,14 @@ def forms_by_reader(text: str, repeat: int) -> dict[str, float]:
     """Seconds (fastest of ``repeat`` warm checks, each part) of the hand-written forms (``human.find``) by part,
     each part's own time (the parts it calls counted where they belong): the note's scan of numbers (which the
     merge needs anyway: whoever asks first pays it), the LaTeX matrices, the code grids, the shapes, the other
-    block forms, the forms after the blocks, the judging, and the rest: what a shared index of matrices could save."""
+    block forms, the forms after the blocks, the judging, the gates (``check.gates``: each form's trigger, asked
+    once a note), and the rest: what a shared index of matrices could save."""
     from attnwalk.check import check_text, forms, human, shapes
 
     parts = [("number scan", human, "_scan"), ("LaTeX matrices", human, "latex_blocks"),
              ("code grids", human, "grid_blocks"), ("shapes", shapes, "claims"), ("judging", human, "best_reading"),
-             ("hand-written forms", human, "find")]
+             ("gates", forms, "opens"), ("hand-written forms", human, "find")]
+    parts = [p for p in parts if hasattr(p[1], p[2])]  # older code (a baseline) has no gates
     saved = [(mod, name, getattr(mod, name)) for _, mod, name in parts]
     saved_forms = list(forms.BLOCK_FORMS), list(forms.AFTER_FORMS)
     spent: dict[str, float] = {}

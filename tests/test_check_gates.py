@@ -23,9 +23,9 @@ from attnwalk.check.forms import AFTER_FORMS
 from attnwalk.notation import NUMBERED_ROW_WORDS
 
 
-def test_every_gated_form_is_registered_after_the_blocks():
+def test_every_gated_form_is_registered():
     assert {numbered_rows.numbered_rows, notations.named_output_rows, sum_columns.sum_column_tables} <= set(gates.GATES)
-    assert set(gates.GATES) <= set(AFTER_FORMS)
+    assert set(gates.GATES) <= set(AFTER_FORMS) | set(forms.BLOCK_FORMS)
 
 
 @pytest.mark.parametrize("words", [NUMBERED_ROW_WORDS, notations._OUTPUT_WORDS])
@@ -103,7 +103,11 @@ def _verdicts(body: str, trace, on: bool) -> tuple:
 
 
 def _alone(form, text: str, trace) -> list:
-    """The verdicts ``form`` gives alone, where no other reader judged a number (the most it can add)."""
+    """The verdicts ``form`` gives alone, where no other reader judged a number (the most it can add); for a block
+    form, the offsets and labels of its blocks."""
+    if form in forms.BLOCK_FORMS:
+        return sorted((b.start, str(b.label), [c.start for r in b.rows for c in r])
+                      for b in getattr(form, "__wrapped__", form)(text))
     hits: dict = {}
     form(text, trace, hits, forms.foreign_sections(text, trace))
     return sorted(hits)

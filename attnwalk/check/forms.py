@@ -1572,3 +1572,5 @@ AFTER_FORMS.append(line_rows)
 from .raw_softmax import raw_softmax  # noqa: E402  (heldout15) from the score row [2, 0.5, 2], softmax gives [..]
 
 AFTER_FORMS.append(raw_softmax)
+
+from . import triggers  # noqa: E402, F401  the gates of the forms above, from their triggers (check/triggers.py)

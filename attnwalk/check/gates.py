@@ -6,6 +6,9 @@ cannot match (each gate's docstring, next to its form, says why), so a gated for
 ``forms.after``) asks each gate once per note; its answer is kept with the note's other per-text scans
 (``human._per_text``). Most forms look for a shape that our own walkthroughs never print (a row sum stated in prose,
 ``output 2``, a table with a sum column), and scanning a 70 kB note for it costs 0.1–0.5 ms each.
+
+Most gates are triggers (``check/triggers.py``: a piece of text every match of the form holds, found by a scan led by
+a literal character); its docstring says how to give a new form (a block form or a form after the blocks) its gate.
 """
 
 from __future__ import annotations
@@ -76,6 +79,8 @@ def words_before_digit(text: str, words, gap: str):
     after = re.compile(gap + r"\d")
     found = []
     for w in {w.lower() for w in words}:
+        if w[:1] not in low:  # (one character, found ~30x faster than a word of two CJK characters: 输 before 输出)
+            continue
         at = low.find(w)
         while at >= 0:
             if after.match(text, at + len(w)) is not None:
