@@ -66,3 +66,46 @@ def test_an_integer_after_approx_is_still_rounded_to_units():
     assert _wrong("10 / 4 ≈ 2\n") == []
     assert _wrong("10 / 4 ≈ 4\n") == [(1, "4", "2", "2")]
 
+
+HELLO = [[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]]  # "Hello shiny sun!" (heldout17's pages)
+DIRECT = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none", "q": HELLO, "k": HELLO, "v": HELLO}
+
+
+def _torch_row1():
+    x = torch.tensor(HELLO, dtype=torch.float64)
+    a = torch.softmax(x @ x.T, dim=-1)
+    return a[1].tolist(), (a @ x)[1].tolist()
+
+
+STEPS = ("3. Context vector (weighted sum):\n"
+         "   - = 0.233×[0.34, 0.22, 0.54] + 0.401×[0.53, 0.34, 0.98] + 0.366×[0.29, 0.54, 0.93]\n"
+         "   - = [0.399, 0.386, 0.861]\n")
+
+
+def test_a_sums_result_on_the_next_list_item_is_the_output_row():
+    """A derivation in list items, each opening with ``=``: the item below the weighted sum is its result, query 1's
+    output (torch: [0.3990, 0.3854, 0.8610]); 0.386 is wrong both as the tensor and as the arithmetic of the printed
+    weights (0.38524), which are wrong themselves; its fix is the arithmetic of the fixed weights (docs/course.md,
+    results of printed arithmetic: 0.229×0.22 + 0.406×0.34 + 0.365×0.54 = 0.38552, so the text stays 0.386 and the
+    fixed line adds up); the right entries are verified, not left unread."""
+    w, o = _torch_row1()
+    assert [f"{x:.3f}" for x in w] == ["0.229", "0.406", "0.365"]
+    assert [f"{x:.3f}" for x in o] == ["0.399", "0.385", "0.861"]
+    assert f"{0.233 * 0.22 + 0.401 * 0.34 + 0.366 * 0.54:.5f}" == "0.38524"
+    report = check_text(STEPS, DIRECT)
+    at3 = {r.text: (r.status, r.fix) for r in report.recs if r.line == 3}
+    assert at3 == {"0.399": ("verified", None), "0.386": ("wrong", ("0.386", "label")),
+                   "0.861": ("verified", None)}
+    assert f"{0.229 * 0.22 + 0.406 * 0.34 + 0.365 * 0.54:.5f}" == "0.38552"
+    assert [(r.line, r.text) for r in report.wrong] == [(2, "0.233"), (2, "0.401"), (2, "0.366"), (3, "0.386")]
+    fixed = STEPS.replace("0.233", "0.229").replace("0.401", "0.406").replace("0.366", "0.365")
+    assert check_text(fixed, DIRECT).wrong == []
+    assert check_text(fixed.replace("0.386", "0.385"), DIRECT).wrong == []  # torch's value: right too
+
+
+def test_a_list_item_result_below_a_sum_that_is_no_item_step_stays_unread():
+    """The same result item under a sum that is not itself an item opening with ``=`` (a heading's sum): a lone
+    ``- = [..]`` may be anything, so nothing is read from it."""
+    note = STEPS.replace("   - = 0.233", "Context = 0.233")
+    assert {r.text: r.status for r in check_text(note, DIRECT).recs if r.line == 3} == {
+        "0.399": "unknown", "0.386": "unknown", "0.861": "unknown"}

@@ -1550,6 +1550,10 @@ _GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" 
                             + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
 _ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+# a derivation written as list items, each step opening with its relation: ``- = 0.233×[..] + 0.401×[..]`` then
+# ``- = [0.399, 0.386, 0.861]`` (heldout17's skill file): the item below goes on with the sum as a bare line does
+_ITEM_STEP = re.compile(r"^[ \t]*[-*+][ \t]+(?:=|≈|\\approx)")
+_GOES_ON_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[", "\\times [", "\\times[")
 # a "[" just after a product's operator's last character (one scan led by "[", where ten substring scans cost ~0.4 ms
 # over a long note); ``_term_marked`` checks the whole operator
@@ -1681,6 +1685,8 @@ def _sum_going_on(lines: list, starts: list, k: int, terms: list, v: np.ndarray,
             products = [list(x) for x in zip(*entries)]
         j += 1
     m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
+    if m is None and j < len(lines) and _ITEM_STEP.match(lines[k]):
+        m = _GOES_ON_ITEM.match(lines[j])
     # the result after the products (a lone ``= [..]`` may be anything else), or indented under the sum it goes on
     # with (``output = 0.51[1,2,3,4] + ...`` then ``       ≈ [4.2, 5.3, 6.4, 7.6]``, heldout10's Korean course)
     if m is not None and (j > k + 1 or lines[j][:1] in (" ", "\t")):
@@ -1839,19 +1845,27 @@ def _judge_either(body: str, recs: list, judged: list, refix: bool = False) -> l
     if not judged:
         return recs
     verdicts: dict = {}  # cell offset -> (right, fixed text or None)
-    wrong = []
+    wrong, right = [], []
     for cell, exp, label, ops in judged:
         value, ok, fixed = _operands(ops, verdicts) if ops is not None else (None, False, None)
         dec = max(human._value(cell.text)[1] or 0, 0)
         if rounds_either(cell.text, float(exp), float(value) if ok else None):
             verdicts[cell.start] = (True, None)
+            shown = human.fmt(float(exp), dec)  # the value it rounds: the tensor's, else its operands' arithmetic
+            if _mag(shown) != _mag(cell.text) and ok:
+                shown = human.fmt(float(value), dec)
+            right.append((cell, label, shown))
             continue
         shown = human.fmt(float(exp if fixed is None else fixed), dec)
         verdicts[cell.start] = (False, shown)
         wrong.append((cell, label, shown))
-    if not wrong:
+    if not wrong and not right:
         return recs
     record = _records_at(body, recs)
+    for cell, label, shown in right:  # a right value no other reader judged (a result on a line of its own)
+        rec = record(cell.start)
+        if rec is not None and not rec.checks and not rec.operand:
+            rec.checks.append((True, label, shown))
     for cell, label, shown in wrong:
         rec = record(cell.start)
         if rec is not None and (refix or rec.status != "wrong"):

@@ -1,0 +1,34 @@
+"""Hostile input on session 30's reading rules (check/expr.py's opaque formula ended at a comma and a blank,
+check/notations.py's result on the list item below a weighted sum, its right values verified): a note of k repeated
+pieces, all on one line or one a line, costs a check linear work (tests/hostile.py's bounds: the calls at twice the
+size, the CPU at four times)."""
+
+from __future__ import annotations
+
+import pytest
+from hostile import assert_calls_linear, assert_cpu_linear
+
+HELLO = [[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]]
+DIRECT = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none", "q": HELLO, "k": HELLO, "v": HELLO}
+SUM = "   - = 0.233×[0.34, 0.22, 0.54] + 0.401×[0.53, 0.34, 0.98] + 0.366×[0.29, 0.54, 0.93]\n"
+
+CASES = {
+    "comma_names_one_line": (lambda k: "exp(1.4142) = x, y = -0, " * k + "\n", DIRECT),
+    "comma_names_lines": (lambda k: "exp(1.4142) = x, y = -0\n" * k, DIRECT),
+    "comma_blanks": (lambda k: "exp(1.4142) = x" + ", " * k + "y = -0\n", DIRECT),
+    "opaque_commas": (lambda k: "s = Σ_a,b " + "P[a,b] · " * k + "= 2 + 3 = 6\n", DIRECT),
+    "integer_results": (lambda k: "7 / 2 = 4, " * k + "\n", DIRECT),
+    "item_steps": (lambda k: (SUM + "   - = [0.399, 0.386, 0.861]\n") * k, DIRECT),
+    "item_results": (lambda k: SUM + "   - = [0.399, 0.386, 0.861]\n" * k, DIRECT),
+    "item_marks": (lambda k: SUM + "   " + "- " * k + "= [0.399, 0.386, 0.861]\n", DIRECT),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_calls_grow_linearly(name):
+    assert_calls_linear(*CASES[name])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_cpu_grows_linearly(name):
+    assert_cpu_linear(*CASES[name])
