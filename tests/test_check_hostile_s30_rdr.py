@@ -1,5 +1,6 @@
 """Hostile input on session 30's reading rules (check/expr.py's opaque formula ended at a comma and a blank,
-check/notations.py's result on the list item below a weighted sum, its right values verified): a note of k repeated
+check/notations.py's result on the list item below a weighted sum, its right values verified, and its exponentials
+of an aligned row, check/exponentials.py's every sum restating them): a note of k repeated
 pieces, all on one line or one a line, costs a check linear work (tests/hostile.py's bounds: the calls at twice the
 size, the CPU at four times)."""
 
@@ -21,6 +22,10 @@ CASES = {
     "item_steps": (lambda k: (SUM + "   - = [0.399, 0.386, 0.861]\n") * k, DIRECT),
     "item_results": (lambda k: SUM + "   - = [0.399, 0.386, 0.861]\n" * k, DIRECT),
     "item_marks": (lambda k: SUM + "   " + "- " * k + "= [0.399, 0.386, 0.861]\n", DIRECT),
+    "aligned_exps": (lambda k: "e^{0.7842} &= 2.1902 \\\\ e^{1.3569} &= 3.8841 \\\\ " * k + "\n", DIRECT),
+    "aligned_blanks": (lambda k: "e^{0.7842}" + " " * k + "&" + " " * k + "x\n", DIRECT),
+    "restated_sums": (lambda k: "e^{0.7842} &= 2.1902, e^{1.3569} &= 3.8841, e^{1.2487} &= 3.4858\n"
+                      + "2.1902 + 3.8841 + 3.4858 = 9.5601, " * k + "\n", DIRECT),
 }
 
 

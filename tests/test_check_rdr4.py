@@ -109,3 +109,28 @@ def test_a_list_item_result_below_a_sum_that_is_no_item_step_stays_unread():
     note = STEPS.replace("   - = 0.233", "Context = 0.233")
     assert {r.text: r.status for r in check_text(note, DIRECT).recs if r.line == 3} == {
         "0.399": "unknown", "0.386": "unknown", "0.861": "unknown"}
+
+
+ALIGN = ("$$\\begin{align*} e^{0.7842} &= 2.1902 \\\\ e^{1.3569} &= 3.8841 \\\\ e^{1.2487} &= 3.4858 "
+         "\\end{align*}$$\n\n"
+         "Sum: 2.1902 + 3.8841 + 3.4858 = 9.5601, again 2.1902+3.8841+3.4858=9.5601\n")
+
+
+def test_exponentials_of_an_aligned_score_row_and_every_sum_restating_them():
+    """KaTeX's align source ``e^{0.7842} &= 2.1902``: the exponents are query 1's scores (torch: 0.7842, 1.3569,
+    1.2487, exact), so each value is e^ŝ of its cell (torch 2.19065, 3.88413, 3.48581) and not only arithmetic of its
+    operand: 2.1902 is wrong (fixed to 2.1907). Each sum of the line below that restates the values digit for digit
+    is judged, both copies: 2.1902 wrong as the value it restates, and the total 9.5601 (the terms' arithmetic, one
+    of them wrong) against torch's row sum 9.5606."""
+    x = torch.tensor(HELLO, dtype=torch.float64)
+    s = (x @ x.T)[1]
+    assert [f"{v:.4f}" for v in s.tolist()] == ["0.7842", "1.3569", "1.2487"]
+    assert [f"{v:.4f}" for v in s.exp().tolist()] == ["2.1907", "3.8841", "3.4858"]
+    assert f"{s.exp().sum().item():.4f}" == "9.5606"
+    report = check_text(ALIGN, DIRECT)
+    assert [(r.line, r.text, r.fix[0]) for r in report.wrong] == [
+        (1, "2.1902", "2.1907"), (3, "2.1902", "2.1907"), (3, "9.5601", "9.5606"), (3, "2.1902", "2.1907"),
+        (3, "9.5601", "9.5606")]
+    fixed = ALIGN.replace("2.1902", "2.1907").replace("9.5601", "9.5606")
+    assert check_text(fixed, DIRECT).wrong == []
+

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from fractions import Fraction
 from itertools import chain, islice
 from operator import attrgetter, itemgetter
@@ -128,7 +129,9 @@ def _nearer_another_row(cells: list, weights, row: int) -> bool:
 
 
 # ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
-_EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+# (``e^{0.7842} &= 2.1902``: a LaTeX alignment's ``&`` before the relation, KaTeX's align source)
+_EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*+&?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM
+                       + ")")
 
 
 @human._memo
@@ -812,6 +815,8 @@ def _records_at(body: str, recs: list):
     for rec in recs:
         by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
 
+    ranks: dict = {}  # line -> (its first number's index, each number's count of equal magnitudes before it)
+
     def record(pos: int, mag: str | None = None):
         i = bisect_left(num_starts, pos)
         if mag is None:
@@ -819,8 +824,22 @@ def _records_at(body: str, recs: list):
                 return None
             mag = _mag(num_texts[i])
         line = bisect_right(line_starts, pos)
-        first = bisect_left(num_starts, line_starts[line - 1])
-        k = sum(1 for j in range(first, i) if _mag(num_texts[j]) == mag)
+        if line not in ranks:  # once a line: a reader asking for each of a long line's numbers stays linear
+            first = bisect_left(num_starts, line_starts[line - 1])
+            last = bisect_left(num_starts, line_starts[line]) if line < len(line_starts) else len(num_starts)
+            seen: Counter = Counter()
+            counts = []
+            for j in range(first, last):
+                m = _mag(num_texts[j])
+                counts.append(seen[m])
+                seen[m] += 1
+            ranks[line] = (first, counts)
+        first, counts = ranks[line]
+        # k: the numbers with this magnitude before ``pos`` on its line (``pos`` may start no number: ``mag`` given)
+        if first <= i < first + len(counts) and _mag(num_texts[i]) == mag:
+            k = counts[i - first]
+        else:
+            k = sum(1 for j in range(first, i) if _mag(num_texts[j]) == mag)
         slot = by_key.get((line, mag), [])
         return slot[k] if k < len(slot) else None
 
