@@ -1,6 +1,7 @@
 """Hostile input on session 30's reading rules (check/expr.py's opaque formula ended at a comma and a blank,
 check/notations.py's result on the list item below a weighted sum, its right values verified, and its exponentials
-of an aligned row, check/exponentials.py's every sum restating them): a note of k repeated
+of an aligned row, check/exponentials.py's every sum restating them,
+check/weighted_rows.py's products summed entry by entry below them): a note of k repeated
 pieces, all on one line or one a line, costs a check linear work (tests/hostile.py's bounds: the calls at twice the
 size, the CPU at four times)."""
 
@@ -12,6 +13,11 @@ from hostile import assert_calls_linear, assert_cpu_linear
 HELLO = [[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]]
 DIRECT = {"variant": "sdpa", "source": "direct", "heads": 1, "scale": "none", "q": HELLO, "k": HELLO, "v": HELLO}
 SUM = "   - = 0.233×[0.34, 0.22, 0.54] + 0.401×[0.53, 0.34, 0.98] + 0.366×[0.29, 0.54, 0.93]\n"
+
+PRODUCTS = ("- 0.2291 × [0.34, 0.22, 0.54] = [0.0779, 0.0504, 0.1237]\n"
+            "- 0.4064 × [0.53, 0.34, 0.98] = [0.2156, 0.1382, 0.3983]\n"
+            "- 0.3645 × [0.29, 0.54, 0.93] = [0.1057, 0.1972, 0.3390]\n")
+ENTRY_SUM = "[0.0779+0.2156+0.1057, 0.0504+0.1382+0.1972, 0.1237+0.3983+0.3390]=[0.3992,0.3858,0.8610] "
 
 CASES = {
     "comma_names_one_line": (lambda k: "exp(1.4142) = x, y = -0, " * k + "\n", DIRECT),
@@ -26,6 +32,9 @@ CASES = {
     "aligned_blanks": (lambda k: "e^{0.7842}" + " " * k + "&" + " " * k + "x\n", DIRECT),
     "restated_sums": (lambda k: "e^{0.7842} &= 2.1902, e^{1.3569} &= 3.8841, e^{1.2487} &= 3.4858\n"
                       + "2.1902 + 3.8841 + 3.4858 = 9.5601, " * k + "\n", DIRECT),
+    "summed_below": (lambda k: PRODUCTS + ENTRY_SUM * k + "\n", DIRECT),
+    "summed_below_lines": (lambda k: PRODUCTS + (ENTRY_SUM + "\n") * k, DIRECT),
+    "summed_below_products": (lambda k: PRODUCTS * k + ENTRY_SUM + "\n", DIRECT),
 }
 
 

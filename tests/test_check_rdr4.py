@@ -134,3 +134,39 @@ def test_exponentials_of_an_aligned_score_row_and_every_sum_restating_them():
     fixed = ALIGN.replace("2.1902", "2.1907").replace("9.5601", "9.5606")
     assert check_text(fixed, DIRECT).wrong == []
 
+
+PRODUCTS = ("Weighted embeddings:\n\n"
+            "- 0.2291 × [0.34, 0.22, 0.54] = [0.0779, 0.0504, 0.1237]\n"
+            "- 0.4064 × [0.53, 0.34, 0.98] = [0.2156, 0.1382, 0.3983]\n"
+            "- 0.3645 × [0.29, 0.54, 0.93] = [0.1057, 0.1972, 0.3390]\n\n"
+            "Summing: [0.0779 + 0.2156 + 0.1057, \\ 0.0504 + 0.1382 + 0.1972, \\ 0.1237 + 0.3983 + 0.3390] = "
+            "[0.3992, 0.3858, 0.8610]\n")
+
+
+def test_weighted_values_summed_entry_by_entry_below_their_products():
+    """Each weight times its value row one a line, then the sums entry by entry and the output row: the terms restate
+    the products digit for digit, so each is judged as its weighted value (torch: 0.21532, 0.13813, 0.39814, 0.19688,
+    0.33908 for the wrong ones, the weights 0.4064 and 0.3645 being off: 0.40626, 0.36460), and the output row
+    against torch's [0.39897, 0.38539, 0.86095] (0.3992 and 0.3858 wrong: their terms hold wrong values)."""
+    x = torch.tensor(HELLO, dtype=torch.float64)
+    a = torch.softmax(x @ x.T, dim=-1)[1]
+    weighted = a[:, None] * x
+    assert [f"{w:.4f}" for w in a.tolist()] == ["0.2291", "0.4063", "0.3646"]
+    assert [f"{w:.4f}" for w in weighted.T.reshape(-1).tolist()] == [
+        "0.0779", "0.2153", "0.1057", "0.0504", "0.1381", "0.1969", "0.1237", "0.3981", "0.3391"]
+    assert [f"{o:.4f}" for o in (a @ x).tolist()] == ["0.3990", "0.3854", "0.8610"]
+    report = check_text(PRODUCTS, DIRECT)
+    at7 = [(r.text, r.status, r.fix[0] if r.fix else None) for r in report.recs if r.line == 7]
+    assert at7 == [("0.0779", "verified", None), ("0.2156", "wrong", "0.2153"), ("0.1057", "verified", None),
+                   ("0.0504", "verified", None), ("0.1382", "wrong", "0.1381"), ("0.1972", "wrong", "0.1969"),
+                   ("0.1237", "verified", None), ("0.3983", "wrong", "0.3981"), ("0.3390", "wrong", "0.3391"),
+                   # the sums' fixes: their fixed terms' arithmetic (0.0779 + 0.2153 + 0.1057), right by either
+                   ("0.3992", "wrong", "0.3989"), ("0.3858", "wrong", "0.3854"), ("0.8610", "verified", None)]
+
+
+def test_a_sum_whose_terms_restate_no_products_stays_arithmetic():
+    """Terms in another order than the products' keys, or another number among them: the reader reads nothing, and
+    the arithmetic reader alone verifies the sums as printed."""
+    for note in (PRODUCTS.replace("0.0779 + 0.2156 + 0.1057", "0.2156 + 0.0779 + 0.1057"),
+                 PRODUCTS.replace("0.0779 + 0.2156 + 0.1057", "0.0780 + 0.2156 + 0.1056")):
+        assert [r.text for r in check_text(note, DIRECT).wrong if r.line == 7] == []
