@@ -170,3 +170,54 @@ def test_a_sum_whose_terms_restate_no_products_stays_arithmetic():
     for note in (PRODUCTS.replace("0.0779 + 0.2156 + 0.1057", "0.2156 + 0.0779 + 0.1057"),
                  PRODUCTS.replace("0.0779 + 0.2156 + 0.1057", "0.0780 + 0.2156 + 0.1056")):
         assert [r.text for r in check_text(note, DIRECT).wrong if r.line == 7] == []
+
+
+SKILL = ("1. **Attention scores** (dot products with \"shiny\" as query):\n"
+         "   - Hello: 0.34×0.53 + 0.22×0.34 + 0.54×0.98 = 0.775\n"
+         "   - shiny: 0.53×0.53 + 0.34×0.34 + 0.98×0.98 = 1.317\n"
+         "   - sun: 0.29×0.53 + 0.54×0.34 + 0.93×0.98 = 1.225\n\n"
+         "2. **Apply softmax** to get weights:\n"
+         "   - exp(0.775) = 2.170\n"
+         "   - exp(1.317) = 3.732\n"
+         "   - exp(1.225) = 3.405\n"
+         "   - Sum = 9.307\n"
+         "   - Weights: [0.233, 0.401, 0.366]\n")
+
+
+def test_exponentials_of_scores_found_wrong_above_are_that_rows():
+    """The exponents restate the dot products found wrong above (torch's scores of query 1: 0.7842, 1.3569, 1.2487),
+    so the run is that row worked on from wrong scores: each exponent wrong as its score, each value wrong as its
+    e^s (torch 2.1907, 3.8841, 3.4858; exp(0.775) = 2.1706 is no excuse, its operand being wrong), the sum as
+    Σ e^s (9.5606) and the weights as the row's softmax (0.2291, 0.4063, 0.3646)."""
+    x = torch.tensor(HELLO, dtype=torch.float64)
+    s = (x @ x.T)[1]
+    assert [f"{v:.3f}" for v in s.tolist()] == ["0.784", "1.357", "1.249"]
+    assert [f"{v:.3f}" for v in s.exp().tolist()] == ["2.191", "3.884", "3.486"]
+    assert f"{s.exp().sum().item():.3f}" == "9.561"
+    assert [f"{v:.3f}" for v in torch.softmax(s, dim=-1).tolist()] == ["0.229", "0.406", "0.365"]
+    report = check_text(SKILL, DIRECT)
+    assert [(r.line, r.text, r.fix[0]) for r in report.wrong if r.line >= 6] == [
+        (7, "0.775", "0.784"), (7, "2.170", "2.191"), (8, "1.317", "1.357"), (8, "3.732", "3.884"),
+        (9, "1.225", "1.249"), (9, "3.405", "3.486"), (10, "9.307", "9.561"), (11, "0.233", "0.229"),
+        (11, "0.401", "0.406"), (11, "0.366", "0.365")]
+    fixed = SKILL
+    for a, b in (("0.775", "0.784"), ("1.317", "1.357"), ("1.225", "1.249"), ("2.170", "2.191"), ("3.732", "3.884"),
+                 ("3.405", "3.486"), ("9.307", "9.561"), ("0.233", "0.229"), ("0.401", "0.406"), ("0.366", "0.365")):
+        fixed = fixed.replace(a, b)
+    assert check_text(fixed, DIRECT).wrong == []
+
+
+def test_exponentials_of_numbers_not_found_wrong_or_of_no_score_row_stay_arithmetic():
+    """Exponents that restate no wrong number (no dot products above), or wrong numbers whose expected values are no
+    row of the scores (the products' order changed: no row reads 1.357, 0.784, 1.249 in order), or a run of one
+    exponential: the values stay the arithmetic of their printed operands (exp(0.775) = 2.1706 within 0.775's
+    rounding), nothing more called wrong."""
+    below = SKILL.split("2. ")[1]
+    swapped = SKILL.replace("   - Hello: 0.34×0.53 + 0.22×0.34 + 0.54×0.98 = 0.775\n   - shiny: "
+                            "0.53×0.53 + 0.34×0.34 + 0.98×0.98 = 1.317\n",
+                            "   - shiny: 0.53×0.53 + 0.34×0.34 + 0.98×0.98 = 0.775\n   - Hello: "
+                            "0.34×0.53 + 0.22×0.34 + 0.54×0.98 = 1.317\n")
+    one = SKILL.replace("   - exp(1.317) = 3.732\n   - exp(1.225) = 3.405\n", "")
+    for note in (below, swapped, one):
+        report = check_text(note, DIRECT)
+        assert not [r for r in report.wrong if "exp(" in note.split("\n")[r.line - 1]], note
