@@ -292,6 +292,9 @@ BRACKET_PRODUCTS = {"AV": "out", "PV": "out"}
 SCALED_MARKS = ("√", "sqrt", "/ d", "chia", "scaled")
 # Words that state the sum of the exponentials written just before them, no number between (``exp(0.4792) = 1.6148,
 # .., exp(0.4503) = 1.5688, which sum to 5.4696``): the row's sum of e^ŝ (check.exponentials)
+# The label of a list of one row's weights below a hand-worked row of exponentials and their sum (``- Weights: [0.233,
+# 0.401, 0.366]``: check.restated_scores)
+WEIGHT_LIST_WORDS = ("weights", "attention weights", "softmax", "probabilities", "trọng số", "权重")
 EXP_SUM_PHRASES = ("which sum to", "that sum to", "which add up to", "that add up to", "summing to", "adding up to",
                    "sum to", "add up to", "the row sum is", "row sum is", "the sum is", "their sum is",
                    "cộng lại được", "cộng lại là", "có tổng là", "tổng cộng là", "tổng là")

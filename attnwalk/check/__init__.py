@@ -26,6 +26,7 @@ from .labels import TraceView
 from .notations import entrywise_weighted_sums, rounded_weight_sums, settle
 from .open_brackets import opened_lists, starred_envs
 from .relations import as_approx
+from .restated_scores import restated_score_exponentials
 from .source import FRONT_RE, fences, forget, front_matter, is_program, segments, unescaped_lists
 from .unscaled import unscaled_exponentials
 from .url_latex import math_images
@@ -272,6 +273,7 @@ def _check_text(text: str, options: dict | None, path: str, exact: bool) -> Repo
     recs = entrywise_weighted_sums(body, trace, recs)  # ..and such sums written entry by entry in one list
     recs = weighted_value_lines(body, trace, recs)  # ..and their products one a line: 0.4064 × [..] = [..]
     recs = tensor_exponentials(body, trace, recs)  # exp(a) = v of a printed score row: a claim about e^ŝ too
+    recs = restated_score_exponentials(body, trace, recs)  # ..and of a wrong score row restated from above
     recs = unscaled_exponentials(body, trace, recs)  # e^x = v of a raw score row where the softmax scales
     return Report(path, as_printed(recs, commas), notes)
 

@@ -1228,16 +1228,23 @@ class Checker:
                 num, sign = f_leaves[k]
                 rec = self._rec(self.line, self.nt, num, sign)
                 exact = float(ev[k])
-                if not ok and num.decimals is None and rels and rels[-1] == "≈" \
-                        and not _DECIMAL_COMMA_AFTER.match(self.nt, num.pos + len(num.text)):
+                units = num.decimals is None and rels and rels[-1] == "≈" \
+                    and not _DECIMAL_COMMA_AFTER.match(self.nt, num.pos + len(num.text))
+                if not ok and units:
                     # ``4.11/20089.11 ≈ 0``: an integer after ≈ is rounded to units, not exact (``≈ 0,05`` is a
                     # decimal comma's integer part: ``notations.settle`` judges its whole value)
                     ok = abs(exact - float(num.value) * (-1 if sign else 1)) <= 0.5
-                rec.checks.append((ok, _snippet(self.nt, e), _show(exact, num.decimals or 0,
-                                                                  num.value * (-1 if sign else 1))))
+                # an integer after ``=`` claims an exact value: a value that is none is shown with decimals
+                # (``0.5 * 1 = 1``: 0.500, not 0, itself no exact 0.5)
+                digits = 3 if not ok and num.decimals is None and not units and np.isfinite(exact) \
+                    and exact != round(exact) else num.decimals or 0
+                shown = _show(exact, digits, num.value * (-1 if sign else 1))
+                rec.checks.append((ok, _snippet(self.nt, e), shown))
                 if not ok and rec.fix is None and not num.truncated and np.isfinite(exact):
-                    d = num.decimals or 0
-                    rec.fix = (fmt(exact, d) if d else str(round(exact)), "arith")  # replaces sign and digits
+                    # the value at the printed digits, which replaces sign and digits; where that is the printed
+                    # text itself (an integer is exact: ``exp(2) = 7``, ``2.5 * 1 = 2``), the value the report
+                    # gives, with the digits that tell it apart
+                    rec.fix = (shown, "arith")
 
     def _arith_fast(self, exprs: list[Node]) -> bool:
         """``_arith`` in float64 enclosures (``bounds``): True when every verdict of the claim is a clear

@@ -88,10 +88,10 @@ def restated_sum(body: str, end: int, values: list, total: float, label: str, re
     """The sum of a row of exponentials ending at ``end``: ``.., exp(0.4503) = 1.5688, which sum to 5.4696`` (a phrase
     of ``notation.EXP_SUM_PHRASES`` right after the row, no number between), or ``2.718 + 1.648 + 1.105 + 0.607 + 1.350
     = 7.419`` on the first line below the row (within ``ROW_REACH``) whose terms restate its values, in order, digit for
-    digit: each term is right or wrong as the value it restates (and fixed the same). The total is the row's sum of
-    e^ŝ, right where it rounds that or the arithmetic of right terms (the convention on results of printed
-    arithmetic), else fixed to the row's sum (the sum's arithmetic reader alone would fix it to the terms as printed,
-    a wrong one among them)."""
+    digit (every such sum of that line): each term is right or wrong as the value it restates (and fixed the same).
+    The total is the row's sum of e^ŝ, right where it rounds that or the arithmetic of right terms (the convention on
+    results of printed arithmetic), else fixed to the row's sum (the sum's arithmetic reader alone would fix it to the
+    terms as printed, a wrong one among them)."""
     printed = [_mag(v) for v, _, _ in values]
     said = _SAID.match(body, end)
     if said is not None:
@@ -110,16 +110,17 @@ def restated_sum(body: str, end: int, values: list, total: float, label: str, re
             candidates.append((at, line))
             at += len(line) + 1
     for at, line in candidates:
-        m = next((m for m in _sums(line) if _TERM.findall(m.group("terms")) == printed), None)
-        if m is None:
-            continue
-        base = at + m.start("terms")
-        for t, (_, fixed, lab) in zip(_TERM.finditer(m.group("terms")), values):
-            rec = record(base + t.start())
-            if fixed is not None and rec is not None and rec.fix != (fixed, "label"):
-                rec.checks, rec.fix = [(False, lab, fixed)] + rec.checks, (fixed, "label")
-        _judge_total(record(at + m.start("total")), total, label, printed, values)
-        return
+        # every such sum of the line: a GitBook export prints each formula three times (rendered, source, rendered)
+        found = [m for m in _sums(line) if _TERM.findall(m.group("terms")) == printed]
+        for m in found:
+            base = at + m.start("terms")
+            for t, (_, fixed, lab) in zip(_TERM.finditer(m.group("terms")), values):
+                rec = record(base + t.start())
+                if fixed is not None and rec is not None and rec.fix != (fixed, "label"):
+                    rec.checks, rec.fix = [(False, lab, fixed)] + rec.checks, (fixed, "label")
+            _judge_total(record(at + m.start("total")), total, label, printed, values)
+        if found:
+            return
 
 
 def _sums(line: str):

@@ -858,6 +858,10 @@ def parse_chain(text: str, toks: list[Tok], i: int, label_at=None, symbols=froze
                     depth -= 1
                 elif toks[k].kind == "rel" and depth == 0 and toks[k].text != ":":
                     break
+                elif toks[k].kind == "comma" and depth == 0 and k + 1 < len(toks) and toks[k + 1].pos > toks[k].end:
+                    # a comma then a blank ends the formula: ``exp(1.4142) = x, y = -0`` names y's value, not
+                    # exp's (a subscript's comma, ``Σ_a,b``, has no blank after it)
+                    break
                 k += 1
             if k >= len(toks) or toks[k].kind != "rel" or k == p.i:
                 p.i = save

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from fractions import Fraction
 from itertools import chain, islice
 from operator import attrgetter, itemgetter
@@ -128,7 +129,9 @@ def _nearer_another_row(cells: list, weights, row: int) -> bool:
 
 
 # ``e^5 = 148.41``, ``e^{-2.5} = 0.082``, ``exp(0.7071) = 2.0281``
-_EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM + ")")
+# (``e^{0.7842} &= 2.1902``: a LaTeX alignment's ``&`` before the relation, KaTeX's align source)
+_EXP_TERM = re.compile(r"(?:e\^\{?\(?|exp\()(?P<x>[-−–]?\d+(?:\.\d+)?)\)?\}?\s*+&?\s*(?:=|≈|\\approx)\s*(?P<v>" + _NUM
+                       + ")")
 
 
 @human._memo
@@ -812,6 +815,8 @@ def _records_at(body: str, recs: list):
     for rec in recs:
         by_key.setdefault((rec.line, _mag(rec.text)), []).append(rec)
 
+    ranks: dict = {}  # line -> (its first number's index, each number's count of equal magnitudes before it)
+
     def record(pos: int, mag: str | None = None):
         i = bisect_left(num_starts, pos)
         if mag is None:
@@ -819,8 +824,22 @@ def _records_at(body: str, recs: list):
                 return None
             mag = _mag(num_texts[i])
         line = bisect_right(line_starts, pos)
-        first = bisect_left(num_starts, line_starts[line - 1])
-        k = sum(1 for j in range(first, i) if _mag(num_texts[j]) == mag)
+        if line not in ranks:  # once a line: a reader asking for each of a long line's numbers stays linear
+            first = bisect_left(num_starts, line_starts[line - 1])
+            last = bisect_left(num_starts, line_starts[line]) if line < len(line_starts) else len(num_starts)
+            seen: Counter = Counter()
+            counts = []
+            for j in range(first, last):
+                m = _mag(num_texts[j])
+                counts.append(seen[m])
+                seen[m] += 1
+            ranks[line] = (first, counts)
+        first, counts = ranks[line]
+        # k: the numbers with this magnitude before ``pos`` on its line (``pos`` may start no number: ``mag`` given)
+        if first <= i < first + len(counts) and _mag(num_texts[i]) == mag:
+            k = counts[i - first]
+        else:
+            k = sum(1 for j in range(first, i) if _mag(num_texts[j]) == mag)
         slot = by_key.get((line, mag), [])
         return slot[k] if k < len(slot) else None
 
@@ -1550,6 +1569,10 @@ _GOES_ON_TERMS = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<body>[ \t]*" 
                             + r")+)*)(?:[ \t]*,[ \t]*(?:\.\.\.|…))?[ \t]*\][ \t.]*$")
 _ENTRY_TERMS = re.compile(_NUM + r"(?:[ \t]*\+[ \t]*" + _NUM + r")+")
 _GOES_ON_RESULT = re.compile(r"^[ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
+# a derivation written as list items, each step opening with its relation: ``- = 0.233×[..] + 0.401×[..]`` then
+# ``- = [0.399, 0.386, 0.861]`` (heldout17's skill file): the item below goes on with the sum as a bare line does
+_ITEM_STEP = re.compile(r"^[ \t]*[-*+][ \t]+(?:=|≈|\\approx)")
+_GOES_ON_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\][ \t.]*$")
 _TERM_MARKS = ("*[", "* [", "×[", "× [", "·[", "· [", "\\cdot [", "\\cdot[", "\\times [", "\\times[")
 # a "[" just after a product's operator's last character (one scan led by "[", where ten substring scans cost ~0.4 ms
 # over a long note); ``_term_marked`` checks the whole operator
@@ -1681,6 +1704,8 @@ def _sum_going_on(lines: list, starts: list, k: int, terms: list, v: np.ndarray,
             products = [list(x) for x in zip(*entries)]
         j += 1
     m = _GOES_ON_RESULT.match(lines[j]) if j < len(lines) else None
+    if m is None and j < len(lines) and _ITEM_STEP.match(lines[k]):
+        m = _GOES_ON_ITEM.match(lines[j])
     # the result after the products (a lone ``= [..]`` may be anything else), or indented under the sum it goes on
     # with (``output = 0.51[1,2,3,4] + ...`` then ``       ≈ [4.2, 5.3, 6.4, 7.6]``, heldout10's Korean course)
     if m is not None and (j > k + 1 or lines[j][:1] in (" ", "\t")):
@@ -1839,19 +1864,27 @@ def _judge_either(body: str, recs: list, judged: list, refix: bool = False) -> l
     if not judged:
         return recs
     verdicts: dict = {}  # cell offset -> (right, fixed text or None)
-    wrong = []
+    wrong, right = [], []
     for cell, exp, label, ops in judged:
         value, ok, fixed = _operands(ops, verdicts) if ops is not None else (None, False, None)
         dec = max(human._value(cell.text)[1] or 0, 0)
         if rounds_either(cell.text, float(exp), float(value) if ok else None):
             verdicts[cell.start] = (True, None)
+            shown = human.fmt(float(exp), dec)  # the value it rounds: the tensor's, else its operands' arithmetic
+            if _mag(shown) != _mag(cell.text) and ok:
+                shown = human.fmt(float(value), dec)
+            right.append((cell, label, shown))
             continue
         shown = human.fmt(float(exp if fixed is None else fixed), dec)
         verdicts[cell.start] = (False, shown)
         wrong.append((cell, label, shown))
-    if not wrong:
+    if not wrong and not right:
         return recs
     record = _records_at(body, recs)
+    for cell, label, shown in right:  # a right value no other reader judged (a result on a line of its own)
+        rec = record(cell.start)
+        if rec is not None and not rec.checks and not rec.operand:
+            rec.checks.append((True, label, shown))
     for cell, label, shown in wrong:
         rec = record(cell.start)
         if rec is not None and (refix or rec.status != "wrong"):

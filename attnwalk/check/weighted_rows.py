@@ -71,4 +71,56 @@ def weighted_value_lines(body: str, trace, recs: list) -> list:
             judged.append((c, attn[r][row], f"attn[{r}, {row}]", None))
             judged += [(cell, attn[r][row] * v[row][d], f"attn[{r}, {row}] · v[{row}]", ("*", [c, cells[d]]))
                        for d, cell in enumerate(res)]
+        judged += _summed_below(body, group, r, attn, v, trace)
     return _judge_either(body, recs, judged)
+
+
+# ``[0.0779 + 0.2156 + 0.1057, 0.0504 + 0.1382 + 0.1972, ..] = [0.3992, 0.3858, 0.8610]``: the weighted values added
+# entry by entry, then the output row (the entries' blanks may be LaTeX spaces: ``, \ 0.0504``)
+_ENTRY_SUMS = re.compile(r"\[(?P<body>[^\[\]\n]*\+[^\[\]\n]*)\][ \t]*(?:=|≈|\\approx)[ \t]*\[(?P<r>[^\[\]\n]*)\]")
+_TERM = re.compile(_NUM)
+_LATEX_BLANK = re.compile(r"\\[ ,;:!]")
+
+
+def _summed_below(body: str, group: list, r: int, attn: np.ndarray, v: np.ndarray, trace) -> list:
+    """Judged cells (as ``weighted_value_lines``' own) of each sum within ``ROW_REACH`` lines below a group of products
+    that adds them entry by entry, ``[0.0779 + 0.2156 + 0.1057, ..] = [0.3992, ..]``: entry d's terms restate, digit
+    for digit and in the group's order of keys, each product's d-th cell (judged as that weighted value, the tensor's
+    alone: its operands are on another line), and the list after it is query r's output row, the entries' sums its
+    operands (heldout17's GitBook export, three copies on one line). A key printed with two results, a sum of other
+    terms: nothing read."""
+    out = human._expected(trace, "out", 0)
+    if out is None or out.ndim != 2 or out.shape != (attn.shape[0], v.shape[1]):
+        return []
+    shown: dict = {}  # key -> the texts of its product's result cells, one tuple a key
+    for _, _, row, _, res in group:
+        shown.setdefault(row, set()).add(tuple(x.text for x in res))
+    if any(len(t) != 1 for t in shown.values()):
+        return []
+    keys = list(dict.fromkeys(row for _, _, row, _, _ in group))  # in the order the note prints them
+    want = [[next(iter(shown[k]))[d] for k in keys] for d in range(v.shape[1])]  # entry d's terms
+    last = group[-1][0]
+    starts = human._line_starts(body)
+    lo = starts[last] if last < len(starts) else len(body)
+    hi = starts[last + ROW_REACH] if last + ROW_REACH < len(starts) else len(body)
+    judged = []
+    for m in _ENTRY_SUMS.finditer(body, lo, hi):
+        entries = _LATEX_BLANK.sub(lambda b: " " * len(b.group()), m.group("body")).split(",")
+        terms = [list(_TERM.finditer(e)) for e in entries]
+        if [[t.group() for t in ts] for ts in terms] != want or \
+                any(_TERM.sub("", e).replace("+", "").strip() for e in entries):
+            continue
+        res = human._cells(m.group("r").replace(",", " "), m.start("r"))
+        if not res or len(res) != v.shape[1]:
+            continue
+        at = m.start("body")
+        sums = []
+        for d, (e, ts) in enumerate(zip(entries, terms)):
+            cells = [human.Cell(t.group(), at + t.start()) for t in ts]
+            # each term against the weighted value alone: its operands are printed on another line, and the fixed
+            # weight's product (0.4063 × 0.98 = 0.3982) need not round torch's (0.39814)
+            judged += [(cell, attn[r][k] * v[k][d], f"attn[{r}, {k}] · v[{k}]", None) for k, cell in zip(keys, cells)]
+            sums.append(cells)
+            at += len(e) + 1
+        judged += [(cell, out[r][d], f"out[{r}]", ("+", sums[d])) for d, cell in enumerate(res)]
+    return judged
