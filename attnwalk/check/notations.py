@@ -1877,7 +1877,13 @@ def _judge_either(body: str, recs: list, judged: list, refix: bool = False) -> l
             continue
         shown = human.fmt(float(exp if fixed is None else fixed), dec)
         verdicts[cell.start] = (False, shown)
-        wrong.append((cell, label, shown))
+        told = shown
+        if shown == cell.text:
+            # wrong only through a wrong operand: the arithmetic of its fixed operands is what it prints, so --fix
+            # keeps it; the message gives torch's value, not the printed text again ("published 0.4966, expected
+            # 0.4966" told an author nothing)
+            label, told = f"{label}, right once its wrong operands are fixed", human.fmt(float(exp), dec)
+        wrong.append((cell, label, shown, told))
     if not wrong and not right:
         return recs
     record = _records_at(body, recs)
@@ -1885,10 +1891,10 @@ def _judge_either(body: str, recs: list, judged: list, refix: bool = False) -> l
         rec = record(cell.start)
         if rec is not None and not rec.checks and not rec.operand:
             rec.checks.append((True, label, shown))
-    for cell, label, shown in wrong:
+    for cell, label, shown, told in wrong:
         rec = record(cell.start)
         if rec is not None and (refix or rec.status != "wrong"):
-            rec.checks.append((False, label, shown))
+            rec.checks.append((False, label, told))
             rec.fix = (shown, "label")
     return recs
 
