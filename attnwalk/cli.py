@@ -334,7 +334,8 @@ def build(*, manifest, check, max_memory) -> None:
     set_budget(max_memory)
 
     def progress(n: int, total: int, shown: str, status: str) -> None:
-        echo(f"[{n}/{total}] {shown}: {status}", err=True)
+        if not (check and status == "unchanged"):  # --check names only what is stale, as cog --check does
+            echo(f"[{n}/{total}] {shown}: {status}", err=True)
 
     try:
         res = run_build(manifest, check=check, progress=progress)

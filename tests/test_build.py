@@ -201,3 +201,21 @@ def test_figure_keys_of_given_scores_are_one_head():
 
     options = dict(variant="sdpa", source="scores", scores=[[1.0, 2.0, 0.0], [0.5, -1.0, 3.0]], heads=1)
     assert figure_keys(options) == [s["key"] for s in specs(walk(**options), "en")] == ["shapes", "attn-h0"]
+
+
+def test_build_check_names_only_what_is_stale(tmp_path, capsys):
+    """Under ``--check`` (a pre-commit hook, CI) the notes that are up to date print no line of their own, as
+    ``cog --check`` does: an up-to-date course gives its one summary line, a stale note its own line (teaching
+    audit #74: 58 "unchanged" lines stood before the one stale note's diff)."""
+    m = _course(tmp_path)
+    assert main(["build", str(m)]) == 0
+    capsys.readouterr()
+    assert main(["build", "--check", str(m)]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("note(s) up to date")
+    vi = tmp_path / "notes" / "tiny.vi.md"
+    vi.write_text(vi.read_text(encoding="utf-8").replace("## 1. ", "## 1) ", 1), encoding="utf-8")
+    assert main(["build", "--check", str(m)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert [line.split("] ", 1)[1] for line in err if line.startswith("[")] == ["notes/tiny.vi.md: stale"]
+    assert not any("unchanged" in line for line in err)
